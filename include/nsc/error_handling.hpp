@@ -27,8 +27,10 @@ namespace nsc {
 
 namespace policies = boost::math::policies;
 
-/// The default policy: every domain error throws std::domain_error.
-using default_policy = policies::policy<>;
+/// The default policy: every domain error throws std::domain_error; double is evaluated in
+/// double (Boost.Math's default would promote it to long double, which is slower and would hide
+/// the accuracy of the double algorithms); float is still evaluated in double.
+using default_policy = policies::policy<policies::promote_double<false>>;
 
 /// Throws std::invalid_argument("nsc::<function>: <rule>").
 [[noreturn]] inline void throw_invalid_argument(std::string_view function, std::string_view rule) {

@@ -1,0 +1,374 @@
+/// \file nsc/spectral/marchenko_pastur.hpp
+/// The Marchenko-Pastur closed form psi_MP of the spectral capacity of a random matrix, and the
+/// Marchenko-Pastur law itself (support, pdf, cdf, quantile, expectations, rank truncation).
+///
+/// Synopsis
+///
+///     psi_mp(m, n, v)                 p * E_MP[ln(1 + lambda)]      (math.md section 2)
+///     marchenko_pastur_distribution   law of the eigenvalues of the p x p Gram matrix
+///     pdf / cdf / quantile / support / mean / variance / expectation(d, f)
+///     psi_mp_top_r(m, n, v, r)        psi of the r largest singular values under the law
+///
+/// Notation (math.md): W is m x n with i.i.d. entries of mean 0 and variance v;
+/// p = min(m, n), q = max(m, n), beta = p / q in (0, 1], x = v q, the mean eigenvalue of the
+/// smaller Gram matrix. The law of its eigenvalues is Marchenko-Pastur with ratio beta and
+/// scale x, supported on [x (1 - sqrt beta)^2, x (1 + sqrt beta)^2].
+///
+/// Accuracy: psi_mp is evaluated in a cancellation-free form (below); against a 50-digit
+/// mpmath reference over x in [1e-8, 1e8], beta in [1e-6, 1] the worst relative error in
+/// double is stated in README.md ("Accuracy") and enforced by tests/test_marchenko_pastur.cpp.
+#ifndef NSC_SPECTRAL_MARCHENKO_PASTUR_HPP
+#define NSC_SPECTRAL_MARCHENKO_PASTUR_HPP
+
+#include <nsc/error_handling.hpp>
+
+#include <boost/math/constants/constants.hpp>
+#include <boost/math/policies/policy.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
+#include <boost/math/special_functions/fpclassify.hpp>
+#include <boost/math/special_functions/log1p.hpp>
+#include <boost/math/tools/promotion.hpp>
+#include <boost/math/tools/roots.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <utility>
+
+namespace nsc {
+
+namespace detail {
+
+/// The three cancellation-free pieces shared by psi_MP and psi_FS for ratio beta and scale x:
+/// u = sqrt(x (1 + sqrt beta)^2 + 1), w = sqrt(x (1 - sqrt beta)^2 + 1).
+template <class Real>
+struct mp_roots {
+  Real u, w;
+};
+
+template <class Real>
+mp_roots<Real> make_mp_roots(const Real& beta, const Real& x) {
+  using std::sqrt;
+  const Real sb = sqrt(beta);
+  return {sqrt(x * (1 + sb) * (1 + sb) + 1), sqrt(x * (1 - sb) * (1 - sb) + 1)};
+}
+
+/// psi_MP / q for ratio beta in (0, 1] and scale x > 0, without cancellation:
+///   A - 1 = (d + (x^2 (1 - beta)^2 + 2 x (1 + beta)) / (u w + 1)) / 2,  d = x (1 - beta)
+///   B - 1 = 2 x beta / (u w + 1 + d)
+///   F/(4x) = 4 x beta / (u + w)^2
+///   psi_MP / q = beta log1p(A - 1) + log1p(B - 1) - F / (4x)
+/// (math.md section 2; B - 1 uses (u w)^2 - (1 + d)^2 = 4 x beta, a shorter identity than the
+/// one in math.md, equal to it exactly: every term is now a sum of positive quantities.)
+template <class Real, class Policy>
+Real psi_mp_per_q(const Real& beta, const Real& x, const Policy& pol) {
+  const auto [u, w] = make_mp_roots(beta, x);
+  const Real uw = u * w;
+  const Real omb = 1 - beta;
+  const Real d = x * omb;
+  const Real a_minus_1 = (d + (x * x * omb * omb + 2 * x * (1 + beta)) / (uw + 1)) / 2;
+  const Real b_minus_1 = 2 * x * beta / (uw + 1 + d);
+  const Real f_over_4x = 4 * x * beta / ((u + w) * (u + w));
+  return beta * boost::math::log1p(a_minus_1, pol) + boost::math::log1p(b_minus_1, pol) - f_over_4x;
+}
+
+/// Validates (m, n, v) and reduces them to (p, q, beta, x). Returns false (with `result` set)
+/// when the answer is already known: a domain error under a non-throwing policy, or a
+/// degenerate case (m = 0, n = 0 or v = 0) whose psi is 0.
+template <class Real, class Policy>
+bool reduce_shape(const char* function, const Real& m, const Real& n, const Real& v, Real& p,
+                  Real& q, Real& beta, Real& x, Real& result, const Policy& pol) {
+  using boost::math::isfinite;
+  if (check_domain(isfinite(m) && m >= 0, function,
+                   "number of rows must be finite and >= 0 (got %1%)", m, result, pol))
+    return false;
+  if (check_domain(isfinite(n) && n >= 0, function,
+                   "number of columns must be finite and >= 0 (got %1%)", n, result, pol))
+    return false;
+  if (check_domain(isfinite(v) && v >= 0, function,
+                   "entry variance must be finite and >= 0 (got %1%)", v, result, pol))
+    return false;
+  if (m == 0 || n == 0 || v == 0) {
+    result = 0;
+    return false;
+  }
+  p = m < n ? m : n;
+  q = m < n ? n : m;
+  beta = p / q;
+  x = v * q;
+  if (check_domain(isfinite(x), function,
+                   "variance * max(rows, cols) must be finite (got %1%)", x, result, pol))
+    return false;
+  return true;
+}
+
+} // namespace detail
+
+/// psi_MP(m, n, v) = p * E_MP[ln(1 + lambda)]: the large-matrix limit of
+/// psi(W) = sum_i ln(1 + s_i^2) for an m x n matrix with i.i.d. entries of mean 0 and
+/// variance v (Shannon transform of the Marchenko-Pastur law, math.md section 2).
+///
+/// Domain: m, n, v finite and >= 0 (real-valued dimensions are allowed, e.g. for concavity
+/// studies). m = 0, n = 0 or v = 0 give 0. Otherwise a domain error via `pol`.
+/// Symmetric in (m, n) at fixed v. float arguments are evaluated in double (Boost.Math's
+/// promote_float policy) and rounded once.
+template <class T1, class T2, class T3, class Policy>
+typename boost::math::tools::promote_args<T1, T2, T3>::type psi_mp(T1 m, T2 n, T3 v,
+                                                                    const Policy& pol) {
+  using result_type = typename boost::math::tools::promote_args<T1, T2, T3>::type;
+  using value_type = typename policies::evaluation<result_type, Policy>::type;
+  static const char* function = "nsc::psi_mp<%1%>(%1%, %1%, %1%)";
+  value_type p, q, beta, x, result;
+  if (!detail::reduce_shape<value_type>(function, static_cast<value_type>(m),
+                                        static_cast<value_type>(n), static_cast<value_type>(v),
+                                        p, q, beta, x, result, pol))
+    return static_cast<result_type>(result);
+  return policies::checked_narrowing_cast<result_type, Policy>(
+      q * detail::psi_mp_per_q(beta, x, pol), function);
+}
+
+/// psi_mp with the default (throwing) policy.
+template <class T1, class T2, class T3>
+typename boost::math::tools::promote_args<T1, T2, T3>::type psi_mp(T1 m, T2 n, T3 v) {
+  return psi_mp(m, n, v, default_policy());
+}
+
+/// The Marchenko-Pastur law of the eigenvalues of the p x p Gram matrix W W^T (p <= q) of a
+/// p x q matrix with i.i.d. entries of variance v: ratio beta = p / q in (0, 1], scale
+/// x = v q (its mean). Density on [a, b] = [x (1 - sqrt beta)^2, x (1 + sqrt beta)^2]:
+///
+///     f(lambda) = sqrt((b - lambda)(lambda - a)) / (2 pi beta x lambda)
+///
+/// (no atom at 0 since beta <= 1). Every integral below is taken in the angle theta with
+/// lambda(theta) = x (1 + beta) - 2 x sqrt(beta) cos(theta), theta in [0, pi], which turns the
+/// square-root edges into a smooth, periodic integrand.
+template <class RealType = double, class Policy = default_policy>
+class marchenko_pastur_distribution {
+public:
+  using value_type = RealType;
+  using policy_type = Policy;
+
+  /// ratio in (0, 1], scale > 0 and finite; otherwise a domain error.
+  explicit marchenko_pastur_distribution(RealType ratio, RealType scale = 1)
+      : ratio_(ratio), scale_(scale) {
+    using boost::math::isfinite;
+    static const char* function =
+        "nsc::marchenko_pastur_distribution<%1%>::marchenko_pastur_distribution";
+    RealType r;
+    detail::check_domain(isfinite(ratio) && ratio > 0 && ratio <= 1, function,
+                         "ratio must be in (0, 1] (got %1%)", ratio, r, Policy());
+    detail::check_domain(isfinite(scale) && scale > 0, function,
+                         "scale must be finite and > 0 (got %1%)", scale, r, Policy());
+  }
+
+  RealType ratio() const { return ratio_; }
+  RealType scale() const { return scale_; }
+  /// Lower and upper edges of the support.
+  RealType lower() const {
+    using std::sqrt;
+    const RealType s = 1 - sqrt(ratio_);
+    return scale_ * s * s;
+  }
+  RealType upper() const {
+    using std::sqrt;
+    const RealType s = 1 + sqrt(ratio_);
+    return scale_ * s * s;
+  }
+  /// lambda(theta) = (x (1 - sqrt beta)^2) + 4 x sqrt(beta) sin^2(theta / 2), cancellation-free.
+  RealType lambda_of_theta(RealType theta) const {
+    using std::sin;
+    using std::sqrt;
+    const RealType sb = sqrt(ratio_);
+    const RealType s = sin(theta / 2);
+    return scale_ * (1 - sb) * (1 - sb) + 4 * scale_ * sb * s * s;
+  }
+  /// Inverse of lambda_of_theta on the support.
+  RealType theta_of_lambda(RealType lambda) const {
+    using std::asin;
+    using std::sqrt;
+    const RealType sb = sqrt(ratio_);
+    RealType s2 = (lambda - lower()) / (4 * scale_ * sb);
+    if (s2 < 0) s2 = 0;
+    if (s2 > 1) s2 = 1;
+    return 2 * asin(sqrt(s2));
+  }
+  /// dF/dtheta = (2 x sqrt(beta) sin theta)^2 / (2 pi beta x lambda(theta)) = 2 x sin^2 theta / (pi lambda).
+  RealType density_in_theta(RealType theta) const {
+    using std::cos;
+    using std::sin;
+    const RealType pi = boost::math::constants::pi<RealType>();
+    if (ratio_ == 1) { // lambda = 4 x sin^2(theta/2): the ratio simplifies exactly
+      const RealType c = cos(theta / 2);
+      return 2 * c * c / pi;
+    }
+    const RealType s = sin(theta);
+    return 2 * scale_ * s * s / (pi * lambda_of_theta(theta));
+  }
+  /// CDF as a function of theta, in closed form:
+  ///   F = [2 sqrt(beta) sin theta + (1 + beta) theta
+  ///        - 2 (1 - beta) atan(((1 + sqrt beta)/(1 - sqrt beta)) tan(theta/2))] / (2 pi beta)
+  /// The three O(theta) terms cancel near theta = 0 (and near pi for the complement), so the
+  /// tails (theta < 1/4 or > pi - 1/4) are integrated instead (15-point Gauss-Kronrod on a
+  /// smooth integrand, accurate to a few ulps).
+  RealType cdf_of_theta(RealType theta, bool complement = false) const {
+    using std::atan2;
+    using std::cos;
+    using std::sin;
+    using std::sqrt;
+    const RealType pi = boost::math::constants::pi<RealType>();
+    const RealType quarter = RealType(1) / 4;
+    if (theta <= 0) return complement ? RealType(1) : RealType(0);
+    if (theta >= pi) return complement ? RealType(0) : RealType(1);
+    auto integrand = [this](RealType t) { return density_in_theta(t); };
+    if (theta < quarter) {
+      const RealType lo = boost::math::quadrature::gauss_kronrod<RealType, 15>::integrate(
+          integrand, RealType(0), theta, 0, RealType(0));
+      return complement ? 1 - lo : lo;
+    }
+    if (theta > pi - quarter) {
+      const RealType hi = boost::math::quadrature::gauss_kronrod<RealType, 15>::integrate(
+          integrand, theta, pi, 0, RealType(0));
+      return complement ? hi : 1 - hi;
+    }
+    const RealType sb = sqrt(ratio_);
+    RealType at;
+    if (ratio_ == 1) {
+      at = 0; // (1 - beta) atan(...) -> 0
+    } else {
+      at = (1 - ratio_) * atan2((1 + sb) * sin(theta / 2), (1 - sb) * cos(theta / 2));
+    }
+    const RealType f =
+        (2 * sb * sin(theta) + (1 + ratio_) * theta - 2 * at) / (2 * pi * ratio_);
+    return complement ? 1 - f : f;
+  }
+
+private:
+  RealType ratio_;
+  RealType scale_;
+};
+
+/// Support [x (1 - sqrt beta)^2, x (1 + sqrt beta)^2].
+template <class RealType, class Policy>
+std::pair<RealType, RealType> support(const marchenko_pastur_distribution<RealType, Policy>& d) {
+  return {d.lower(), d.upper()};
+}
+
+/// Mean x.
+template <class RealType, class Policy>
+RealType mean(const marchenko_pastur_distribution<RealType, Policy>& d) {
+  return d.scale();
+}
+
+/// Variance x^2 beta.
+template <class RealType, class Policy>
+RealType variance(const marchenko_pastur_distribution<RealType, Policy>& d) {
+  return d.scale() * d.scale() * d.ratio();
+}
+
+/// Density; 0 outside the support. lambda must not be NaN (domain error).
+template <class RealType, class Policy>
+RealType pdf(const marchenko_pastur_distribution<RealType, Policy>& d, const RealType& lambda) {
+  using boost::math::isnan;
+  using std::sqrt;
+  static const char* function = "nsc::pdf(const marchenko_pastur_distribution<%1%>&, %1%)";
+  RealType r;
+  if (detail::check_domain(!(isnan)(lambda), function, "argument must not be NaN (got %1%)",
+                           lambda, r, Policy()))
+    return r;
+  const RealType a = d.lower(), b = d.upper();
+  if (lambda <= a || lambda >= b || lambda <= 0) return 0;
+  return sqrt((b - lambda) * (lambda - a)) /
+         (2 * boost::math::constants::pi<RealType>() * d.ratio() * d.scale() * lambda);
+}
+
+/// P(Lambda <= lambda), from the closed form in theta (tails by quadrature).
+template <class RealType, class Policy>
+RealType cdf(const marchenko_pastur_distribution<RealType, Policy>& d, const RealType& lambda) {
+  using boost::math::isnan;
+  static const char* function = "nsc::cdf(const marchenko_pastur_distribution<%1%>&, %1%)";
+  RealType r;
+  if (detail::check_domain(!(isnan)(lambda), function, "argument must not be NaN (got %1%)",
+                           lambda, r, Policy()))
+    return r;
+  if (lambda <= d.lower()) return 0;
+  if (lambda >= d.upper()) return 1;
+  return d.cdf_of_theta(d.theta_of_lambda(lambda));
+}
+
+/// The lambda with P(Lambda <= lambda) = prob, prob in [0, 1] (domain error otherwise).
+/// Solved in theta by Boost.Math's TOMS 748 to full precision.
+template <class RealType, class Policy>
+RealType quantile(const marchenko_pastur_distribution<RealType, Policy>& d,
+                  const RealType& prob) {
+  using boost::math::isfinite;
+  static const char* function =
+      "nsc::quantile(const marchenko_pastur_distribution<%1%>&, %1%)";
+  RealType r;
+  if (detail::check_domain(isfinite(prob) && prob >= 0 && prob <= 1, function,
+                           "probability must be in [0, 1] (got %1%)", prob, r, Policy()))
+    return r;
+  if (prob == 0) return d.lower();
+  if (prob == 1) return d.upper();
+  const RealType pi = boost::math::constants::pi<RealType>();
+  const bool upper_half = prob > RealType(1) / 2;
+  auto f = [&](RealType t) {
+    return upper_half ? (1 - prob) - d.cdf_of_theta(t, true) : d.cdf_of_theta(t) - prob;
+  };
+  boost::math::tools::eps_tolerance<RealType> tol(policies::digits<RealType, Policy>() - 2);
+  std::uintmax_t max_iter = policies::get_max_root_iterations<Policy>();
+  RealType f_lo = upper_half ? (1 - prob) - 1 : -prob;
+  RealType f_hi = upper_half ? (1 - prob) : 1 - prob;
+  const auto bracket = boost::math::tools::toms748_solve(f, RealType(0), pi, f_lo, f_hi, tol,
+                                                         max_iter, Policy());
+  return d.lambda_of_theta((bracket.first + bracket.second) / 2);
+}
+
+/// E[f(Lambda)] under the law, by adaptive 61-point Gauss-Kronrod in theta over [lo, hi]
+/// (default the whole support). The integrand f(lambda(theta)) dF/dtheta is smooth for smooth
+/// f, so convergence is fast; `error` (optional) receives the quadrature's error estimate.
+/// Used to cross-check the closed forms; the closed forms are faster and more accurate.
+template <class RealType, class Policy, class F>
+RealType expectation(const marchenko_pastur_distribution<RealType, Policy>& d, F f,
+                     RealType* error = nullptr) {
+  auto g = [&](RealType t) { return f(d.lambda_of_theta(t)) * d.density_in_theta(t); };
+  using std::sqrt;
+  return boost::math::quadrature::gauss_kronrod<RealType, 61>::integrate(
+      g, RealType(0), boost::math::constants::pi<RealType>(), 15,
+      sqrt(boost::math::tools::epsilon<RealType>()), error);
+}
+
+/// psi of the r largest singular values under the law: p * E[ln(1 + Lambda); Lambda >= the
+/// (1 - r/p) quantile]. r in [0, p] (r > p is clamped to p, giving psi_mp); m, n, v as in
+/// psi_mp; r must be finite and >= 0 (domain error).
+/// Use: the capacity kept by a rank-r truncation of a randomly initialised matrix.
+template <class RealType, class Policy>
+RealType psi_mp_top_r(RealType m, RealType n, RealType v, RealType r, const Policy& pol) {
+  using boost::math::isfinite;
+  static const char* function = "nsc::psi_mp_top_r<%1%>(%1%, %1%, %1%, %1%)";
+  RealType p, q, beta, x, result;
+  if (detail::check_domain(isfinite(r) && r >= 0, function,
+                           "rank must be finite and >= 0 (got %1%)", r, result, pol))
+    return result;
+  if (!detail::reduce_shape<RealType>(function, m, n, v, p, q, beta, x, result, pol))
+    return result;
+  if (r == 0) return 0;
+  if (r >= p) return q * detail::psi_mp_per_q(beta, x, pol);
+  marchenko_pastur_distribution<RealType, Policy> d(beta, x);
+  const RealType lam_r = quantile(d, 1 - r / p);
+  const RealType theta_r = d.theta_of_lambda(lam_r);
+  auto g = [&](RealType t) {
+    return boost::math::log1p(d.lambda_of_theta(t), pol) * d.density_in_theta(t);
+  };
+  using std::sqrt;
+  return p * boost::math::quadrature::gauss_kronrod<RealType, 61>::integrate(
+                 g, theta_r, boost::math::constants::pi<RealType>(), 15,
+                 sqrt(boost::math::tools::epsilon<RealType>()));
+}
+
+template <class RealType>
+RealType psi_mp_top_r(RealType m, RealType n, RealType v, RealType r) {
+  return psi_mp_top_r(m, n, v, r, default_policy());
+}
+
+} // namespace nsc
+
+#endif // NSC_SPECTRAL_MARCHENKO_PASTUR_HPP

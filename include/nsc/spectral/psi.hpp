@@ -1,0 +1,62 @@
+/// \file nsc/spectral/psi.hpp
+/// psi of one weight matrix from its shape and initialisation: the estimator chosen at run time.
+///
+///     estimator::mp   psi_MP, the paper's closed form (default)
+///     estimator::fs   psi_FS, psi_MP with the finite-size correction (math.md section 3)
+///
+/// An orthogonal initialisation has a deterministic spectrum: psi = p ln(1 + g^2) exactly for
+/// both estimators.
+#ifndef NSC_SPECTRAL_PSI_HPP
+#define NSC_SPECTRAL_PSI_HPP
+
+#include <nsc/spectral/finite_size.hpp>
+#include <nsc/spectral/init.hpp>
+#include <nsc/spectral/marchenko_pastur.hpp>
+
+#include <string_view>
+
+namespace nsc {
+
+/// Which closed form scores a matrix.
+enum class estimator { mp, fs };
+
+constexpr std::string_view to_string(estimator e) noexcept { return e == estimator::mp ? "mp" : "fs"; }
+
+/// Parses "mp" or "fs"; std::invalid_argument otherwise.
+inline estimator parse_estimator(std::string_view name) {
+  if (name == "mp") return estimator::mp;
+  if (name == "fs") return estimator::fs;
+  throw_invalid_argument("nsc::parse_estimator", "unknown estimator; expected mp or fs",
+                         std::string(name));
+}
+
+/// psi of a rows x cols matrix whose entries have the given moments.
+template <class Real, class Policy>
+Real psi(Real rows, Real cols, const entry_moments<Real>& mom, estimator est, const Policy& pol) {
+  if (mom.orthogonal) {
+    // Validate the shape through psi_mp (v = 1), then the exact deterministic value.
+    if (psi_mp(rows, cols, Real(1), pol) == 0) return 0;
+    const Real p = rows < cols ? rows : cols;
+    return p * boost::math::log1p(mom.gain * mom.gain, pol);
+  }
+  return est == estimator::mp ? psi_mp(rows, cols, mom.variance, pol)
+                              : psi_fs(rows, cols, mom.variance, mom.kurtosis_excess, pol);
+}
+
+/// psi of a weight of shape (rows, cols) = (out, in) under initialisation `ini` with the given
+/// fans (conv weights: conv_fans), by estimator `est`.
+template <class Real, class Policy>
+Real psi(Real rows, Real cols, const basic_init<Real>& ini, const fans<Real>& f, estimator est,
+         const Policy& pol) {
+  return psi(rows, cols, moments(ini, f, pol), est, pol);
+}
+
+/// psi of a Linear weight of shape (out, in) = (rows, cols): fan_out = rows, fan_in = cols.
+template <class Real>
+Real psi(Real rows, Real cols, const basic_init<Real>& ini, estimator est = estimator::mp) {
+  return psi(rows, cols, ini, linear_fans(rows, cols), est, default_policy());
+}
+
+} // namespace nsc
+
+#endif // NSC_SPECTRAL_PSI_HPP
