@@ -1,0 +1,46 @@
+// Shared plumbing of the `nsc` command-line tool: every examples/nsc/cmd_*.cpp registers one
+// subcommand through a static `nsc_cli::command` object; main.cpp builds the CLI11 app from
+// the registry, parses and dispatches. Output helpers keep the formats consistent.
+#ifndef NSC_EXAMPLES_CLI_HPP
+#define NSC_EXAMPLES_CLI_HPP
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace nsc_cli {
+
+/// One subcommand: `setup` adds it to the app and returns the function to run after parsing.
+struct command {
+  std::string name;
+  std::function<std::function<int()>(CLI::App&)> setup;
+  command(std::string n, std::function<std::function<int()>(CLI::App&)> s);
+};
+
+inline std::vector<command*>& registry() {
+  static std::vector<command*> r;
+  return r;
+}
+
+inline command::command(std::string n, std::function<std::function<int()>(CLI::App&)> s)
+    : name(std::move(n)), setup(std::move(s)) {
+  registry().push_back(this);
+}
+
+/// Prints a JSON value on one line to stdout.
+inline void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump().c_str()); }
+
+/// Formats a double with `prec` significant digits (for tables).
+inline std::string fmt(double v, int prec = 10) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+  return buf;
+}
+
+} // namespace nsc_cli
+
+#endif

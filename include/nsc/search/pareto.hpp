@@ -1,0 +1,103 @@
+/// \file nsc/search/pareto.hpp
+/// Cost/value Pareto fronts and their upper envelope.
+///
+/// A front is a list of points (cost, value, tag) with strictly increasing cost and
+/// strictly increasing value: point i is the best value obtainable with a budget in
+/// [cost_i, cost_{i+1}). The knapsack (`multiple_choice_knapsack.hpp`) produces one front
+/// per DP; choices that change a whole network (depth, width) are enumerated outside the
+/// DP and their fronts are merged here into one (math.md section 6).
+#ifndef NSC_SEARCH_PARETO_HPP
+#define NSC_SEARCH_PARETO_HPP
+
+#include <nsc/error_handling.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace nsc::search {
+
+/// One point of a front: a total `cost` (integer units of the caller), the best `value`
+/// reachable with exactly that cost, and a caller-defined `tag` identifying the solution
+/// (std::monostate when there is nothing to carry).
+template <class Value, class Tag = std::monostate>
+struct pareto_point {
+  std::int64_t cost;
+  Value value;
+  Tag tag;
+};
+
+/// Upper envelope of several point sets: for every budget b, the best value over all points
+/// of all fronts with cost <= b.
+///
+/// Returns the points, ascending in cost, at which that best value strictly increases; each
+/// kept point is an input point (with its tag). Deterministic tie-breaking: among points
+/// with the same cost the highest value wins; on an exact tie (same cost and value) the
+/// point of the earlier front wins, then the earlier point within that front. A point whose
+/// value does not exceed the value of a cheaper-or-equal kept point is dropped.
+/// The inputs need not be fronts themselves (any point sets are accepted, empty ones too).
+///
+/// Complexity O(N log N) for N points in total. Value needs `<` and `==`.
+/// Throws std::invalid_argument("nsc::merge_fronts: ...") when a value is unordered
+/// (`!(v == v)`, i.e. NaN for floating types).
+template <class Value, class Tag>
+std::vector<pareto_point<Value, Tag>> merge_fronts(
+    std::vector<std::vector<pareto_point<Value, Tag>>> fronts) {
+  struct ref {
+    std::size_t front;
+    std::size_t pos;
+  };
+  std::vector<ref> refs;
+  std::size_t total = 0;
+  for (const auto& f : fronts) total += f.size();
+  refs.reserve(total);
+  for (std::size_t f = 0; f < fronts.size(); ++f) {
+    for (std::size_t i = 0; i < fronts[f].size(); ++i) {
+      const Value& v = fronts[f][i].value;
+      if (!(v == v)) {
+        nsc::throw_invalid_argument("nsc::merge_fronts",
+                                    "point values must be ordered (not NaN)");
+      }
+      refs.push_back(ref{f, i});
+    }
+  }
+  auto at = [&](const ref& r) -> const pareto_point<Value, Tag>& {
+    return fronts[r.front][r.pos];
+  };
+  std::sort(refs.begin(), refs.end(), [&](const ref& a, const ref& b) {
+    const auto& pa = at(a);
+    const auto& pb = at(b);
+    if (pa.cost != pb.cost) return pa.cost < pb.cost;
+    if (pb.value < pa.value) return true;   // higher value first
+    if (pa.value < pb.value) return false;
+    if (a.front != b.front) return a.front < b.front;
+    return a.pos < b.pos;
+  });
+  std::vector<pareto_point<Value, Tag>> out;
+  for (const ref& r : refs) {
+    auto& p = fronts[r.front][r.pos];
+    if (out.empty() || out.back().value < p.value) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+/// The best point of a front (ascending cost and value, e.g. from merge_fronts or
+/// mck_result::front) whose cost is <= `budget`, or nullptr when there is none.
+/// O(log N).
+template <class Value, class Tag>
+const pareto_point<Value, Tag>* best_within(const std::vector<pareto_point<Value, Tag>>& front,
+                                            std::int64_t budget) {
+  auto it = std::upper_bound(front.begin(), front.end(), budget,
+                             [](std::int64_t b, const pareto_point<Value, Tag>& p) {
+                               return b < p.cost;
+                             });
+  if (it == front.begin()) return nullptr;
+  return &*(it - 1);
+}
+
+} // namespace nsc::search
+
+#endif // NSC_SEARCH_PARETO_HPP
