@@ -1,0 +1,49 @@
+#!/bin/sh
+# nsc quick start (README.md): installs what is missing on Debian, builds, and runs a job.
+#
+#   sh scripts/quickstart.sh demo       the main job: score LLaMA-7B, prune it to 5.7B, print the
+#                                       Pareto front and plot it
+#   sh scripts/quickstart.sh test       the whole test suite (what CI runs, via .ci/run)
+#   sh scripts/quickstart.sh sanitize   the test suite under AddressSanitizer + UBSan (Debug)
+#   sh scripts/quickstart.sh bench      build and run every benchmark binary
+set -eu
+job=${1:-demo}
+cd "$(dirname "$0")/.."
+
+common="g++ cmake ninja-build libboost-dev libeigen3-dev nlohmann-json3-dev libcli11-dev python3"
+case "$job" in
+  demo) pkgs="$common python3-matplotlib" ;;
+  test|sanitize|bench) pkgs="$common clang catch2 libbenchmark-dev" ;;
+  *) echo "usage: sh scripts/quickstart.sh demo|test|sanitize|bench" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "nsc: installing:$missing"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+case "$job" in
+  demo)
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_TESTS=OFF -DNSC_BUILD_BENCHMARKS=OFF
+    cmake --build build --target demo -j "$jobs" ;;
+  test)
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_TESTS=ON -DNSC_BUILD_EXAMPLES=ON -DNSC_BUILD_BENCHMARKS=ON
+    cmake --build build -j "$jobs"
+    ctest --test-dir build -j "$jobs" --output-on-failure ;;
+  sanitize)
+    cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DNSC_SANITIZE=address,undefined -DNSC_BUILD_BENCHMARKS=OFF
+    cmake --build build-sanitize -j "$jobs"
+    ctest --test-dir build-sanitize -j "$jobs" --output-on-failure -E "packaging|headers" ;;
+  bench)
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_BENCHMARKS=ON
+    cmake --build build -j "$jobs"
+    for b in build/benchmarks/bench_*; do echo "== $b"; "$b"; done ;;
+esac
