@@ -1,0 +1,496 @@
+/// \file nsc/model/transformer.hpp
+/// Transformer specifications lowered to nsc::layer / nsc::network (math.md section 5).
+///
+/// Synopsis
+///
+///     attention_spec     d_model, n_heads, n_kv_heads (MHA / GQA / MQA), head_dim, how Q/K/V
+///                        and the output projection are scored, biases, LoRA ranks
+///     ffn_spec           standard (up, down) or gated (gate, up, down), bias, LoRA ranks,
+///                        mixture of experts (n_experts, top_k, router)
+///     block_spec         one Transformer layer: attention + FFN + its norms
+///     embedding_spec     token / learned-position / token-type tables (lookups: no MACs)
+///     transformer_spec   embeddings, a vector of per-layer block_specs (heterogeneous widths
+///                        and head counts allowed), final norm, LM head (tied / untied), pooler
+///
+///     attention_weights(a)        the attention weights of one block
+///     ffn_weights(f)              the FFN (or MoE) weights of one block
+///     make_block(b, T)            one layer (weights + norm parameters + attention MACs)
+///     make_transformer(s, T)      the whole network at sequence length T
+///
+/// Everything is core (std + nsc only). Hugging Face config.json files are read by
+/// nsc/io/hf_config.hpp, which fills a transformer_spec.
+///
+/// Layout of the network built by make_transformer (layer names in quotes):
+///   "embeddings"  flagged `embedding`: the token table (vocab, dim), the learned position
+///                 table (positions, d_model) and the token-type table (token_types, d_model),
+///                 all part::embedding with applications = 0 (lookups, no MACs), plus the
+///                 embedding norm (BERT) in norm_params. Absent when vocab_size = 0 and no
+///                 position/type tables exist.
+///   "project_in"  only when embeddings.dim != d_model (OPT-350m): Linear(dim -> d_model), part::other.
+///   "layers.<i>"  one per block_spec.
+///   "project_out" only when embeddings.dim != d_model: Linear(d_model -> dim), part::other.
+///   "final_norm"  only when final_norm != none: norm parameters, no weights.
+///   "lm_head"     only when lm_head != none: Linear(dim -> vocab), part::head; tied heads have
+///                 counted = false (their MACs still count).
+///   "pooler"      only when pooler: Linear(d_model -> d_model) with bias, part::other, applied to
+///                 one token per sequence (applications = 1 / T per token).
+///
+/// Parameters and MACs follow PyTorch / Hugging Face modules exactly (tests check LLaMA-7B,
+/// GPT-2, BERT-base, Mistral-7B and Mixtral-8x7B against their published counts). The attention
+/// score and value products add extra_macs = 2 T n_heads head_dim per token (QK^T and AV at
+/// sequence length T, no causal halving), the convention of the paper's LoNAS TFLOPs.
+#ifndef NSC_MODEL_TRANSFORMER_HPP
+#define NSC_MODEL_TRANSFORMER_HPP
+
+#include <nsc/error_handling.hpp>
+#include <nsc/model/network.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace nsc {
+
+/// How the query, key and value projections are scored (their parameters and MACs do not
+/// depend on it).
+///  * per_head: q is split into n_heads blocks (head_dim, d_model), k and v into n_kv_heads
+///              blocks each (the paper's "attention decomposed per head"; default).
+///  * merged:   one ((n_heads + 2 n_kv_heads) head_dim, d_model) matrix (GPT-2's c_attn,
+///              Transformer-XL's qkv_net, FlexiBERT's SA).
+///  * separate: three unsplit matrices q (n_heads head_dim, d_model), k and v (n_kv_heads
+///              head_dim, d_model).
+enum class qkv_layout { per_head, merged, separate };
+
+/// How the output projection (d_model, n_heads head_dim) is scored: whole (default) or per head
+/// (n_heads blocks (d_model, head_dim) along its input).
+enum class out_layout { whole, per_head };
+
+/// Normalisation layers: LayerNorm has weight and bias (2 d parameters), RMSNorm a weight (d).
+enum class norm_kind { none, layernorm, rmsnorm };
+
+/// Language-model head: absent (encoders), tied to the token embedding (no parameters of its
+/// own, MACs counted), or untied (its own (vocab, dim) matrix).
+enum class lm_head_kind { none, tied, untied };
+
+constexpr std::string_view to_string(qkv_layout q) noexcept {
+  switch (q) {
+  case qkv_layout::per_head: return "per_head";
+  case qkv_layout::merged: return "merged";
+  case qkv_layout::separate: return "separate";
+  }
+  return "?";
+}
+
+constexpr std::string_view to_string(out_layout o) noexcept {
+  return o == out_layout::whole ? "whole" : "per_head";
+}
+
+constexpr std::string_view to_string(norm_kind n) noexcept {
+  switch (n) {
+  case norm_kind::none: return "none";
+  case norm_kind::layernorm: return "layernorm";
+  case norm_kind::rmsnorm: return "rmsnorm";
+  }
+  return "?";
+}
+
+constexpr std::string_view to_string(lm_head_kind h) noexcept {
+  switch (h) {
+  case lm_head_kind::none: return "none";
+  case lm_head_kind::tied: return "tied";
+  case lm_head_kind::untied: return "untied";
+  }
+  return "?";
+}
+
+/// Parses "per_head", "merged" or "separate"; std::invalid_argument otherwise.
+inline qkv_layout parse_qkv_layout(std::string_view name) {
+  if (name == "per_head") return qkv_layout::per_head;
+  if (name == "merged") return qkv_layout::merged;
+  if (name == "separate") return qkv_layout::separate;
+  throw_invalid_argument("nsc::parse_qkv_layout",
+                         "unknown QKV layout; expected per_head, merged or separate",
+                         std::string(name));
+}
+
+/// Parses "whole" or "per_head"; std::invalid_argument otherwise.
+inline out_layout parse_out_layout(std::string_view name) {
+  if (name == "whole") return out_layout::whole;
+  if (name == "per_head") return out_layout::per_head;
+  throw_invalid_argument("nsc::parse_out_layout", "unknown output layout; expected whole or per_head",
+                         std::string(name));
+}
+
+/// Parameters of one normalisation layer of width d: LayerNorm 2 d, RMSNorm d, none 0.
+constexpr std::int64_t norm_params(norm_kind n, std::int64_t d) noexcept {
+  return n == norm_kind::layernorm ? 2 * d : n == norm_kind::rmsnorm ? d : 0;
+}
+
+/// How LoRA adapters are accounted. Adapters are always scored (as the paper's LoNAS
+/// reference does); by default they add neither parameters nor MACs (the base model's
+/// counts, as LoNAS reports them, and adapters merged into the weights at inference).
+struct lora_options {
+  bool count_params = false; ///< adapters' A and B count in #Params (weight.counted)
+  bool count_macs = false;   ///< adapters' A and B count in #MACs (applications 1, else 0)
+};
+
+/// Self-attention of one block. A LoRA rank r > 0 on a projection of shape (out, in) adds
+/// A: (r, in) and B: (out, r), of the attention part, named "<proj>.lora_A" / ".lora_B"; the
+/// adapters are per projection whatever the qkv layout.
+struct attention_spec {
+  std::int64_t d_model = 0;    ///< residual width (0 in a transformer_spec: the model's d_model)
+  std::int64_t n_heads = 0;    ///< query heads, >= 1
+  std::int64_t n_kv_heads = 0; ///< key/value heads, dividing n_heads (0: n_heads, i.e. MHA; 1: MQA)
+  std::int64_t head_dim = 0;   ///< per-head width (0: d_model / n_heads, which must divide)
+  qkv_layout qkv = qkv_layout::per_head;
+  out_layout out = out_layout::whole;
+  bool qkv_bias = false;       ///< biases on q, k, v
+  bool out_bias = false;       ///< bias on the output projection
+  std::int64_t lora_q = 0, lora_k = 0, lora_v = 0, lora_o = 0; ///< LoRA ranks (0: none)
+
+  /// n_kv_heads, or n_heads when 0.
+  constexpr std::int64_t kv_heads() const noexcept { return n_kv_heads == 0 ? n_heads : n_kv_heads; }
+  /// head_dim, or d_model / n_heads when 0 (0 if n_heads is 0).
+  constexpr std::int64_t head_size() const noexcept {
+    return head_dim != 0 ? head_dim : (n_heads > 0 ? d_model / n_heads : 0);
+  }
+};
+
+/// Feed-forward block: standard (up: (d_ff, d), down: (d, d_ff)) or gated (gate and up
+/// (d_ff, d), down (d, d_ff); SwiGLU). With n_experts >= 1 it is a mixture of experts: every
+/// expert weight has copies = n_experts and active_copies = top_k, and a router
+/// Linear(d -> n_experts) of part::router is added (also for a single expert, as Hugging Face
+/// builds it). LoRA adapters as in attention_spec, part::ffn, one per expert.
+struct ffn_spec {
+  std::int64_t d_model = 0; ///< residual width (0 in a transformer_spec: the model's d_model)
+  std::int64_t d_ff = 0;    ///< intermediate width (per expert), >= 1
+  bool gated = false;       ///< gate_proj present (SwiGLU / GeGLU)
+  bool bias = false;        ///< biases on every FFN projection
+  std::int64_t lora_gate = 0, lora_up = 0, lora_down = 0; ///< LoRA ranks (0: none)
+  std::int64_t n_experts = 0; ///< 0: dense; >= 1: mixture of experts
+  std::int64_t top_k = 0;     ///< experts per token, 1 <= top_k <= n_experts (MoE only)
+  bool router_bias = false;
+};
+
+/// One Transformer layer. Pre- or post-norm placement does not change any count.
+struct block_spec {
+  attention_spec attention;
+  ffn_spec ffn;
+  norm_kind norm = norm_kind::rmsnorm;
+  std::int64_t n_norms = 2; ///< normalisation layers in the block (2: attention and FFN)
+};
+
+/// Embedding tables. The position and token-type tables and the embedding norm have width
+/// d_model; the token table has width `dim` (0: d_model). When dim != d_model the network gets
+/// project_in / project_out Linear layers without bias (OPT's word_embed_proj_dim).
+struct embedding_spec {
+  std::int64_t vocab_size = 0;  ///< token table rows (0: no token table)
+  std::int64_t positions = 0;   ///< learned position table rows (0: rotary / none)
+  std::int64_t token_types = 0; ///< token-type (segment) table rows (BERT: 2)
+  std::int64_t dim = 0;         ///< token table width (0: d_model)
+  norm_kind norm = norm_kind::none; ///< a norm right after the embeddings (BERT: layernorm)
+};
+
+/// A whole Transformer.
+struct transformer_spec {
+  std::string name = "transformer";
+  std::int64_t d_model = 0;
+  embedding_spec embeddings;
+  std::vector<block_spec> blocks; ///< one per layer; attention/ffn d_model 0 means d_model
+  norm_kind final_norm = norm_kind::rmsnorm;
+  lm_head_kind lm_head = lm_head_kind::untied;
+  bool pooler = false;        ///< BERT pooler Linear(d_model -> d_model) with bias
+  bool score_pooler = false;  ///< whether the pooler is scored (the paper scores no task head)
+  lora_options lora;
+
+  /// The token table width: embeddings.dim, or d_model when 0.
+  std::int64_t embedding_dim() const noexcept {
+    return embeddings.dim != 0 ? embeddings.dim : d_model;
+  }
+};
+
+namespace detail {
+
+/// Where a spec error is reported: "<function>: <prefix><field> <rule> (got <value>)".
+struct spec_context {
+  std::string_view function;
+  std::string prefix; ///< "layer 3: " or ""
+  template <class T>
+  [[noreturn]] void fail(std::string_view field_and_rule, const T& value) const {
+    std::string rule = prefix;
+    rule += field_and_rule;
+    throw_invalid_argument(function, rule, value);
+  }
+};
+
+inline void check_attention(const attention_spec& a, const spec_context& c) {
+  if (a.d_model < 1) c.fail("attention.d_model must be >= 1", a.d_model);
+  if (a.n_heads < 1) c.fail("attention.n_heads must be >= 1", a.n_heads);
+  if (a.n_kv_heads < 0) c.fail("attention.n_kv_heads must be >= 0 (0: n_heads)", a.n_kv_heads);
+  if (a.n_kv_heads > 0 && a.n_heads % a.n_kv_heads != 0)
+    c.fail("attention.n_kv_heads must divide n_heads = " + std::to_string(a.n_heads), a.n_kv_heads);
+  if (a.head_dim < 0) c.fail("attention.head_dim must be >= 0 (0: d_model / n_heads)", a.head_dim);
+  if (a.head_dim == 0 && a.d_model % a.n_heads != 0)
+    c.fail("attention.n_heads must divide d_model = " + std::to_string(a.d_model) +
+               " when head_dim is 0",
+           a.n_heads);
+  if (a.lora_q < 0) c.fail("attention.lora_q must be >= 0", a.lora_q);
+  if (a.lora_k < 0) c.fail("attention.lora_k must be >= 0", a.lora_k);
+  if (a.lora_v < 0) c.fail("attention.lora_v must be >= 0", a.lora_v);
+  if (a.lora_o < 0) c.fail("attention.lora_o must be >= 0", a.lora_o);
+}
+
+inline void check_ffn(const ffn_spec& f, const spec_context& c) {
+  if (f.d_model < 1) c.fail("ffn.d_model must be >= 1", f.d_model);
+  if (f.d_ff < 1) c.fail("ffn.d_ff must be >= 1", f.d_ff);
+  if (f.lora_gate < 0) c.fail("ffn.lora_gate must be >= 0", f.lora_gate);
+  if (f.lora_up < 0) c.fail("ffn.lora_up must be >= 0", f.lora_up);
+  if (f.lora_down < 0) c.fail("ffn.lora_down must be >= 0", f.lora_down);
+  if (f.lora_gate > 0 && !f.gated) c.fail("ffn.lora_gate needs a gated FFN", f.lora_gate);
+  if (f.n_experts < 0) c.fail("ffn.n_experts must be >= 0 (0: dense)", f.n_experts);
+  if (f.n_experts >= 1 && (f.top_k < 1 || f.top_k > f.n_experts))
+    c.fail("ffn.top_k must be in [1, n_experts = " + std::to_string(f.n_experts) + "]", f.top_k);
+  if (f.n_experts == 0 && f.top_k != 0) c.fail("ffn.top_k needs n_experts >= 1", f.top_k);
+}
+
+inline void check_block(const block_spec& b, const spec_context& c) {
+  check_attention(b.attention, c);
+  check_ffn(b.ffn, c);
+  if (b.ffn.d_model != b.attention.d_model)
+    c.fail("ffn.d_model must equal attention.d_model = " + std::to_string(b.attention.d_model),
+           b.ffn.d_model);
+  if (b.n_norms < 0) c.fail("n_norms must be >= 0", b.n_norms);
+}
+
+inline void check_seq_len(double seq_len, const spec_context& c) {
+  if (!(std::isfinite(seq_len) && seq_len >= 1)) c.fail("seq_len must be finite and >= 1", seq_len);
+}
+
+/// Appends the LoRA pair of a (out, in) projection `host` (rank r > 0) carrying the host's
+/// expert copies.
+inline void add_lora(std::vector<weight>& ws, const std::string& host, part kind, std::int64_t out,
+                     std::int64_t in, std::int64_t r, std::int64_t copies, double active,
+                     const lora_options& o) {
+  if (r <= 0) return;
+  weight a = linear(host + ".lora_A", kind, r, in);
+  weight b = linear(host + ".lora_B", kind, out, r);
+  for (weight* w : {&a, &b}) {
+    w->copies = copies;
+    w->active_copies = active;
+    w->counted = o.count_params;
+    w->applications = o.count_macs ? 1.0 : 0.0;
+    ws.push_back(std::move(*w));
+  }
+}
+
+inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
+                                                       const lora_options& lo) {
+  const std::int64_t d = a.d_model, h = a.n_heads, kv = a.kv_heads(), hd = a.head_size();
+  std::vector<weight> ws;
+  switch (a.qkv) {
+  case qkv_layout::merged:
+    ws.push_back(linear("qkv_proj", part::attention, (h + 2 * kv) * hd, d, a.qkv_bias));
+    break;
+  case qkv_layout::per_head:
+  case qkv_layout::separate: {
+    weight q = linear("q_proj", part::attention, h * hd, d, a.qkv_bias);
+    weight k = linear("k_proj", part::attention, kv * hd, d, a.qkv_bias);
+    weight v = linear("v_proj", part::attention, kv * hd, d, a.qkv_bias);
+    if (a.qkv == qkv_layout::per_head) {
+      q.split_out = h;
+      k.split_out = kv;
+      v.split_out = kv;
+    }
+    ws.push_back(std::move(q));
+    ws.push_back(std::move(k));
+    ws.push_back(std::move(v));
+    break;
+  }
+  }
+  add_lora(ws, "q_proj", part::attention, h * hd, d, a.lora_q, 1, -1, lo);
+  add_lora(ws, "k_proj", part::attention, kv * hd, d, a.lora_k, 1, -1, lo);
+  add_lora(ws, "v_proj", part::attention, kv * hd, d, a.lora_v, 1, -1, lo);
+  weight o = linear("o_proj", part::attention, d, h * hd, a.out_bias);
+  if (a.out == out_layout::per_head) o.split_in = h;
+  ws.push_back(std::move(o));
+  add_lora(ws, "o_proj", part::attention, d, h * hd, a.lora_o, 1, -1, lo);
+  return ws;
+}
+
+inline std::vector<weight> ffn_weights_unchecked(const ffn_spec& f, const lora_options& lo) {
+  const std::int64_t d = f.d_model, k = f.d_ff;
+  const bool moe = f.n_experts >= 1;
+  const std::int64_t copies = moe ? f.n_experts : 1;
+  const double active = moe ? double(f.top_k) : -1.0;
+  std::vector<weight> ws;
+  if (moe) ws.push_back(linear("router", part::router, f.n_experts, d, f.router_bias));
+  auto expert = [&](const char* name, std::int64_t out, std::int64_t in) {
+    weight w = linear(name, part::ffn, out, in, f.bias);
+    w.copies = copies;
+    w.active_copies = active;
+    ws.push_back(std::move(w));
+  };
+  if (f.gated) expert("gate_proj", k, d);
+  expert("up_proj", k, d);
+  expert("down_proj", d, k);
+  if (f.gated) add_lora(ws, "gate_proj", part::ffn, k, d, f.lora_gate, copies, active, lo);
+  add_lora(ws, "up_proj", part::ffn, k, d, f.lora_up, copies, active, lo);
+  add_lora(ws, "down_proj", part::ffn, d, k, f.lora_down, copies, active, lo);
+  return ws;
+}
+
+inline layer make_block_unchecked(const block_spec& b, double seq_len, std::string name,
+                                  const lora_options& lo) {
+  layer l;
+  l.name = std::move(name);
+  l.weights = attention_weights_unchecked(b.attention, lo);
+  for (weight& w : ffn_weights_unchecked(b.ffn, lo)) l.weights.push_back(std::move(w));
+  l.norm_params = b.n_norms * norm_params(b.norm, b.attention.d_model);
+  l.extra_macs = 2 * seq_len * double(b.attention.n_heads) * double(b.attention.head_size());
+  return l;
+}
+
+} // namespace detail
+
+/// The attention weights of one block, in order q_proj, k_proj, v_proj (or qkv_proj when
+/// merged), their LoRA pairs, o_proj and its LoRA pair (see qkv_layout / out_layout for how
+/// each is split for scoring). Parameters: (n_heads + 2 n_kv_heads) head_dim d_model for Q, K, V
+/// (+ biases), n_heads head_dim d_model for the output projection.
+/// Throws std::invalid_argument "nsc::attention_weights: attention.<field> <rule> (got <v>)"
+/// on a malformed spec (see make_transformer).
+inline std::vector<weight> attention_weights(const attention_spec& a, const lora_options& lo = {}) {
+  detail::check_attention(a, {"nsc::attention_weights", ""});
+  return detail::attention_weights_unchecked(a, lo);
+}
+
+/// The FFN weights of one block: [router,] [gate_proj,] up_proj, down_proj, then LoRA pairs.
+/// Throws std::invalid_argument "nsc::ffn_weights: ffn.<field> <rule> (got <v>)".
+inline std::vector<weight> ffn_weights(const ffn_spec& f, const lora_options& lo = {}) {
+  detail::check_ffn(f, {"nsc::ffn_weights", ""});
+  return detail::ffn_weights_unchecked(f, lo);
+}
+
+/// One Transformer layer at sequence length T: the attention and FFN weights, n_norms norms of
+/// width d_model, and extra_macs = 2 T n_heads head_dim (QK^T and AV per token). The d_model of
+/// attention and ffn must be given (>= 1) and equal. Throws std::invalid_argument
+/// "nsc::make_block: <field> <rule> (got <v>)"; T must be finite and >= 1.
+inline layer make_block(const block_spec& b, double seq_len, std::string name = "block",
+                        const lora_options& lo = {}) {
+  const detail::spec_context c{"nsc::make_block", ""};
+  detail::check_block(b, c);
+  detail::check_seq_len(seq_len, c);
+  return detail::make_block_unchecked(b, seq_len, std::move(name), lo);
+}
+
+/// Checks a transformer_spec as make_transformer does, without building it. Errors name the
+/// layer and the field: std::invalid_argument
+/// "<function>: layer 3: attention.n_kv_heads must divide n_heads = 32 (got 5)". Rules:
+/// d_model >= 1; embedding sizes >= 0; an LM head needs vocab_size >= 1; per layer (attention
+/// and ffn d_model 0 or equal to d_model) n_heads >= 1, n_kv_heads >= 0 dividing n_heads,
+/// head_dim >= 0 (0 needs n_heads | d_model), d_ff >= 1, LoRA ranks >= 0 (lora_gate only when
+/// gated), n_experts >= 0, 1 <= top_k <= n_experts for MoE, n_norms >= 0.
+inline void validate(const transformer_spec& s, std::string_view function = "nsc::make_transformer") {
+  const detail::spec_context top{function, ""};
+  if (s.d_model < 1) top.fail("d_model must be >= 1", s.d_model);
+  const embedding_spec& e = s.embeddings;
+  if (e.vocab_size < 0) top.fail("embeddings.vocab_size must be >= 0", e.vocab_size);
+  if (e.positions < 0) top.fail("embeddings.positions must be >= 0", e.positions);
+  if (e.token_types < 0) top.fail("embeddings.token_types must be >= 0", e.token_types);
+  if (e.dim < 0) top.fail("embeddings.dim must be >= 0 (0: d_model)", e.dim);
+  if (s.lm_head != lm_head_kind::none && e.vocab_size < 1)
+    top.fail("embeddings.vocab_size must be >= 1 with an LM head", e.vocab_size);
+  for (std::size_t i = 0; i < s.blocks.size(); ++i) {
+    const detail::spec_context c{function, "layer " + std::to_string(i) + ": "};
+    block_spec b = s.blocks[i];
+    if (b.attention.d_model != 0 && b.attention.d_model != s.d_model)
+      c.fail("attention.d_model must be 0 or the model's d_model = " + std::to_string(s.d_model),
+             b.attention.d_model);
+    if (b.ffn.d_model != 0 && b.ffn.d_model != s.d_model)
+      c.fail("ffn.d_model must be 0 or the model's d_model = " + std::to_string(s.d_model),
+             b.ffn.d_model);
+    b.attention.d_model = s.d_model;
+    b.ffn.d_model = s.d_model;
+    detail::check_block(b, c);
+  }
+}
+
+/// The network of a Transformer at sequence length T (layout in the file comment). NSC,
+/// #Params and #MACs then come from score(net) and count(net); both are sums over the layers.
+/// Throws std::invalid_argument "nsc::make_transformer: [layer <i>: ]<field> <rule> (got <v>)"
+/// (see validate(transformer_spec)); T must be finite and >= 1.
+inline network make_transformer(const transformer_spec& s, double seq_len) {
+  validate(s, "nsc::make_transformer");
+  detail::check_seq_len(seq_len, {"nsc::make_transformer", ""});
+  const std::int64_t d = s.d_model, dim = s.embedding_dim();
+  const embedding_spec& e = s.embeddings;
+  network net;
+  net.name = s.name;
+  net.per = "token";
+
+  if (e.vocab_size > 0 || e.positions > 0 || e.token_types > 0) {
+    layer emb;
+    emb.name = "embeddings";
+    emb.embedding = true;
+    auto table = [&](const char* name, std::int64_t rows, std::int64_t width) {
+      if (rows <= 0) return;
+      weight w = linear(name, part::embedding, rows, width);
+      w.applications = 0;
+      emb.weights.push_back(std::move(w));
+    };
+    table("embed_tokens", e.vocab_size, dim);
+    table("embed_positions", e.positions, d);
+    table("token_type_embeddings", e.token_types, d);
+    emb.norm_params = norm_params(e.norm, d);
+    net.layers.push_back(std::move(emb));
+  }
+  if (dim != d) {
+    layer l;
+    l.name = "project_in";
+    l.weights.push_back(linear("project_in", part::other, d, dim));
+    net.layers.push_back(std::move(l));
+  }
+  for (std::size_t i = 0; i < s.blocks.size(); ++i) {
+    block_spec b = s.blocks[i];
+    b.attention.d_model = d;
+    b.ffn.d_model = d;
+    net.layers.push_back(
+        detail::make_block_unchecked(b, seq_len, "layers." + std::to_string(i), s.lora));
+  }
+  if (dim != d) {
+    layer l;
+    l.name = "project_out";
+    l.weights.push_back(linear("project_out", part::other, dim, d));
+    net.layers.push_back(std::move(l));
+  }
+  if (s.final_norm != norm_kind::none) {
+    layer l;
+    l.name = "final_norm";
+    l.norm_params = norm_params(s.final_norm, d);
+    net.layers.push_back(std::move(l));
+  }
+  if (s.lm_head != lm_head_kind::none) {
+    layer l;
+    l.name = "lm_head";
+    weight w = linear("lm_head", part::head, e.vocab_size, dim);
+    w.counted = s.lm_head == lm_head_kind::untied;
+    l.weights.push_back(std::move(w));
+    net.layers.push_back(std::move(l));
+  }
+  if (s.pooler) {
+    layer l;
+    l.name = "pooler";
+    weight w = linear("pooler", part::other, d, d, true);
+    w.applications = 1 / seq_len;
+    w.scored = s.score_pooler;
+    l.weights.push_back(std::move(w));
+    net.layers.push_back(std::move(l));
+  }
+  return net;
+}
+
+} // namespace nsc
+
+#endif // NSC_MODEL_TRANSFORMER_HPP
