@@ -71,6 +71,8 @@ struct brute_table {
   std::vector<std::optional<Value>> exact;      // best value with cost exactly c, c = 0..B
   std::vector<std::optional<Value>> upto;       // best value with cost <= b
   std::vector<std::optional<i64>> upto_cost;    // smallest exact cost achieving upto[b]
+  // prefix[g][c]: best value of the first g groups with cost exactly c (enumerated).
+  std::vector<std::vector<std::optional<Value>>> prefix;
 };
 
 template <class Value>
@@ -97,7 +99,44 @@ brute_table<Value> brute_force(const mck_groups<Value>& groups, i64 budget) {
     t.upto[c] = best;
     t.upto_cost[c] = cost;
   }
+  for (std::size_t g = 0; g <= groups.size(); ++g) {
+    const mck_groups<Value> first(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(g));
+    std::vector<std::optional<Value>> row(n);
+    for_each_selection(first, [&](const std::vector<std::size_t>& ch) {
+      const i64 c = selection_cost(first, ch);
+      if (c > budget) return;
+      const Value v = selection_value(first, ch);
+      auto& e = row[static_cast<std::size_t>(c)];
+      if (!e || *e < v) e = v;
+    });
+    t.prefix.push_back(std::move(row));
+  }
   return t;
+}
+
+// The documented tie rule, from the enumerated prefix tables: walking back from the last
+// group at exact cost c, take the LOWEST original index j whose predecessor cost c - c_j is
+// reachable with prefix[g][c - c_j] + v_j == prefix[g + 1][c].
+template <class Value>
+std::vector<std::size_t> expected_choice(const mck_groups<Value>& groups,
+                                         const brute_table<Value>& t, i64 c) {
+  std::vector<std::size_t> out(groups.size());
+  for (std::size_t g = groups.size(); g-- > 0;) {
+    const Value target = *t.prefix[g + 1][static_cast<std::size_t>(c)];
+    bool found = false;
+    for (std::size_t j = 0; j < groups[g].size() && !found; ++j) {
+      const i64 p = c - groups[g][j].cost;
+      if (p < 0) continue;
+      const auto& before = t.prefix[g][static_cast<std::size_t>(p)];
+      if (before && *before + groups[g][j].value == target) {
+        out[g] = j;
+        c = p;
+        found = true;
+      }
+    }
+    REQUIRE(found);
+  }
+  return out;
 }
 
 // Every query of r against brute force, for every budget / exact cost / band in [0, B].
@@ -120,6 +159,7 @@ void check_against_brute(const mck_groups<Value>& groups, i64 budget, const mck_
     REQUIRE(selection_cost(groups, *ch) == *bt.upto_cost[k]);
     REQUIRE(selection_cost(groups, *ch) <= b);
     REQUIRE(selection_value(groups, *ch) == *best);
+    REQUIRE(*ch == expected_choice(groups, bt, *bt.upto_cost[k]));
   }
   for (i64 c = 0; c <= budget; ++c) {
     const auto k = static_cast<std::size_t>(c);
@@ -131,6 +171,7 @@ void check_against_brute(const mck_groups<Value>& groups, i64 budget, const mck_
     REQUIRE(*e == *bt.exact[k]);
     REQUIRE(selection_cost(groups, *ch) == c);
     REQUIRE(selection_value(groups, *ch) == *e);
+    REQUIRE(*ch == expected_choice(groups, bt, c));
   }
   // Front: brute-force front, strictly increasing in cost and value.
   std::vector<std::pair<i64, Value>> expected;
@@ -253,6 +294,14 @@ TEST_CASE("tie-breaking is deterministic and documented", "[mck][ties]") {
     REQUIRE(*r.choice(3) == std::vector<std::size_t>{0, 0});
     REQUIRE(*r.choice_exact(1) == std::vector<std::size_t>{0, 0});
   }
+  SECTION("equal value in one cell from different predecessors: the lowest index wins") {
+    const mck_groups<i64> g{{{0, 0}, {1, 1}}, {{5, 1}, {6, 2}}};
+    const auto r = solve_mck(g, 3);
+    REQUIRE(*r.best_exact(2) == 6);  // 1 + 5 and 0 + 6
+    REQUIRE(*r.choice_exact(2) == std::vector<std::size_t>{1, 0});
+    const mck_groups<i64> h{{{0, 0}, {1, 1}}, {{6, 2}, {5, 1}}};
+    REQUIRE(*solve_mck(h, 3).choice_exact(2) == std::vector<std::size_t>{0, 0});
+  }
   SECTION("equal value at different costs: best(b) uses the smallest exact cost") {
     const mck_groups<i64> g{{{5, 2}, {5, 1}, {4, 0}}};
     const auto r = solve_mck(g, 2);
@@ -329,6 +378,12 @@ TEST_CASE("zero groups, zero budget, infeasible budgets", "[mck][edge]") {
     REQUIRE(*r.choice(14 * big - 1) == std::vector<std::size_t>{1, 1});
     REQUIRE(*r.choice_exact(12 * big) == std::vector<std::size_t>{0, 2});
     REQUIRE_FALSE(r.best_exact(12 * big + 1));
+    const auto band = r.best_in_band(13 * big, std::numeric_limits<i64>::max());
+    REQUIRE(band->cost == 14 * big);
+    REQUIRE(band->value == 12);
+    REQUIRE_FALSE(r.best_in_band(13 * big, 14 * big - 1));  // 13 big is unreachable
+    REQUIRE(r.best_in_band(3 * big, 5 * big)->cost == 5 * big);  // 0 + 2 beats 0 + 1 at 4 big
+    REQUIRE(r.best_in_band(3 * big, 5 * big - 1)->cost == 4 * big);
   }
 }
 
@@ -351,7 +406,8 @@ TEST_CASE("min-shift and gcd reductions are exact: scaled instances give the sam
     const auto r = solve_mck(groups, budget);
     const auto s = solve_mck(scaled, scaled_budget);
     REQUIRE(s.cells() == r.cells());
-    REQUIRE(s.cost_unit() == k * r.cost_unit());
+    // d = 1 by convention when every shifted cost is 0 (or nothing is feasible).
+    REQUIRE((s.cost_unit() == k * r.cost_unit() || (s.cost_unit() == 1 && r.cost_unit() == 1)));
     REQUIRE(s.cost_offset() == k * r.cost_offset() + shift);
     for (i64 b = 0; b <= budget; ++b) {
       const i64 sb = k * b + shift;
@@ -366,7 +422,8 @@ TEST_CASE("min-shift and gcd reductions are exact: scaled instances give the sam
     for (i64 c = shift; c <= std::min(scaled_budget, shift + 3 * k); ++c) {
       if ((c - shift) % k != 0) REQUIRE_FALSE(s.best_exact(c));
     }
-    check_against_brute(scaled, std::min<i64>(scaled_budget, 60), solve_mck(scaled, std::min<i64>(scaled_budget, 60)), false);
+    const i64 small_budget = std::min<i64>(scaled_budget, 60);
+    check_against_brute(scaled, small_budget, solve_mck(scaled, small_budget), false);
   }
 }
 

