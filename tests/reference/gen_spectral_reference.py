@@ -7,10 +7,14 @@ test_init.cpp), computed independently of the C++ code with mpmath at mp.dps = 5
 (default output_dir: tests/data next to this script's parent). Deterministic: every random
 input comes from numpy.random.default_rng(SEED). Inputs are IEEE doubles written with repr(),
 so the C++ side reads exactly the same doubles; outputs are the 50-digit results of those exact
-doubles, written with 45 significant digits.
+doubles, written with 24 significant digits (48 for the two check values of math.md).
 
 Files
   psi_mp_reference.csv            m,n,v,psi_mp,psi_fs_k0,psi_fs_km1.2
+                                  rows 1-4000: the random points (m = beta, n = 1, v = x);
+                                  then near-square points (beta -> 1, x ~ 1/(1 - sqrt beta)^2),
+                                  integer shapes, and last the two check values
+  psi_mp_float_reference.csv      the same columns, inputs exactly representable in float
   mp_law_reference.csv            beta,x,what,arg,value      (what: pdf | cdf | quantile)
   psi_top_r_reference.csv         m,n,v,r,psi_top_r
   truncated_normal_reference.csv  a,b,mean,variance,kurtosis_excess
@@ -18,18 +22,23 @@ Files
 
 Independent routes
   * psi_mp: the DIRECT Tulino-Verdu formula of math.md section 2 (not the cancellation-free form
-    used by the C++), in 50-digit arithmetic. Its cancellations cost at most ~15 of the 50
-    digits here; the script checks that by re-evaluating at 100 digits (difference < 1e-33
+    used by the C++), in 50-digit arithmetic. Its cancellations cost ~12 of the 50 digits at
+    worst here; the script checks that by re-evaluating at 100 digits (difference < 1e-33
     relative), and cross-checks ~100 points against mpmath quad of p * ln(1 + lambda) against
-    the MP density in lambda (tanh-sinh; an unrelated route), asserting 1e-30 relative.
+    the MP density in lambda (tanh-sinh; an unrelated route), asserting 1e-30 relative. It also
+    prints the worst error of the same direct formula in float64 numpy (for the docs).
   * psi_fs: math.md section 3 (lo, hi, r form), 50 digits.
-  * MP law: density in lambda; cdf = quad of the density from the lower edge (the upper tail,
-    for probabilities > 1/2, as 1 - quad from lambda to the upper edge: same integral, better
-    conditioned); quantile = findroot (Newton, pdf as derivative, from a bisection bracket) on
-    that cdf.
+  * MP law: the density in lambda; cdf = quad of the density from the lower edge (for lambda in
+    the upper half of the support, 1 - quad from lambda to the upper edge), with
+    lambda = a + s^2 (resp. b - s^2) to remove the square-root edges; quantile = mpmath findroot
+    (Newton, the pdf as derivative, from a bisection bracket) on that cdf, or on its complement
+    for probabilities > 1/2 (1 - prob is exact for the double prob).
   * psi_top_r: p * quad of ln(1 + lambda) f(lambda) over [quantile(1 - r/p), upper edge].
-  * truncated normal: quad of t^k phi(t) over [a, b], k = 0..4.
+  * truncated normal: quad of t^k phi(t) over [a, b] (k = 0, 1) and of the central moments
+    (t - mean)^k phi(t) (k = 2, 4).
   * psi_vector: quad of ln(1 + v t) against the chi^2_n density.
+
+Runs in ~3 minutes of CPU.
 """
 import math
 import os
@@ -42,7 +51,8 @@ from mpmath import mp, mpf
 SEED = 20240611
 N_RANDOM = 4000
 N_QUAD_CHECK = 100
-DIGITS = 45  # significant digits written for computed values
+DIGITS = 24  # significant digits written for computed values (long double needs 21)
+DIGITS_CHECK = 48  # for the two check values (the cpp_bin_float_50 test)
 
 mp.dps = 50
 
@@ -53,12 +63,12 @@ def out_dir():
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
-def fmt(v):
-    """A computed (mpf) value with DIGITS significant digits."""
+def fmt(v, digits=DIGITS):
+    """A computed (mpf) value with `digits` significant digits."""
     v = mpf(v)
     if v == 0:
         return "0"
-    return mpm.nstr(v, DIGITS, min_fixed=-5, max_fixed=25, strip_zeros=False)
+    return mpm.nstr(v, digits, min_fixed=-5, max_fixed=25, strip_zeros=False)
 
 
 def fin(x):
@@ -100,29 +110,46 @@ def mp_pdf(beta, x, lam):
     return mpm.sqrt((b - lam) * (lam - a)) / (2 * mpm.pi * beta * x * lam)
 
 
-def lower_breaks(a, b, lo, hi):
-    """Break points for a quad on [lo, hi] inside [a, b]: geometric towards the lower edge a,
-    where 1/lambda makes the density sharp when a << b - a (ratio close to 1)."""
-    pts = [lo]
+def mp_integral(beta, x, g, lo, hi):
+    """Integral of g(lambda) f(lambda) d lambda over [lo, hi] inside the support [a, b], f the MP
+    density, by mpmath quad (tanh-sinh). The square-root edges are removed by lambda = a + s^2
+    on the lower half and lambda = b - s^2 on the upper half (then lambda - a, resp. b - lambda,
+    is s^2 exactly and the integrand is smooth); geometric break points in s towards the lower
+    edge resolve the 1/lambda peak when a << b - a (ratio close to 1)."""
+    a, b = mp_edges(beta, x)
     w = b - a
-    for k in range(14, 0, -1):
-        t = a + w * mpf(10) ** (-k)
-        if lo < t < hi:
-            pts.append(t)
+    c = 2 * mpm.pi * beta * x
     mid = a + w / 2
-    if lo < mid < hi:
-        pts.append(mid)
-    pts.append(hi)
-    return pts
+    total = mpf(0)
+
+    def lower(s):  # lambda = a + s^2, d lambda = 2 s ds
+        lam = a + s * s
+        return g(lam) * 2 * s * s * mpm.sqrt(w - s * s) / (c * lam)
+
+    def upper(s):  # lambda = b - s^2
+        lam = b - s * s
+        return g(lam) * 2 * s * s * mpm.sqrt(w - s * s) / (c * lam)
+
+    if lo < mid:
+        s0, s1 = mpm.sqrt(lo - a), mpm.sqrt(min(hi, mid) - a)
+        pts = [s0]
+        for k in range(28, 0, -1):
+            t = mpm.sqrt(w) * mpf(10) ** (-mpf(k) / 2)
+            if s0 < t < s1:
+                pts.append(t)
+        pts.append(s1)
+        total += mpm.quad(lower, pts)
+    if hi > mid:
+        s0, s1 = mpm.sqrt(b - hi), mpm.sqrt(b - max(lo, mid))
+        total += mpm.quad(upper, [s0, s1])
+    return total
 
 
 def psi_mp_by_quad(m, n, v):
     """p * integral of ln(1 + lambda) against the MP density in lambda (independent route)."""
     p, q, beta, x = shape(m, n, v)
     a, b = mp_edges(beta, x)
-    val, err = mpm.quad(lambda t: mpm.log1p(t) * mp_pdf(beta, x, t), lower_breaks(a, b, a, b),
-                        error=True, maxdegree=10)
-    return p * val
+    return p * mp_integral(beta, x, mpm.log1p, a, b)
 
 
 def psi_fs_ref(m, n, v, kappa):
@@ -158,6 +185,19 @@ def gen_psi_mp(rng, path):
     for b_, x_ in zip(betas, xs):
         rows.append((float(b_), 1.0, float(x_)))
     random_rows = list(rows)
+    # 1b. near-square: beta -> 1 with x ~ 1/(1 - sqrt beta)^2, where 1 - sqrt(beta) must be
+    #     formed without cancellation (the rest of [1e-8, 1e8] x [1e-6, 1] rarely samples it)
+    for k in range(1, 9):
+        beta = 1.0 - 10.0 ** -k
+        delta = 1.0 - math.sqrt(beta)
+        for c in (0.01, 0.3, 1.0, 3.0, 100.0):
+            x = c / delta ** 2
+            if 1e-8 <= x <= 1e8:
+                rows.append((beta, 1.0, x))
+    for p_ in (10, 99, 1000, 19999):
+        delta = 1.0 - math.sqrt(p_ / (p_ + 1.0))
+        for c in (0.1, 1.0, 10.0):
+            rows.append((float(p_ + 1), float(p_), c / delta ** 2 / (p_ + 1)))
     # 2. integer shapes with the usual variances
     dims = [1, 2, 3, 7, 8, 16, 64, 100, 512, 768, 1000, 2000, 3072, 4096, 12345, 20000]
     shapes = [(d, d) for d in dims]
@@ -190,6 +230,10 @@ def gen_psi_mp(rng, path):
         fs12 = psi_fs_ref(m, n, v, mpf("-1.2"))
         out.append((m, n, v, psi, fs0, fs12))
     assert worst_prec < mpf("1e-33"), worst_prec
+    for m, n, v in rows[-2:]:  # the check values also serve the cpp_bin_float_50 test (1e-45)
+        with mp.workdps(100):
+            exact = psi_mp_direct(m, n, v)
+        assert abs(psi_mp_direct(m, n, v) - exact) < abs(exact) * mpf("1e-47")
     print(f"psi_mp direct at 50 digits vs 100 digits: worst relative difference "
           f"{mpm.nstr(worst_prec, 3)}")
 
@@ -221,22 +265,43 @@ def gen_psi_mp(rng, path):
 
     with open(path, "w") as f:
         f.write("m,n,v,psi_mp,psi_fs_k0,psi_fs_km1.2\n")
-        for m, n, v, a, b, c in out:
-            f.write(f"{fin(m)},{fin(n)},{fin(v)},{fmt(a)},{fmt(b)},{fmt(c)}\n")
+        for i, (m, n, v, a, b, c) in enumerate(out):
+            d = DIGITS_CHECK if i >= len(out) - 2 else DIGITS
+            f.write(f"{fin(m)},{fin(n)},{fin(v)},{fmt(a, d)},{fmt(b)},{fmt(c)}\n")
     print(f"wrote {path}: {len(out)} rows ({N_RANDOM} random)")
 
 
+def gen_psi_mp_float(rng, path):
+    """Random points whose inputs are exactly representable in float (for psi_mp<float>):
+    beta and x drawn as in gen_psi_mp, then rounded to float32."""
+    n_pts = 1000
+    xs = np.float32(10.0 ** rng.uniform(-8.0, 8.0, n_pts))
+    betas = np.minimum(np.float32(10.0 ** rng.uniform(-6.0, 0.0, n_pts)), np.float32(1))
+    rows = [(float(b_), 1.0, float(x_)) for b_, x_ in zip(betas, xs)]
+    rows += [(64.0, 64.0, 2.0 ** -6), (1000.0, 250.0, 1e3), (3.0, 20000.0, 2.0 ** -14)]
+    with open(path, "w") as f:
+        f.write("m,n,v,psi_mp,psi_fs_k0,psi_fs_km1.2\n")
+        for m, n, v in rows:
+            assert float(np.float32(m)) == m and float(np.float32(v)) == v
+            f.write(f"{fin(m)},{fin(n)},{fin(v)},{fmt(psi_mp_direct(m, n, v))},"
+                    f"{fmt(psi_fs_ref(m, n, v, 0))},{fmt(psi_fs_ref(m, n, v, mpf('-1.2')))}\n")
+    print(f"wrote {path}: {len(rows)} rows")
+
+
 # ---------------------------------------------------------------- the Marchenko-Pastur law
+def one(lam):
+    return mpf(1)
+
+
 def mp_cdf(beta, x, lam):
     a, b = mp_edges(beta, x)
     if lam <= a:
         return mpf(0)
     if lam >= b:
         return mpf(1)
-    f = lambda t: mp_pdf(beta, x, t)
     if lam - a <= b - lam:
-        return mpm.quad(f, lower_breaks(a, b, a, lam))
-    return 1 - mpm.quad(f, lower_breaks(a, b, lam, b))
+        return mp_integral(beta, x, one, a, lam)
+    return 1 - mp_integral(beta, x, one, lam, b)
 
 
 def mp_ccdf(beta, x, lam):
@@ -245,10 +310,9 @@ def mp_ccdf(beta, x, lam):
         return mpf(1)
     if lam >= b:
         return mpf(0)
-    f = lambda t: mp_pdf(beta, x, t)
     if lam - a <= b - lam:
-        return 1 - mpm.quad(f, lower_breaks(a, b, a, lam))
-    return mpm.quad(f, lower_breaks(a, b, lam, b))
+        return 1 - mp_integral(beta, x, one, a, lam)
+    return mp_integral(beta, x, one, lam, b)
 
 
 def solve_tail(G, width):
@@ -286,7 +350,8 @@ def mp_quantile(beta, x, prob):
         root = a + solve_tail(G, b - a)
     assert a < root < b
     resid = (mp_ccdf(beta, x, root) if prob > mpf(1) / 2 else mp_cdf(beta, x, root)) - target
-    assert abs(resid) <= target * mpf(10) ** -40, (beta, x, prob, resid)
+    # (lambda itself is only known to 50 digits, and the tail probability is ~ (b - lambda)^1.5)
+    assert abs(resid) <= target * mpf(10) ** -36, (beta, x, prob, resid)
     return root
 
 
@@ -329,7 +394,7 @@ def psi_top_r_ref(m, n, v, r):
     target = r / p
     G = (lambda d: mp_ccdf(beta, x, b - d) - target, lambda d: mp_pdf(beta, x, b - d))
     lam_r = b - solve_tail(G, b - a)
-    integral = mpm.quad(lambda t: mpm.log1p(t) * mp_pdf(beta, x, t), lower_breaks(a, b, lam_r, b))
+    integral = mp_integral(beta, x, mpm.log1p, lam_r, b)
     return p * integral
 
 
@@ -358,9 +423,9 @@ def trunc_moments(a, b):
         if a < c < b:
             pts.append(mpf(c))
     pts.append(b)
-    mom = [mpm.quad(lambda t, k=k: t ** k * phi(t), pts) for k in range(5)]
+    mom = [mpm.quad(lambda t, k=k: t ** k * phi(t), pts) for k in range(2)]
     z = mom[0]
-    m1 = mom[1] / z
+    m1 = mom[1] / z if a != -b else mpf(0)  # exactly 0 by symmetry (quad leaves ~1e-59)
     c2 = mpm.quad(lambda t: (t - m1) ** 2 * phi(t), pts) / z
     c4 = mpm.quad(lambda t: (t - m1) ** 4 * phi(t), pts) / z
     return m1, c2, c4 / c2 ** 2 - 3
@@ -369,7 +434,10 @@ def trunc_moments(a, b):
 def gen_truncated(path):
     bounds = [(-2.0, 2.0), (-1.0, 1.0), (-3.0, 1.0), (0.5, 4.0), (-math.inf, 0.0), (-100.0, 100.0),
               (-0.5, 0.5), (-1e-3, 1e-3), (-2.5, 2.5), (-math.inf, math.inf), (0.0, math.inf),
-              (1.0, 3.0), (-4.0, -0.5), (2.0, 3.0), (-10.0, 10.0)]
+              (1.0, 3.0), (-4.0, -0.5), (2.0, 3.0), (-10.0, 10.0),
+              # narrow or far in a tail: the raw-moment recurrence cancels there
+              (-0.1, 0.1), (-1e-6, 1e-6), (2.0, 2.001), (5.0, 8.0), (5.0, math.inf),
+              (-math.inf, -6.0), (-0.2, 0.1)]
     with open(path, "w") as f:
         f.write("a,b,mean,variance,kurtosis_excess\n")
         for a, b in bounds:
@@ -403,7 +471,7 @@ def psi_vector_ref(n, v):
 def gen_vector(path):
     rows = []
     for n in (1.0, 2.0, 3.0, 9.0, 25.0, 49.0, 1000.0, 1e5):
-        for v in (2.0 / (1.0 + n), 1e-3, 1.0, 0.02 ** 2, 100.0):
+        for v in sorted({2.0 / (1.0 + n), 1e-3, 1.0, 0.02 ** 2, 100.0}):
             rows.append((n, v, psi_vector_ref(n, v)))
     with open(path, "w") as f:
         f.write("n,v,psi\n")
@@ -417,6 +485,7 @@ def main():
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(SEED)
     gen_psi_mp(rng, os.path.join(d, "psi_mp_reference.csv"))
+    gen_psi_mp_float(rng, os.path.join(d, "psi_mp_float_reference.csv"))
     gen_mp_law(os.path.join(d, "mp_law_reference.csv"))
     gen_top_r(os.path.join(d, "psi_top_r_reference.csv"))
     gen_truncated(os.path.join(d, "truncated_normal_reference.csv"))

@@ -23,7 +23,9 @@
 
 #include <boost/math/constants/constants.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/fpclassify.hpp>
+#include <boost/math/tools/precision.hpp>
 
 #include <array>
 #include <limits>
@@ -162,8 +164,9 @@ struct truncated_moments {
 
 /// Moments of N(0, 1) truncated to [a, b], from Boost.Math's normal pdf/cdf:
 /// with Z = Phi(b) - Phi(a) and g_k = (a^k phi(a) - b^k phi(b)) / Z, the raw moments obey
-/// m_0 = 1, m_1 = g_0, m_k = (k - 1) m_{k-2} + g_{k-1}. Infinite bounds are allowed.
-/// Domain: a < b, not NaN (domain error otherwise).
+/// m_0 = 1, m_1 = g_0, m_k = (k - 1) m_{k-2} + g_{k-1}. Infinite bounds are allowed. Where
+/// that recurrence cancels (narrow intervals, intervals far in a tail) the central moments are
+/// integrated instead (see the body). Domain: a < b, not NaN (domain error otherwise).
 template <class Real, class Policy>
 truncated_moments<Real> truncated_normal_moments(Real a, Real b, const Policy& pol) {
   using boost::math::isinf;
@@ -196,12 +199,46 @@ truncated_moments<Real> truncated_normal_moments(Real a, Real b, const Policy& p
     return (term(a) - term(b)) / z;
   };
   const Real m1 = g(0);
-  const Real m2 = 1 + g(1);
-  const Real m3 = 2 * m1 + g(2);
-  const Real m4 = 3 * m2 + g(3);
+  const Real g1 = g(1), g2 = g(2), g3 = g(3);
+  const Real m2 = 1 + g1;
+  const Real m3 = 2 * m1 + g2;
+  const Real m4 = 3 * m2 + g3;
   const Real var = m2 - m1 * m1;
   const Real mu4 = m4 - 4 * m1 * m3 + 6 * m1 * m1 * m2 - 3 * m1 * m1 * m1 * m1;
-  return {m1, var, mu4 / (var * var) - 3};
+  // The raw-moment recurrence cancels for narrow intervals (m2 = 1 + g_1 with g_1 -> -1: at
+  // [-1e-3, 1e-3] it gives an excess kurtosis of -2.66, below the bound -2) and far in a tail
+  // (var << m2). Measure the cancellation (magnitude of the terms over the result); above 8,
+  // integrate the central moments instead (positive integrands, adaptive Gauss-Kronrod).
+  using std::abs;
+  const Real m1sq = m1 * m1;
+  const Real mag_var = 1 + abs(g1) + m1sq;
+  const Real mag_mu4 = 3 * (1 + abs(g1)) + abs(g3) + 4 * abs(m1) * (2 * abs(m1) + abs(g2)) +
+                       6 * m1sq * abs(m2) + 3 * m1sq * m1sq;
+  if (var > 0 && mu4 > 0 && mag_var <= 8 * var && mag_mu4 <= 8 * mu4)
+    return {m1, var, mu4 / (var * var) - 3};
+  // Infinite bounds are cut 40 beyond the other bound or 0 (phi(40) / phi(0) = e^-800), and the
+  // integrals taken over u in [0, 1] (Boost's adaptive Gauss-Kronrod compares an unscaled error
+  // estimate with a scaled tolerance, which would over-subdivide a short interval).
+  const Real lo = (isinf)(a) ? (b < 0 ? b : Real(0)) - 40 : a;
+  const Real hi = (isinf)(b) ? (a > 0 ? a : Real(0)) + 40 : b;
+  const Real len = hi - lo;
+  const Real tol = boost::math::tools::cbrt_epsilon<Real>() * boost::math::tools::cbrt_epsilon<Real>();
+  auto moment = [&](int k, const Real& centre) {
+    const Real offset = lo - centre;
+    auto f = [&](const Real& u) {
+      const Real t = lo + len * u;
+      const Real d = offset + len * u; // t - centre, without the rounding of t
+      Real dk = 1;
+      for (int i = 0; i < k; ++i) dk *= d;
+      return len * dk * phi(t);
+    };
+    return boost::math::quadrature::gauss_kronrod<Real, 31>::integrate(f, Real(0), Real(1), 15, tol);
+  };
+  const Real i0 = moment(0, Real(0));
+  const Real mean = a == -b ? Real(0) : moment(1, Real(0)) / i0;
+  const Real cvar = moment(2, mean) / i0;
+  const Real cmu4 = moment(4, mean) / i0;
+  return {mean, cvar, cmu4 / (cvar * cvar) - 3};
 }
 
 template <class Real>

@@ -27,6 +27,7 @@
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/special_functions/fpclassify.hpp>
 #include <boost/math/special_functions/log1p.hpp>
+#include <boost/math/tools/precision.hpp>
 #include <boost/math/tools/promotion.hpp>
 #include <boost/math/tools/roots.hpp>
 
@@ -45,11 +46,20 @@ struct mp_roots {
   Real u, w;
 };
 
+/// 1 - sqrt(beta) as (1 - beta) / (1 + sqrt(beta)): no cancellation as beta -> 1 (1 - beta is exact
+/// for beta in [1/2, 1]), where the rounding of sqrt(beta) would otherwise be amplified by
+/// 1 / (1 - sqrt(beta)).
+template <class Real>
+Real one_minus_sqrt(const Real& beta, const Real& sb) {
+  return (1 - beta) / (1 + sb);
+}
+
 template <class Real>
 mp_roots<Real> make_mp_roots(const Real& beta, const Real& x) {
   using std::sqrt;
   const Real sb = sqrt(beta);
-  return {sqrt(x * (1 + sb) * (1 + sb) + 1), sqrt(x * (1 - sb) * (1 - sb) + 1)};
+  const Real omsb = one_minus_sqrt(beta, sb);
+  return {sqrt(x * (1 + sb) * (1 + sb) + 1), sqrt(x * omsb * omsb + 1)};
 }
 
 /// psi_MP / q for ratio beta in (0, 1] and scale x > 0, without cancellation:
@@ -154,10 +164,18 @@ public:
     static const char* function =
         "nsc::marchenko_pastur_distribution<%1%>::marchenko_pastur_distribution";
     RealType r;
-    detail::check_domain(isfinite(ratio) && ratio > 0 && ratio <= 1, function,
-                         "ratio must be in (0, 1] (got %1%)", ratio, r, Policy());
-    detail::check_domain(isfinite(scale) && scale > 0, function,
-                         "scale must be finite and > 0 (got %1%)", scale, r, Policy());
+    check_parameters(function, r);
+  }
+
+  /// Checks ratio and scale (domain error via Policy); true when the caller must stop with
+  /// `result` (a law built with bad parameters under a non-throwing policy: every function of it
+  /// then returns the policy's answer, NaN, as Boost.Math's distributions do).
+  bool check_parameters(const char* function, RealType& result) const {
+    using boost::math::isfinite;
+    return detail::check_domain(isfinite(ratio_) && ratio_ > 0 && ratio_ <= 1, function,
+                                "ratio must be in (0, 1] (got %1%)", ratio_, result, Policy()) ||
+           detail::check_domain(isfinite(scale_) && scale_ > 0, function,
+                                "scale must be finite and > 0 (got %1%)", scale_, result, Policy());
   }
 
   RealType ratio() const { return ratio_; }
@@ -165,7 +183,7 @@ public:
   /// Lower and upper edges of the support.
   RealType lower() const {
     using std::sqrt;
-    const RealType s = 1 - sqrt(ratio_);
+    const RealType s = detail::one_minus_sqrt(ratio_, RealType(sqrt(ratio_)));
     return scale_ * s * s;
   }
   RealType upper() const {
@@ -179,17 +197,23 @@ public:
     using std::sqrt;
     const RealType sb = sqrt(ratio_);
     const RealType s = sin(theta / 2);
-    return scale_ * (1 - sb) * (1 - sb) + 4 * scale_ * sb * s * s;
+    return lower() + 4 * scale_ * sb * s * s;
   }
-  /// Inverse of lambda_of_theta on the support.
+  /// Inverse of lambda_of_theta on the support (from the nearer edge: asin is ill-conditioned
+  /// near 1, so the upper half uses theta = pi - 2 asin(sqrt((upper - lambda) / (4 x sqrt beta)))).
   RealType theta_of_lambda(RealType lambda) const {
     using std::asin;
     using std::sqrt;
     const RealType sb = sqrt(ratio_);
-    RealType s2 = (lambda - lower()) / (4 * scale_ * sb);
-    if (s2 < 0) s2 = 0;
-    if (s2 > 1) s2 = 1;
-    return 2 * asin(sqrt(s2));
+    const RealType width = 4 * scale_ * sb;
+    RealType s2 = (lambda - lower()) / width;
+    if (s2 <= RealType(1) / 2) {
+      if (s2 < 0) s2 = 0;
+      return 2 * asin(sqrt(s2));
+    }
+    RealType c2 = (upper() - lambda) / width;
+    if (c2 < 0) c2 = 0;
+    return boost::math::constants::pi<RealType>() - 2 * asin(sqrt(c2));
   }
   /// dF/dtheta = (2 x sqrt(beta) sin theta)^2 / (2 pi beta x lambda(theta)) = 2 x sin^2 theta / (pi lambda).
   RealType density_in_theta(RealType theta) const {
@@ -203,42 +227,73 @@ public:
     const RealType s = sin(theta);
     return 2 * scale_ * s * s / (pi * lambda_of_theta(theta));
   }
+  /// lambda(pi - s) = x (1 + sqrt beta)^2 - 4 x sqrt(beta) sin^2(s / 2) and dF/dtheta at pi - s,
+  /// evaluated from s: near the upper edge theta = pi - s cannot carry s to full relative
+  /// precision (sin(theta) would have a relative error ~ eps / s), so the upper tail is
+  /// integrated in s.
+  RealType lambda_at_pi_minus(RealType s) const {
+    using std::sin;
+    using std::sqrt;
+    const RealType h = sin(s / 2);
+    return upper() - 4 * scale_ * sqrt(ratio_) * h * h;
+  }
+  RealType density_at_pi_minus(RealType s) const {
+    using std::sin;
+    const RealType pi = boost::math::constants::pi<RealType>();
+    if (ratio_ == 1) {
+      const RealType h = sin(s / 2);
+      return 2 * h * h / pi;
+    }
+    const RealType sn = sin(s);
+    return 2 * scale_ * sn * sn / (pi * lambda_at_pi_minus(s));
+  }
   /// CDF as a function of theta, in closed form:
   ///   F = [2 sqrt(beta) sin theta + (1 + beta) theta
   ///        - 2 (1 - beta) atan(((1 + sqrt beta)/(1 - sqrt beta)) tan(theta/2))] / (2 pi beta)
-  /// The three O(theta) terms cancel near theta = 0 (and near pi for the complement), so the
-  /// tails (theta < 1/4 or > pi - 1/4) are integrated instead (15-point Gauss-Kronrod on a
-  /// smooth integrand, accurate to a few ulps).
+  /// The three terms cancel where F (or, for the complement, 1 - F) is much smaller than they
+  /// are: near theta = 0 (F ~ theta^3 unless beta = 1), near pi for 1 - F, and everywhere when
+  /// beta is small (terms O(1), numerator O(beta)). The cancellation is measured (sum of the
+  /// terms' magnitudes over the result); above 8 the positive integrand dF/dtheta is integrated
+  /// instead, over [0, theta] or [theta, pi], whichever is shorter (adaptive 31-point Gauss-Kronrod,
+  /// stopping at eps^(2/3) estimated error, which for these analytic integrands leaves a few
+  /// ulps; the 1/lambda peak of width ~ (1 - sqrt beta) near theta = 0 for beta close to 1 is
+  /// resolved by the subdivision).
   RealType cdf_of_theta(RealType theta, bool complement = false) const {
     using std::atan2;
     using std::cos;
     using std::sin;
     using std::sqrt;
     const RealType pi = boost::math::constants::pi<RealType>();
-    const RealType quarter = RealType(1) / 4;
     if (theta <= 0) return complement ? RealType(1) : RealType(0);
     if (theta >= pi) return complement ? RealType(0) : RealType(1);
-    auto integrand = [this](RealType t) { return density_in_theta(t); };
-    if (theta < quarter) {
-      const RealType lo = boost::math::quadrature::gauss_kronrod<RealType, 15>::integrate(
-          integrand, RealType(0), theta, 0, RealType(0));
-      return complement ? 1 - lo : lo;
-    }
-    if (theta > pi - quarter) {
-      const RealType hi = boost::math::quadrature::gauss_kronrod<RealType, 15>::integrate(
-          integrand, theta, pi, 0, RealType(0));
-      return complement ? hi : 1 - hi;
-    }
     const RealType sb = sqrt(ratio_);
-    RealType at;
-    if (ratio_ == 1) {
-      at = 0; // (1 - beta) atan(...) -> 0
-    } else {
-      at = (1 - ratio_) * atan2((1 + sb) * sin(theta / 2), (1 - sb) * cos(theta / 2));
+    const RealType t1 = 2 * sb * sin(theta);
+    const RealType t2 = (1 + ratio_) * theta;
+    const RealType t3 = ratio_ == 1 ? RealType(0) // (1 - beta) atan(...) -> 0
+                                    : 2 * (1 - ratio_) *
+                                          atan2((1 + sb) * sin(theta / 2),
+                                                detail::one_minus_sqrt(ratio_, sb) * cos(theta / 2));
+    const RealType total = 2 * pi * ratio_;
+    const RealType f = t1 + t2 - t3; // 2 pi beta F
+    const RealType value = complement ? total - f : f;
+    const RealType magnitude = complement ? total + t1 + t2 + t3 : t1 + t2 + t3;
+    if (value > 0 && magnitude <= 8 * value) return value / total;
+    // The shorter side is integrated, over u in [0, 1]: theta = theta u ([0, theta]) or
+    // theta = pi - (pi - theta) u ([theta, pi]); the other side is 1 minus it. (Boost's adaptive
+    // Gauss-Kronrod compares an unscaled error estimate with a scaled tolerance, so a short
+    // interval in theta would be subdivided to the maximum depth.)
+    const RealType tol = boost::math::tools::cbrt_epsilon<RealType>() *
+                         boost::math::tools::cbrt_epsilon<RealType>();
+    using gk = boost::math::quadrature::gauss_kronrod<RealType, 31>;
+    if (theta > pi / 2) {
+      const RealType len = pi - theta;
+      auto integrand = [this, len](RealType u) { return len * density_at_pi_minus(len * u); };
+      const RealType upper_tail = gk::integrate(integrand, RealType(0), RealType(1), 15, tol);
+      return complement ? upper_tail : 1 - upper_tail;
     }
-    const RealType f =
-        (2 * sb * sin(theta) + (1 + ratio_) * theta - 2 * at) / (2 * pi * ratio_);
-    return complement ? 1 - f : f;
+    auto integrand = [this, theta](RealType u) { return theta * density_in_theta(theta * u); };
+    const RealType lower_tail = gk::integrate(integrand, RealType(0), RealType(1), 15, tol);
+    return complement ? 1 - lower_tail : lower_tail;
   }
 
 private:
@@ -271,6 +326,7 @@ RealType pdf(const marchenko_pastur_distribution<RealType, Policy>& d, const Rea
   using std::sqrt;
   static const char* function = "nsc::pdf(const marchenko_pastur_distribution<%1%>&, %1%)";
   RealType r;
+  if (d.check_parameters(function, r)) return r;
   if (detail::check_domain(!(isnan)(lambda), function, "argument must not be NaN (got %1%)",
                            lambda, r, Policy()))
     return r;
@@ -286,6 +342,7 @@ RealType cdf(const marchenko_pastur_distribution<RealType, Policy>& d, const Rea
   using boost::math::isnan;
   static const char* function = "nsc::cdf(const marchenko_pastur_distribution<%1%>&, %1%)";
   RealType r;
+  if (d.check_parameters(function, r)) return r;
   if (detail::check_domain(!(isnan)(lambda), function, "argument must not be NaN (got %1%)",
                            lambda, r, Policy()))
     return r;
@@ -303,6 +360,7 @@ RealType quantile(const marchenko_pastur_distribution<RealType, Policy>& d,
   static const char* function =
       "nsc::quantile(const marchenko_pastur_distribution<%1%>&, %1%)";
   RealType r;
+  if (d.check_parameters(function, r)) return r;
   if (detail::check_domain(isfinite(prob) && prob >= 0 && prob <= 1, function,
                            "probability must be in [0, 1] (got %1%)", prob, r, Policy()))
     return r;
@@ -355,12 +413,14 @@ RealType psi_mp_top_r(RealType m, RealType n, RealType v, RealType r, const Poli
   marchenko_pastur_distribution<RealType, Policy> d(beta, x);
   const RealType lam_r = quantile(d, 1 - r / p);
   const RealType theta_r = d.theta_of_lambda(lam_r);
-  auto g = [&](RealType t) {
-    return boost::math::log1p(d.lambda_of_theta(t), pol) * d.density_in_theta(t);
+  // in s = pi - theta over [0, pi - theta_r] (accurate near the upper edge, see
+  // density_at_pi_minus)
+  auto g = [&](RealType s) {
+    return boost::math::log1p(d.lambda_at_pi_minus(s), pol) * d.density_at_pi_minus(s);
   };
   using std::sqrt;
   return p * boost::math::quadrature::gauss_kronrod<RealType, 61>::integrate(
-                 g, theta_r, boost::math::constants::pi<RealType>(), 15,
+                 g, RealType(0), boost::math::constants::pi<RealType>() - theta_r, 15,
                  sqrt(boost::math::tools::epsilon<RealType>()));
 }
 

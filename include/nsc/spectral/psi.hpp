@@ -34,8 +34,10 @@ inline estimator parse_estimator(std::string_view name) {
 template <class Real, class Policy>
 Real psi(Real rows, Real cols, const entry_moments<Real>& mom, estimator est, const Policy& pol) {
   if (mom.orthogonal) {
-    // Validate the shape through psi_mp (v = 1), then the exact deterministic value.
-    if (psi_mp(rows, cols, Real(1), pol) == 0) return 0;
+    // Validate the shape through psi_mp (v = 1), then the exact deterministic value. Under a
+    // non-throwing policy a bad shape gives NaN there, which is passed on.
+    const Real check = psi_mp(rows, cols, Real(1), pol);
+    if (check == 0 || (boost::math::isnan)(check)) return check;
     const Real p = rows < cols ? rows : cols;
     return p * boost::math::log1p(mom.gain * mom.gain, pol);
   }
