@@ -51,21 +51,28 @@ nsc::init make_init(const psi_args& a) {
 int run_psi(const psi_args& a) {
   const nsc::init ini = make_init(a);
   const double rows = double(a.rows), cols = double(a.cols);
-  const nsc::entry_moments<double> m = nsc::moments(ini, nsc::linear_fans(rows, cols));
-  const double psi_mp = nsc::psi(rows, cols, m, nsc::estimator::mp, nsc::default_policy());
-  const double psi_fs = nsc::psi(rows, cols, m, nsc::estimator::fs, nsc::default_policy());
+  const auto f = nsc::linear_fans(rows, cols);
+  const double psi_mp = nsc::psi(rows, cols, ini, f, nsc::estimator::mp, nsc::default_policy());
+  const double psi_fs = nsc::psi(rows, cols, ini, f, nsc::estimator::fs, nsc::default_policy());
+  // A zero-size matrix has psi = 0 and no entry law (its fans may be 0).
+  const bool empty = a.rows == 0 || a.cols == 0;
+  const nsc::entry_moments<double> m =
+      empty ? nsc::entry_moments<double>{0, 0} : nsc::moments(ini, f);
   // Orthogonal: not i.i.d.; report the mean squared entry g^2 / max(rows, cols).
   const double q = std::max(rows, cols);
-  const double variance = m.orthogonal ? (q > 0 ? m.gain * m.gain / q : 0.0) : m.variance;
+  const double variance = m.orthogonal ? m.gain * m.gain / q : m.variance;
+  const bool has_law = !empty;
+  const bool has_kurtosis = has_law && !m.orthogonal;
 
   std::optional<nsc::psi_w_monte_carlo_result> mc;
+  std::string mc_dist;
   if (a.mc_trials > 0) {
-    const bool uniform_init = ini.kind == nsc::init_kind::xavier_uniform ||
-                              ini.kind == nsc::init_kind::kaiming_uniform ||
-                              ini.kind == nsc::init_kind::torch_default;
-    const bool uniform = a.dist.empty() ? uniform_init : a.dist == "uniform";
-    const auto dist = uniform ? nsc::entry_distribution::uniform : nsc::entry_distribution::normal;
-    mc = nsc::psi_w_monte_carlo(a.rows, a.cols, ini, a.mc_trials, a.seed, dist);
+    const auto dist = a.dist.empty()       ? nsc::entry_distribution::from_init
+                      : a.dist == "uniform" ? nsc::entry_distribution::uniform
+                                            : nsc::entry_distribution::normal;
+    mc = nsc::psi_w_monte_carlo(a.rows, a.cols, ini, static_cast<Eigen::Index>(a.mc_trials),
+                                a.seed, dist);
+    mc_dist = a.dist.empty() ? "as the init draws" : a.dist;
   }
 
   if (a.json) {
@@ -75,17 +82,14 @@ int run_psi(const psi_args& a) {
     j["init"] = a.init_name;
     j["psi_mp"] = psi_mp;
     j["psi_fs"] = psi_fs;
-    j["variance"] = variance;
-    if (m.orthogonal)
-      j["kurtosis_excess"] = nullptr;
-    else
-      j["kurtosis_excess"] = m.kurtosis_excess;
+    j["variance"] = has_law ? nlohmann::json(variance) : nlohmann::json(nullptr);
+    j["kurtosis_excess"] = has_kurtosis ? nlohmann::json(m.kurtosis_excess) : nlohmann::json(nullptr);
     if (mc) {
       j["psi_w_mean"] = mc->mean;
       j["psi_w_stderr"] = mc->standard_error;
       j["mc_trials"] = mc->trials;
       j["mc_seed"] = a.seed;
-      j["mc_dist"] = mc->distribution;
+      j["mc_dist"] = a.dist.empty() ? std::string("from_init") : a.dist;
     }
     nsc_cli::print_json(j);
     return 0;
@@ -94,17 +98,34 @@ int run_psi(const psi_args& a) {
               static_cast<long long>(a.cols), a.init_name.c_str());
   std::printf("psi_mp          %.17g\n", psi_mp);
   std::printf("psi_fs          %.17g\n", psi_fs);
-  std::printf("variance        %.17g%s\n", variance, m.orthogonal ? "  (mean squared entry)" : "");
-  if (m.orthogonal)
-    std::printf("kurtosis_excess n/a (orthogonal: deterministic spectrum)\n");
+  if (!has_law)
+    std::printf("variance        n/a (zero-size matrix)\n");
   else
+    std::printf("variance        %.17g%s\n", variance, m.orthogonal ? "  (mean squared entry)" : "");
+  if (has_kurtosis)
     std::printf("kurtosis_excess %.17g\n", m.kurtosis_excess);
+  else
+    std::printf("kurtosis_excess n/a (%s)\n",
+                has_law ? "orthogonal: deterministic spectrum" : "zero-size matrix");
   if (mc)
     std::printf("psi_w (MC)      %.17g +- %.3g  (%zu trials, seed %llu, %s entries)\n", mc->mean,
                 mc->standard_error, mc->trials, static_cast<unsigned long long>(a.seed),
-                mc->distribution.c_str());
+                mc_dist.c_str());
   return 0;
 }
+
+// CLI11's NonNegativeNumber prints its range as a 300-digit double; say the rule instead.
+const CLI::Validator non_negative_integer(
+    [](std::string& s) -> std::string {
+      try {
+        std::size_t pos = 0;
+        const long long v = std::stoll(s, &pos);
+        if (pos == s.size() && v >= 0) return {};
+      } catch (const std::exception&) {
+      }
+      return "must be an integer >= 0 (got " + s + ")";
+    },
+    "INT>=0");
 
 const nsc_cli::command psi_command{"psi", [](CLI::App& app) -> std::function<int()> {
   auto args = std::make_shared<psi_args>();
@@ -113,10 +134,10 @@ const nsc_cli::command psi_command{"psi", [](CLI::App& app) -> std::function<int
              "fan_in) under an initialisation: psi_MP, psi_FS, entry variance and kurtosis");
   sub->add_option("--rows", args->rows, "out features (fan_out)")
       ->required()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer);
   sub->add_option("--cols", args->cols, "in features (fan_in)")
       ->required()
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_integer);
   sub->add_option("--init", args->init_name,
                   "xavier_normal, xavier_uniform, kaiming_normal, kaiming_uniform, "
                   "torch_default, normal, truncated_normal, orthogonal")
@@ -143,8 +164,9 @@ const nsc_cli::command psi_command{"psi", [](CLI::App& app) -> std::function<int
                  ->check(CLI::Range(std::size_t(2), std::size_t(100000000)));
   sub->add_option("--seed", args->seed, "Monte Carlo seed")->needs(mc)->capture_default_str();
   sub->add_option("--dist", args->dist,
-                  "Monte Carlo entry distribution (default: as the initialisation draws, "
-                  "uniform for *_uniform and torch_default, normal otherwise)")
+                  "Monte Carlo entry distribution (default: as the initialisation draws: "
+                  "uniform for *_uniform and torch_default, truncated normal, Haar orthogonal, "
+                  "normal otherwise)")
       ->needs(mc)
       ->check(CLI::IsMember({"normal", "uniform"}));
   return [args] { return run_psi(*args); };

@@ -46,10 +46,13 @@ Real psi(Real rows, Real cols, const entry_moments<Real>& mom, estimator est, co
 }
 
 /// psi of a weight of shape (rows, cols) = (out, in) under initialisation `ini` with the given
-/// fans (conv weights: conv_fans), by estimator `est`.
+/// fans (conv weights: conv_fans), by estimator `est`. A zero-size matrix (rows or cols = 0)
+/// has psi = 0 whatever the initialisation (there is nothing to initialise, so the init's own
+/// fan checks are not applied); negative or non-finite sizes are domain errors.
 template <class Real, class Policy>
 Real psi(Real rows, Real cols, const basic_init<Real>& ini, const fans<Real>& f, estimator est,
          const Policy& pol) {
+  if (rows == 0 || cols == 0) return psi_mp(rows, cols, Real(1), pol); // validates, returns 0
   return psi(rows, cols, moments(ini, f, pol), est, pol);
 }
 
