@@ -1,0 +1,358 @@
+// nsc prune: NSC-DP structured pruning of a Hugging Face model in the LoNAS space.
+//
+//   nsc prune CONFIG.json --space lonas [--params 5.7e9 | --tflops X] [--front]
+//             [--format table|csv|json] [--json] [--seq-len 256] [--count-final-norm]
+//             [--emit-config OUT.json] [--plot OUT.png]
+//
+// The space is derived from the config (nsc/search/lonas.hpp, lonas_space_from_spec): per layer
+// an FFN width floor(intermediate_size * j / 8), j in {8, 7, 6, 5, 4} (LLaMA-7B: 11008, 9632,
+// 8256, 6880, 5504), and a q/k/v LoRA rank in {32, 28}; o/gate/up/down adapters at rank 32;
+// Q/K/V and o_proj scored per head, Xavier of each block, psi_MP (the paper's LoNAS convention).
+// Params follow the reference formula (embeddings, LM head, layers; LoRA not counted; the final
+// norm only with --count-final-norm), so LLaMA-7B at 5.7e9 gives the paper's answer: rank 32
+// everywhere, width 8256 in 30 layers and 9632 in 2, 5,690,097,664 params, NSC 881196.752.
+// TFLOPs = multiply-accumulates for one sequence of --seq-len tokens / 1e12 (the paper's T = 256).
+// One DP pass gives the whole front (one optimum per reachable cost); the budget's answer is read
+// off it. Without a budget the answer is the unconstrained optimum.
+//
+// Output: a summary (default; the front compactly with --front), CSV (--format csv: one row per
+// front point with --front, plus the chosen and the unpruned model), or ONE JSON object (--json /
+// --format json): nsc, params, params_total_hf (Hugging Face's exact count of the pruned model,
+// what `nsc score` reports), tflops, intermediate_sizes, lora_ranks, seq_len, budget, unpruned,
+// time_seconds, stats, and with --front "front": [{nsc, params, tflops, intermediate_sizes,
+// lora_ranks}] ascending in params.
+// --emit-config OUT.json writes the config with the nsc extensions intermediate_sizes and
+// lora_ranks, which `nsc score OUT.json` reads back (same params_total as params_total_hf).
+// --plot OUT.png runs scripts/plot_front.py (python3 with matplotlib) on the front; if that is not
+// possible it prints the command to run.
+#include "cli.hpp"
+
+#include <nsc/io/hf_config.hpp>
+#include <nsc/model/resources.hpp>
+#include <nsc/model/transformer.hpp>
+#include <nsc/search/lonas.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct prune_args {
+  std::string config;
+  std::string space = "lonas";
+  std::optional<double> params;
+  std::optional<double> tflops;
+  bool front = false;
+  std::string format = "table";
+  bool json = false;
+  std::int64_t seq_len = 256;
+  bool count_final_norm = false;
+  std::string emit_config;
+  std::string plot;
+};
+
+std::string grouped(std::int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string billions(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6fB", v / 1e9);
+  return buf;
+}
+
+/// "8256 x 30, 9632 x 2" (largest count first).
+std::string multiset(const std::vector<std::int64_t>& v) {
+  std::map<std::int64_t, std::size_t> counts;
+  for (std::int64_t x : v) ++counts[x];
+  std::vector<std::pair<std::int64_t, std::size_t>> items(counts.begin(), counts.end());
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::ostringstream os;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    os << (i ? ", " : "") << items[i].first << " x " << items[i].second;
+  return os.str();
+}
+
+std::string joined(const std::vector<std::int64_t>& v, char sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += sep;
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+std::string time_text(double s) {
+  char buf[64];
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+nlohmann::json candidate_json(const nsc::search::lonas_candidate& c) {
+  return {{"nsc", c.nsc},
+          {"params", c.params},
+          {"tflops", c.tflops},
+          {"ffn_sum", c.ffn_sum()},
+          {"intermediate_sizes", c.widths},
+          {"lora_ranks", c.ranks}};
+}
+
+/// Quotes a path for /bin/sh.
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) {
+    if (ch == '\'')
+      q += "'\\''";
+    else
+      q += ch;
+  }
+  return q + "'";
+}
+
+std::string plot_script() {
+#ifdef NSC_SOURCE_DIR
+  return std::string(NSC_SOURCE_DIR) + "/scripts/plot_front.py";
+#else
+  return "scripts/plot_front.py";
+#endif
+}
+
+int run_prune(const prune_args& a) {
+  std::ifstream in(a.config);
+  if (!in) throw std::invalid_argument("nsc prune: cannot open config file (got " + a.config + ")");
+  nlohmann::json raw;
+  try {
+    raw = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument("nsc prune: " + a.config + ": invalid JSON: " + e.what());
+  }
+  nsc::hf_model m = nsc::read_hf_config(raw);
+  if (!raw.contains("_name_or_path")) m.spec.name = std::filesystem::path(a.config).stem().string();
+  if (a.params && a.tflops)
+    throw std::invalid_argument("nsc prune: give --params or --tflops, not both");
+
+  nsc::search::lonas_space_settings ss;
+  ss.seq_len = a.seq_len;
+  ss.count_final_norm = a.count_final_norm;
+  nsc::search::lonas_search_settings s;
+  if (a.params) s.budget = *a.params;
+  if (a.tflops) {
+    s.budget = *a.tflops * 1e12;
+    s.cost = nsc::search::lonas_cost::macs;
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const nsc::search::lonas_space space = nsc::search::lonas_space_from_spec(m.spec, ss);
+  const nsc::search::lonas_search_result r = nsc::search::search_lonas(space, s);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (!r.best) {
+    std::fprintf(stderr,
+                 "nsc: infeasible: the smallest model of the space needs %s %s; the budget is %s\n",
+                 a.tflops ? (std::to_string(double(r.front.front().macs) / 1e12) + " TFLOPs").c_str()
+                          : grouped(r.front.front().params).c_str(),
+                 a.tflops ? "" : "params",
+                 a.tflops ? (std::to_string(*a.tflops) + " TFLOPs").c_str()
+                          : grouped(*r.budget).c_str());
+    return 1;
+  }
+  const nsc::search::lonas_candidate& b = *r.best;
+  const nsc::transformer_spec pruned = nsc::search::lonas_apply(m.spec, b, ss);
+  const std::int64_t hf_params = nsc::count(nsc::make_transformer(pruned, double(a.seq_len))).total();
+
+  if (!a.emit_config.empty()) {
+    std::ofstream out(a.emit_config);
+    if (!out) throw std::invalid_argument("nsc prune: cannot write --emit-config (got " + a.emit_config + ")");
+    nlohmann::json cfg = nsc::with_nsc_extensions(raw, pruned);
+    out << cfg.dump(2) << "\n";
+  }
+
+  nlohmann::json j = candidate_json(b);
+  j["model"] = m.spec.name;
+  j["model_type"] = m.model_type;
+  j["space"] = a.space;
+  j["params_total_hf"] = hf_params;
+  j["seq_len"] = a.seq_len;
+  j["budget"] = r.budget ? nlohmann::json(*r.budget) : nlohmann::json(nullptr);
+  j["budget_kind"] = a.tflops ? "macs" : "params";
+  j["unpruned"] = candidate_json(r.unpruned);
+  j["front_points"] = r.front.size();
+  j["time_seconds"] = secs;
+  j["stats"] = {{"dp_runs", r.stats.dp_runs},
+                {"cells", r.stats.cells},
+                {"cell_updates", r.stats.cell_updates},
+                {"layer_scores", r.stats.layer_scores}};
+  if (!a.emit_config.empty()) j["emitted_config"] = a.emit_config;
+
+  // The plot reads the whole front (always), the chosen and the unpruned model.
+  std::string plot_note;
+  if (!a.plot.empty()) {
+    nlohmann::json pj = j;
+    nlohmann::json f = nlohmann::json::array();
+    for (const auto& c : r.front) f.push_back(candidate_json(c));
+    pj["front"] = std::move(f);
+    const std::filesystem::path tmp =
+        std::filesystem::temp_directory_path() /
+        ("nsc_front_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pj)) + ".json");
+    {
+      std::ofstream out(tmp);
+      out << pj.dump() << "\n";
+    }
+    // Interpreters tried in turn: $NSC_PYTHON, python3 on the PATH, /usr/bin/python3 (Debian's,
+    // where python3-matplotlib installs); the first that succeeds wins.
+    std::vector<std::string> pythons;
+    if (const char* env = std::getenv("NSC_PYTHON"); env && *env) pythons.emplace_back(env);
+    pythons.emplace_back("python3");
+    if (std::filesystem::exists("/usr/bin/python3")) pythons.emplace_back("/usr/bin/python3");
+    const std::string tail = " " + shell_quote(plot_script()) + " " + shell_quote(tmp.string()) +
+                             " -o " + shell_quote(a.plot) + " --title " +
+                             shell_quote(m.spec.name + " (LoNAS space)");
+    bool ok = false;
+    for (const std::string& py : pythons) {
+      if (std::system((shell_quote(py) + tail + " >/dev/null 2>&1").c_str()) == 0) {
+        ok = true;
+        break;
+      }
+    }
+    if (ok) {
+      plot_note = "plot     " + a.plot + " (NSC against params and TFLOPs; chosen and unpruned marked)";
+      std::filesystem::remove(tmp);
+      j["plot"] = a.plot;
+    } else {
+      plot_note = "plot     not written (python3 with matplotlib needed); run: python3" + tail +
+                  "  (front kept in " + tmp.string() + ")";
+    }
+  }
+
+  const std::string format = a.json ? "json" : a.format;
+  if (format == "json") {
+    if (a.front) {
+      nlohmann::json f = nlohmann::json::array();
+      for (const auto& c : r.front) f.push_back(candidate_json(c));
+      j["front"] = std::move(f);
+    }
+    nsc_cli::print_json(j);
+    if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
+    return 0;
+  }
+  if (format == "csv") {
+    std::printf("kind,params,tflops,nsc,ffn_sum,intermediate_sizes,lora_ranks\n");
+    auto row = [](const char* kind, const nsc::search::lonas_candidate& c) {
+      std::printf("%s,%lld,%.17g,%.17g,%lld,%s,%s\n", kind, static_cast<long long>(c.params),
+                  c.tflops, c.nsc, static_cast<long long>(c.ffn_sum()), joined(c.widths, ';').c_str(),
+                  joined(c.ranks, ';').c_str());
+    };
+    row("chosen", b);
+    row("unpruned", r.unpruned);
+    if (a.front)
+      for (const auto& c : r.front) row("front", c);
+    if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
+    return 0;
+  }
+
+  const auto& o = space.options;
+  std::vector<std::int64_t> widths = space.widths, ranks = space.ranks;
+  std::printf("NSC-DP pruning  %s (%s, %lld layers), LoNAS space\n", m.spec.name.c_str(),
+              m.model_type.c_str(), static_cast<long long>(space.layers));
+  std::printf("space    per layer: q/k/v LoRA rank {%s} x FFN width {%s} (%zu options; "
+              "o/gate/up/down adapters at rank %lld)\n"
+              "scoring  the paper's LoNAS convention: Xavier of each block, psi_MP, q/k/v/o per "
+              "head, LoRA adapters scored\n",
+              joined(ranks, ',').c_str(), joined(widths, ',').c_str(), o.size(),
+              static_cast<long long>(space.adapter_rank));
+  std::printf("unpruned %s params (%s), %.4f TFLOPs at T = %lld, NSC %.3f\n",
+              grouped(r.unpruned.params).c_str(), billions(double(r.unpruned.params)).c_str(),
+              r.unpruned.tflops, static_cast<long long>(a.seq_len), r.unpruned.nsc);
+  if (r.budget)
+    std::printf("budget   %s\n", a.tflops ? (nsc_cli::fmt(*a.tflops, 6) + " TFLOPs").c_str()
+                                          : (grouped(*r.budget) + " params").c_str());
+  else
+    std::printf("budget   none (the unconstrained optimum)\n");
+  std::printf("best     %s params (%s), %.4f TFLOPs, NSC %.3f\n", grouped(b.params).c_str(),
+              billions(double(b.params)).c_str(), b.tflops, b.nsc);
+  std::printf("         FFN widths %s; q/k/v ranks %s\n", multiset(b.widths).c_str(),
+              multiset(b.ranks).c_str());
+  if (a.count_final_norm == false && hf_params != b.params)
+    std::printf("         (Hugging Face count incl. the final norm: %s)\n", grouped(hf_params).c_str());
+  if (a.front) {
+    std::printf("front    %zu points, %s .. %s params, %.4f .. %.4f TFLOPs (one DP pass; every "
+                "budget's optimum)\n",
+                r.front.size(), billions(double(r.front.front().params)).c_str(),
+                billions(double(r.front.back().params)).c_str(), r.front.front().tflops,
+                r.front.back().tflops);
+    std::printf("         %14s %8s %12s  %s\n", "params", "TFLOPs", "NSC", "FFN widths");
+    const std::size_t n = r.front.size();
+    const std::size_t rows = std::min<std::size_t>(n, 9);
+    for (std::size_t k = 0; k < rows; ++k) {
+      const std::size_t i = rows == 1 ? 0 : k * (n - 1) / (rows - 1);
+      const auto& c = r.front[i];
+      std::printf("         %14s %8.4f %12.3f  %s%s\n", billions(double(c.params)).c_str(), c.tflops,
+                  c.nsc, multiset(c.widths).c_str(),
+                  multiset(c.ranks) == multiset(b.ranks) ? "" : (" (ranks " + multiset(c.ranks) + ")").c_str());
+    }
+    if (n > rows) std::printf("         (%zu rows shown of %zu; --format csv or --json for all)\n", rows, n);
+  }
+  if (!a.emit_config.empty())
+    std::printf("config   %s (intermediate_sizes, lora_ranks; read back by nsc score)\n",
+                a.emit_config.c_str());
+  if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
+  std::printf("work     %zu layer options scored, 1 DP: %llu cells, %llu cell updates\n", o.size(),
+              static_cast<unsigned long long>(r.stats.cells),
+              static_cast<unsigned long long>(r.stats.cell_updates));
+  std::printf("time     %s (space incl. psi, DP and front)\n", time_text(secs).c_str());
+  return 0;
+}
+
+const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function<int()> {
+  auto args = std::make_shared<prune_args>();
+  auto* sub = app.add_subcommand(
+      "prune", "NSC-DP structured pruning of a Hugging Face model (LoNAS space: per-layer FFN "
+               "width and q/k/v LoRA rank) under a params or TFLOPs budget, with the whole front");
+  sub->add_option("config", args->config, "path to a Hugging Face config.json (llama-like)")
+      ->required();
+  sub->add_option("--space", args->space, "pruning space (lonas)")
+      ->check(CLI::IsMember({"lonas"}));
+  sub->add_option("--params", args->params, "upper bound on params (e.g. 5.7e9)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--tflops", args->tflops, "upper bound on TFLOPs at --seq-len instead")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--front", args->front, "also print the Pareto front (all points in csv/json)");
+  sub->add_option("--format", args->format, "table (default), csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  sub->add_flag("--json", args->json, "same as --format json");
+  sub->add_option("--seq-len", args->seq_len, "T of the TFLOPs (default 256, the paper's)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 24));
+  sub->add_flag("--count-final-norm", args->count_final_norm,
+                "count the final norm in params (Hugging Face's exact count; the reference "
+                "formula leaves it out)");
+  sub->add_option("--emit-config", args->emit_config,
+                  "write the chosen model as a config.json with intermediate_sizes and lora_ranks");
+  sub->add_option("--plot", args->plot, "write a PNG of the front (scripts/plot_front.py)");
+  return [args] { return run_prune(*args); };
+}};
+
+} // namespace

@@ -1,0 +1,661 @@
+// nsc search: NSC-DP, the exact search of the best architecture under a budget.
+//
+//   nsc search txl [--params 38.4e6] [--tolerance 0.05] [--json] [--front]
+//   nsc search autoformer --space tiny|small|base [--params X] [--method factored|joint]
+//                         [--json] [--front]
+//   nsc search nats-sss [--params B] [--dataset cifar10|cifar100|imagenet16-120]
+//                       [--protocol xautodl|reference-fr|reference-1x1] [--top K]
+//                       [--data PATH] [--json] [--front]
+//   nsc search --space SPACE.json [--budget B] [--json] [--front]
+//
+// txl, autoformer and nats-sss are the paper's searches (reference-conventions.md, "The
+// searches"; nsc/search/{transformer_xl,autoformer,nats_sss}.hpp). --space runs the generic
+// search on a SPACE.json (nsc/io/search_space.hpp): named groups of (value, cost) options, or a
+// Transformer with per-layer (d_ff, n_heads[, n_kv_heads]) choices.
+//
+// Output: a human-readable summary (default), or with --json ONE object: nsc, params (and
+// flops / tflops where defined), the architecture's own fields (txl: d_model, n_layer, d_inner;
+// autoformer: embed_dim, depth, mlp_ratio, num_heads; nats-sss: channels, arch), time_seconds,
+// stats, and with --front the list of such objects under "front" (ascending params). Every
+// command prints the time the search took (parsing and file reading excluded). A budget that
+// nothing meets prints "nsc: infeasible: ..." on stderr and exits with status 1.
+#include "cli.hpp"
+
+#include <nsc/io/nats_sss.hpp>
+#include <nsc/io/search_space.hpp>
+#include <nsc/presets/autoformer.hpp>
+#include <nsc/presets/nats_sss.hpp>
+#include <nsc/presets/transformer_xl.hpp>
+#include <nsc/search/autoformer.hpp>
+#include <nsc/search/common.hpp>
+#include <nsc/search/groups.hpp>
+#include <nsc/search/nats_sss.hpp>
+#include <nsc/search/transformer_space.hpp>
+#include <nsc/search/transformer_xl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+/// 40211712 -> "40,211,712".
+std::string grouped(std::int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+/// 40211712 -> "40.21M", 5690097664 -> "5.690098B".
+std::string human(double v) {
+  char buf[64];
+  if (v >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.6fB", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string time_text(double s) {
+  char buf[64];
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+/// A multiset of per-layer values, largest count first: "8256 x 30, 9632 x 2".
+template <class T>
+std::string multiset(const std::vector<T>& v) {
+  std::map<T, std::size_t> counts;
+  for (const T& x : v) ++counts[x];
+  std::vector<std::pair<T, std::size_t>> items(counts.begin(), counts.end());
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::ostringstream os;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    os << (i ? ", " : "") << items[i].first << " x " << items[i].second;
+  return os.str();
+}
+
+template <class T>
+std::string list_text(const std::vector<T>& v) {
+  std::ostringstream os;
+  os << "[";
+  for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  os << "]";
+  return os.str();
+}
+
+nlohmann::json stats_json(const nsc::search::search_stats& s) {
+  return {{"outer_configs", s.outer_configs}, {"skipped", s.skipped}, {"bounded", s.bounded},
+          {"dp_runs", s.dp_runs},             {"cells", s.cells},
+          {"cell_updates", s.cell_updates},   {"layer_scores", s.layer_scores},
+          {"candidates", s.candidates}};
+}
+
+void print_work(const nsc::search::search_stats& s) {
+  std::printf("work     %zu outer configurations (%zu cannot meet the budget%s), %zu DP%s, "
+              "%s cells, %s cell updates, %zu layer scores\n",
+              s.outer_configs, s.skipped,
+              s.bounded ? (", " + std::to_string(s.bounded) + " cannot beat the best (bound)").c_str() : "",
+              s.dp_runs, s.dp_runs == 1 ? "" : "s", grouped(std::int64_t(s.cells)).c_str(),
+              grouped(std::int64_t(s.cell_updates)).c_str(), s.layer_scores);
+}
+
+/// Indices of at most `rows` points spread evenly over n (first and last included).
+std::vector<std::size_t> sample_rows(std::size_t n, std::size_t rows) {
+  std::vector<std::size_t> out;
+  if (n <= rows) {
+    for (std::size_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  for (std::size_t k = 0; k < rows; ++k) out.push_back(k * (n - 1) / (rows - 1));
+  return out;
+}
+
+int infeasible(const std::string& what) {
+  std::fprintf(stderr, "nsc: infeasible: %s\n", what.c_str());
+  return 1;
+}
+
+// ---- txl ---------------------------------------------------------------------------------
+
+struct txl_args {
+  double params = 38.4e6;
+  double tolerance = 0.05;
+  bool json = false;
+  bool front = false;
+};
+
+nlohmann::json txl_json(const nsc::search::transformer_xl_candidate& c) {
+  return {{"nsc", c.nsc},
+          {"params", c.params},
+          {"d_model", c.d_model},
+          {"n_layer", c.n_layer()},
+          {"d_inner", c.d_inner}};
+}
+
+int run_txl(const txl_args& a) {
+  auto space = nsc::presets::transformer_xl_reference_search_space();
+  space.budget = a.params;
+  space.tolerance = a.tolerance;
+  const auto t0 = clock_type::now();
+  const auto r = nsc::search::search_transformer_xl(space, {.front = a.front, .mck = {}});
+  const double secs = seconds_since(t0);
+  if (!r.best)
+    return infeasible("no Transformer-XL of the space has params in [" + grouped(r.band_lo) +
+                      ", " + grouped(r.band_hi) + "]");
+  if (a.json) {
+    nlohmann::json j = txl_json(*r.best);
+    j["search"] = "transformer-xl";
+    j["budget"] = a.params;
+    j["tolerance"] = a.tolerance;
+    j["band"] = {r.band_lo, r.band_hi};
+    j["time_seconds"] = secs;
+    j["stats"] = stats_json(r.stats);
+    if (a.front) {
+      nlohmann::json f = nlohmann::json::array();
+      for (const auto& c : r.front) f.push_back(txl_json(c));
+      j["front"] = std::move(f);
+    }
+    nsc_cli::print_json(j);
+    return 0;
+  }
+  const auto& b = *r.best;
+  std::printf("NSC-DP   Transformer-XL, search convention (psi_.02, merged QKV; params "
+              "L (4 d^2 + 9 d) + sum_l d_inner_l (2 d + 1))\n");
+  std::printf("space    d_model %s x n_layer %s, per layer d_inner from %zu values %s\n",
+              list_text(space.d_model).c_str(), list_text(space.n_layer).c_str(),
+              space.d_inner.size(), list_text(space.d_inner).c_str());
+  std::printf("budget   %s +- %g%%: params in [%s, %s]\n", grouped(std::llround(a.params)).c_str(),
+              a.tolerance * 100, grouped(r.band_lo).c_str(), grouped(r.band_hi).c_str());
+  std::printf("best     d_model %lld, n_layer %zu, d_inner %s\n", static_cast<long long>(b.d_model),
+              b.n_layer(), multiset(b.d_inner).c_str());
+  std::printf("         params %s (%s), NSC %.6f\n", grouped(b.params).c_str(),
+              human(double(b.params)).c_str(), b.nsc);
+  if (a.front) {
+    std::printf("front    %zu points (NSC-optimal for every budget <= %s)%s\n", r.front.size(),
+                grouped(r.band_hi).c_str(), r.front.size() > 25 ? "; --json lists all" : "");
+    std::printf("         %14s %12s %8s %8s  %s\n", "params", "NSC", "d_model", "n_layer", "d_inner");
+    for (std::size_t i : sample_rows(r.front.size(), 25)) {
+      const auto& c = r.front[i];
+      std::printf("         %14s %12.4f %8lld %8zu  %s\n", grouped(c.params).c_str(), c.nsc,
+                  static_cast<long long>(c.d_model), c.n_layer(), multiset(c.d_inner).c_str());
+    }
+  }
+  print_work(r.stats);
+  std::printf("time     %s\n", time_text(secs).c_str());
+  return 0;
+}
+
+// ---- autoformer --------------------------------------------------------------------------
+
+struct autoformer_args {
+  std::string space;
+  std::optional<double> params;
+  std::string method = "factored";
+  bool json = false;
+  bool front = false;
+};
+
+nlohmann::json af_json(const nsc::search::autoformer_candidate& c) {
+  return {{"nsc", c.nsc},
+          {"params", c.params},
+          {"embed_dim", c.arch.embed_dim},
+          {"depth", c.arch.depth()},
+          {"mlp_ratio", c.arch.mlp_ratio},
+          {"num_heads", c.arch.num_heads}};
+}
+
+int run_autoformer(const autoformer_args& a) {
+  const auto space = nsc::search::autoformer_space(a.space);
+  nsc::search::autoformer_search_settings s;
+  s.param_limit = a.params;
+  s.front = a.front;
+  s.method = nsc::search::parse_autoformer_method(a.method);
+  const auto t0 = clock_type::now();
+  const auto r = nsc::search::search_autoformer(space, s);
+  const double secs = seconds_since(t0);
+  if (!r.best)
+    return infeasible("no AutoFormer-" + a.space + " subnet has at most " + grouped(r.limit) +
+                      " params");
+  if (a.json) {
+    nlohmann::json j = af_json(*r.best);
+    j["search"] = "autoformer";
+    j["space"] = a.space;
+    j["limit"] = r.limit;
+    j["method"] = a.method;
+    j["time_seconds"] = secs;
+    j["stats"] = stats_json(r.stats);
+    if (a.front) {
+      nlohmann::json f = nlohmann::json::array();
+      for (const auto& c : r.front) f.push_back(af_json(c));
+      j["front"] = std::move(f);
+    }
+    nsc_cli::print_json(j);
+    return 0;
+  }
+  const auto& b = *r.best;
+  std::string title = a.space;
+  if (!title.empty()) title[0] = char(title[0] - 'a' + 'A');
+  std::printf("NSC-DP   AutoFormer-%s, search convention (head dim 64, psi_X; fixed 969 e params "
+              "and psi_X(e, 768))\n",
+              title.c_str());
+  std::printf("space    embed_dim %s x depth %s, per layer mlp_ratio %s x num_heads %s\n",
+              list_text(space.embed_dim).c_str(), list_text(space.depth).c_str(),
+              list_text(space.mlp_ratio).c_str(), list_text(space.num_heads).c_str());
+  std::printf("limit    %s params%s\n", grouped(r.limit).c_str(),
+              a.params ? "" : " (the space's default)");
+  std::printf("best     embed_dim %lld, depth %zu\n", static_cast<long long>(b.arch.embed_dim),
+              b.arch.depth());
+  std::printf("         mlp_ratio %s\n", list_text(b.arch.mlp_ratio).c_str());
+  std::printf("         num_heads %s\n", list_text(b.arch.num_heads).c_str());
+  std::printf("         params %s (%s), NSC %.6f\n", grouped(b.params).c_str(),
+              human(double(b.params)).c_str(), b.nsc);
+  if (a.front) {
+    std::printf("front    %zu points (NSC-optimal for every budget <= %s)%s\n", r.front.size(),
+                grouped(r.limit).c_str(), r.front.size() > 25 ? "; --json lists all" : "");
+    std::printf("         %14s %12s %9s %5s  %-22s %s\n", "params", "NSC", "embed_dim", "depth",
+                "mlp_ratio", "num_heads");
+    for (std::size_t i : sample_rows(r.front.size(), 25)) {
+      const auto& c = r.front[i];
+      std::printf("         %14s %12.4f %9lld %5zu  %-22s %s\n", grouped(c.params).c_str(), c.nsc,
+                  static_cast<long long>(c.arch.embed_dim), c.arch.depth(),
+                  multiset(c.arch.mlp_ratio).c_str(), multiset(c.arch.num_heads).c_str());
+    }
+  }
+  std::printf("method   %s\n", a.method == "factored"
+                                   ? "factored (attention and FFN knapsacks per (embed_dim, "
+                                     "depth), fronts combined; exact)"
+                                   : "joint (one knapsack of (mlp_ratio, num_heads) options per "
+                                     "(embed_dim, depth), the paper's)");
+  print_work(r.stats);
+  std::printf("time     %s\n", time_text(secs).c_str());
+  return 0;
+}
+
+// ---- nats-sss ----------------------------------------------------------------------------
+
+struct nats_args {
+  std::optional<double> params;
+  std::string dataset = "cifar10";
+  std::string protocol = "xautodl";
+  std::size_t top = 10;
+  std::string data;
+  bool json = false;
+  bool front = false;
+};
+
+nsc::presets::nats_dataset dataset_of(const std::string& name) {
+  if (name == "imagenet16-120") return nsc::presets::nats_dataset::imagenet16_120;
+  return nsc::presets::parse_nats_dataset(name);
+}
+
+std::string default_nats_data() {
+#ifdef NSC_SOURCE_DIR
+  return std::string(NSC_SOURCE_DIR) + "/../shared/data/nats-bench-sss/nats_sss_32768.csv";
+#else
+  return "../shared/data/nats-bench-sss/nats_sss_32768.csv";
+#endif
+}
+
+int run_nats(const nats_args& a) {
+  const auto dataset = dataset_of(a.dataset);
+  nsc::search::nats_sss_search_settings s;
+  s.net = nsc::search::nats_sss_protocol_options(a.protocol, dataset);
+  s.max_params = a.params;
+  s.top_k = a.top;
+  const auto t0 = clock_type::now();
+  const auto r = nsc::search::search_nats_sss(s);
+  const double secs = seconds_since(t0);
+
+  // Accuracies (optional): a missing default file is skipped, a missing --data is an error.
+  std::optional<nsc::search::nats_sss_accuracy_report> acc;
+  std::vector<nsc::io::nats_sss_record> records;
+  const std::string data_path = a.data.empty() ? default_nats_data() : a.data;
+  if (!a.data.empty() || std::filesystem::exists(data_path)) {
+    records = nsc::io::read_nats_sss(data_path);
+    acc = nsc::search::nats_sss_join_accuracy(r, records, dataset);
+  }
+
+  if (!r.best)
+    return infeasible("no NATS-SSS architecture has at most " + grouped(*r.budget) + " params");
+  auto cand_json = [&](const nsc::search::nats_sss_candidate& c) {
+    return nlohmann::json{{"nsc", c.nsc},
+                          {"params", c.params},
+                          {"flops", 2 * c.macs},
+                          {"channels", std::vector<std::int64_t>(c.channels.begin(), c.channels.end())},
+                          {"arch", c.arch()},
+                          {"index", c.index}};
+  };
+  const std::string acc_key = std::string(nsc::presets::to_string(dataset)) + "_acc";
+  if (a.json) {
+    nlohmann::json j = cand_json(*r.best);
+    j["search"] = "nats-sss";
+    j["dataset"] = std::string(nsc::presets::to_string(dataset));
+    j["protocol"] = a.protocol;
+    j["budget"] = r.budget ? nlohmann::json(*r.budget) : nlohmann::json(nullptr);
+    j["agree"] = r.agree;
+    j["exhaustive"] = r.exhaustive_best ? cand_json(*r.exhaustive_best) : nlohmann::json(nullptr);
+    nlohmann::json top = nlohmann::json::array();
+    for (const auto& c : r.top) top.push_back(cand_json(c));
+    j["top"] = std::move(top);
+    if (acc) {
+      j["accuracy"] = {{"dataset", std::string(nsc::presets::to_string(dataset))},
+                       {"chosen", acc->chosen},
+                       {"best_of_top", acc->best_of_top_accuracy},
+                       {"best_of_top_arch", acc->best_of_top.arch()},
+                       {"best_of_top_rank", acc->best_of_top_rank},
+                       {"oracle", acc->oracle_accuracy},
+                       {"oracle_arch", acc->oracle.arch()}};
+    }
+    j["time_seconds"] = secs;
+    j["stats"] = stats_json(r.stats);
+    if (a.front) {
+      nlohmann::json f = nlohmann::json::array();
+      for (const auto& c : r.front) f.push_back(cand_json(c));
+      j["front"] = std::move(f);
+    }
+    nsc_cli::print_json(j);
+    return 0;
+  }
+  std::printf("NSC-DP   NATS-Bench SSS, %s, protocol %s (wiring %s, skip %s), paper scoring "
+              "(psi_X per conv matrix, classifier scored)\n",
+              std::string(nsc::presets::to_string(dataset)).c_str(), a.protocol.c_str(),
+              std::string(nsc::presets::to_string(s.net.wiring)).c_str(),
+              std::string(nsc::to_string(s.net.skip)).c_str());
+  std::printf("budget   %s\n",
+              r.budget ? (grouped(*r.budget) + " params").c_str() : "none (unconstrained)");
+  const auto& e = *r.exhaustive_best;
+  const auto& b = *r.best;
+  std::printf("exhaustive  32,768 architectures scored: best %s, NSC %.6f, %s params\n",
+              e.arch().c_str(), e.nsc, grouped(e.params).c_str());
+  std::printf("chain DP    best %s, NSC %.6f, %s params, %.4g MFLOPs (front: %zu points)\n",
+              b.arch().c_str(), b.nsc, grouped(b.params).c_str(), 2 * b.macs / 1e6,
+              r.front.size());
+  std::printf("agreement   exhaustive == DP: %s\n", r.agree ? "yes (same architecture, NSC bit "
+                                                             "for bit, params)"
+                                                           : "NO");
+  std::map<std::size_t, double> acc_of;
+  for (const auto& rec : records)
+    acc_of[std::size_t(rec.index)] = nsc::search::nats_sss_accuracy(rec, dataset);
+  std::printf("top-%zu by NSC:\n", r.top.size());
+  std::printf("  %4s  %-16s %12s %10s%s\n", "rank", "channels", "NSC", "params",
+              acc ? ("  " + acc_key).c_str() : "");
+  for (std::size_t i = 0; i < r.top.size(); ++i) {
+    const auto& c = r.top[i];
+    std::printf("  %4zu  %-16s %12.6f %10s", i + 1, c.arch().c_str(), c.nsc,
+                grouped(c.params).c_str());
+    if (acc) std::printf("  %.2f", acc_of[c.index]);
+    std::printf("\n");
+  }
+  if (a.front) {
+    std::printf("front    %zu points%s\n", r.front.size(),
+                r.front.size() > 25 ? " (sampled; --json lists all)" : "");
+    for (std::size_t i : sample_rows(r.front.size(), 25)) {
+      const auto& c = r.front[i];
+      std::printf("  %10s  %12.6f  %s\n", grouped(c.params).c_str(), c.nsc, c.arch().c_str());
+    }
+  }
+  if (acc) {
+    std::printf("accuracy (%s, %s):\n", acc_key.c_str(), data_path.c_str());
+    const std::string top_label = "best of NSC top-" + std::to_string(r.top.size());
+    std::printf("  %-24s %7.3f  %s\n", "chosen (NSC top-1)", acc->chosen, b.arch().c_str());
+    std::printf("  %-24s %7.3f  %s (rank %zu)\n", top_label.c_str(), acc->best_of_top_accuracy,
+                acc->best_of_top.arch().c_str(), acc->best_of_top_rank);
+    std::printf("  %-24s %7.3f  %s\n", r.budget ? "oracle (within budget)" : "oracle",
+                acc->oracle_accuracy, acc->oracle.arch().c_str());
+  } else {
+    std::printf("accuracy    no data (%s not found; --data PATH)\n", data_path.c_str());
+  }
+  std::printf("work     32,768 architectures, chain DP %s states, %s transitions\n",
+              grouped(std::int64_t(r.stats.cells)).c_str(),
+              grouped(std::int64_t(r.stats.cell_updates)).c_str());
+  std::printf("time     %s (tables, exhaustive scoring, chain DP)\n", time_text(secs).c_str());
+  return 0;
+}
+
+// ---- generic --space ---------------------------------------------------------------------
+
+struct generic_args {
+  std::string space;
+  std::optional<double> budget;
+  bool json = false;
+  bool front = false;
+};
+
+int run_generic(const generic_args& a) {
+  const nsc::io::search_space_file f = nsc::io::read_search_space_file(a.space);
+  const std::optional<double> budget = a.budget ? a.budget : f.budget;
+  if (f.type == nsc::io::search_space_file::kind::groups) {
+    const auto t0 = clock_type::now();
+    const auto r = nsc::search::search_groups(
+        f.groups, {.budget = budget, .resolution = f.resolution, .front = a.front, .mck = {}});
+    const double secs = seconds_since(t0);
+    if (!r.best) return infeasible("no selection of " + f.name + " costs at most " + nsc_cli::fmt(*budget));
+    auto cand_json = [&](const nsc::search::groups_candidate& c) {
+      nlohmann::json choice = nlohmann::json::array();
+      for (std::size_t g = 0; g < c.choice.size(); ++g)
+        choice.push_back({{"group", f.groups[g].name}, {"option", f.groups[g].options[c.choice[g]].name}});
+      return nlohmann::json{{"nsc", c.value}, {"cost", c.cost}, {"choice", std::move(choice)}};
+    };
+    if (a.json) {
+      nlohmann::json j = cand_json(*r.best);
+      j["search"] = "groups";
+      j["space"] = f.name;
+      j["budget"] = budget ? nlohmann::json(*budget) : nlohmann::json(nullptr);
+      j["resolution"] = f.resolution;
+      j["time_seconds"] = secs;
+      j["stats"] = stats_json(r.stats);
+      if (a.front) {
+        nlohmann::json fr = nlohmann::json::array();
+        for (const auto& c : r.front) fr.push_back(cand_json(c));
+        j["front"] = std::move(fr);
+      }
+      nsc_cli::print_json(j);
+      return 0;
+    }
+    std::printf("NSC-DP   %s: %zu groups, values and costs from %s\n", f.name.c_str(),
+                f.groups.size(), a.space.c_str());
+    std::printf("budget   %s\n", budget ? nsc_cli::fmt(*budget).c_str() : "none (unconstrained)");
+    std::printf("best     value %.10g, cost %.10g\n", r.best->value, r.best->cost);
+    for (std::size_t g = 0; g < f.groups.size(); ++g)
+      std::printf("         %-20s %s\n", f.groups[g].name.c_str(),
+                  f.groups[g].options[r.best->choice[g]].name.c_str());
+    if (a.front) {
+      std::printf("front    %zu points%s\n", r.front.size(),
+                  r.front.size() > 25 ? " (sampled; --json lists all)" : "");
+      for (std::size_t i : sample_rows(r.front.size(), 25))
+        std::printf("         cost %-14.10g value %.10g\n", r.front[i].cost, r.front[i].value);
+    }
+    print_work(r.stats);
+    std::printf("time     %s\n", time_text(secs).c_str());
+    return 0;
+  }
+  const auto& sp = f.transformer;
+  const auto t0 = clock_type::now();
+  const auto r = nsc::search::search_transformer_space(sp, {.budget = budget, .front = a.front, .mck = {}});
+  const double secs = seconds_since(t0);
+  if (!r.best)
+    return infeasible("no selection of " + f.name + " has " +
+                      std::string(nsc::search::to_string(sp.cost)) + " <= " + nsc_cli::fmt(*budget));
+  auto cand_json = [&](const nsc::search::transformer_space_candidate& c) {
+    nlohmann::json layers = nlohmann::json::array();
+    for (const auto& l : c.layers)
+      layers.push_back({{"d_ff", l.d_ff}, {"n_heads", l.n_heads}, {"n_kv_heads", l.n_kv_heads},
+                        {"head_dim", l.head_dim}});
+    return nlohmann::json{{"nsc", c.nsc},
+                          {"params", c.params},
+                          {"flops", c.flops},
+                          {"cost", sp.cost == nsc::search::transformer_cost::params ? c.params : c.flops},
+                          {"d_ff", [&] {
+                             std::vector<std::int64_t> v;
+                             for (const auto& l : c.layers) v.push_back(l.d_ff);
+                             return v;
+                           }()},
+                          {"n_heads", [&] {
+                             std::vector<std::int64_t> v;
+                             for (const auto& l : c.layers) v.push_back(l.n_heads);
+                             return v;
+                           }()},
+                          {"layers", std::move(layers)},
+                          {"choice", c.choice}};
+  };
+  if (a.json) {
+    nlohmann::json j = cand_json(*r.best);
+    j["search"] = "transformer";
+    j["space"] = f.name;
+    j["d_model"] = sp.d_model;
+    j["n_layer"] = sp.layers.size();
+    j["cost_kind"] = std::string(nsc::search::to_string(sp.cost));
+    j["seq_len"] = sp.seq_len;
+    j["budget"] = budget ? nlohmann::json(*budget) : nlohmann::json(nullptr);
+    j["time_seconds"] = secs;
+    j["stats"] = stats_json(r.stats);
+    if (a.front) {
+      nlohmann::json fr = nlohmann::json::array();
+      for (const auto& c : r.front) fr.push_back(cand_json(c));
+      j["front"] = std::move(fr);
+    }
+    nsc_cli::print_json(j);
+    return 0;
+  }
+  std::printf("NSC-DP   %s: Transformer d_model %lld, %zu layers, per-layer choices from %s\n",
+              f.name.c_str(), static_cast<long long>(sp.d_model), sp.layers.size(), a.space.c_str());
+  std::printf("budget   %s %s%s\n", budget ? grouped(std::llround(*budget)).c_str() : "none",
+              std::string(nsc::search::to_string(sp.cost)).c_str(),
+              sp.cost == nsc::search::transformer_cost::flops
+                  ? (" per token at seq_len " + std::to_string(sp.seq_len)).c_str()
+                  : " (layers only)");
+  std::printf("best     NSC %.6f, params %s, FLOPs/token %s\n", r.best->nsc,
+              grouped(r.best->params).c_str(), grouped(r.best->flops).c_str());
+  std::printf("         %5s %8s %8s %10s %8s\n", "layer", "d_ff", "n_heads", "n_kv_heads", "head_dim");
+  for (std::size_t i = 0; i < r.best->layers.size(); ++i) {
+    const auto& l = r.best->layers[i];
+    std::printf("         %5zu %8lld %8lld %10lld %8lld\n", i, static_cast<long long>(l.d_ff),
+                static_cast<long long>(l.n_heads),
+                static_cast<long long>(l.n_kv_heads ? l.n_kv_heads : l.n_heads),
+                static_cast<long long>(l.head_dim ? l.head_dim : sp.d_model / l.n_heads));
+  }
+  if (a.front) {
+    std::printf("front    %zu points%s\n", r.front.size(),
+                r.front.size() > 25 ? " (sampled; --json lists all)" : "");
+    for (std::size_t i : sample_rows(r.front.size(), 25))
+      std::printf("         %s %-14s NSC %.6f\n", std::string(nsc::search::to_string(sp.cost)).c_str(),
+                  grouped(sp.cost == nsc::search::transformer_cost::params ? r.front[i].params
+                                                                           : r.front[i].flops)
+                      .c_str(),
+                  r.front[i].nsc);
+  }
+  print_work(r.stats);
+  std::printf("time     %s\n", time_text(secs).c_str());
+  return 0;
+}
+
+const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::function<int()> {
+  auto g = std::make_shared<generic_args>();
+  auto t = std::make_shared<txl_args>();
+  auto af = std::make_shared<autoformer_args>();
+  auto na = std::make_shared<nats_args>();
+  auto* sub = app.add_subcommand(
+      "search", "NSC-DP: the exact NSC-optimal architecture under a budget (and the whole Pareto "
+                "front): the paper's searches (txl, autoformer, nats-sss) or a SPACE.json");
+  sub->require_subcommand(0, 1);
+  sub->add_option("--space", g->space,
+                  "SPACE.json: named groups of (value, cost) options, or a Transformer with "
+                  "per-layer choices (see examples/spaces/)");
+  sub->add_option("--budget", g->budget, "upper bound on the cost (default: the file's 'budget', else none)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--json", g->json, "print one JSON object");
+  sub->add_flag("--front", g->front, "also give the Pareto front (every budget at once)");
+
+  auto* txl = sub->add_subcommand(
+      "txl", "Transformer-XL: d_model x n_layer outer, per-layer d_inner DP, params band "
+             "(the paper: d 512, 18 layers, d_inner 1152, NSC 12391.756)");
+  txl->add_option("--params", t->params, "centre of the params band (default 38.4e6)")
+      ->check(CLI::PositiveNumber);
+  txl->add_option("--tolerance", t->tolerance, "half-width of the band, relative (default 0.05)")
+      ->check(CLI::Range(0.0, 0.999));
+  txl->add_flag("--json", t->json, "print one JSON object");
+  txl->add_flag("--front", t->front, "also give the merged Pareto front (every budget <= band top)");
+
+  auto* afc = sub->add_subcommand(
+      "autoformer", "AutoFormer: embed_dim x depth outer, per-layer (mlp_ratio, num_heads) DP, "
+                    "params limit (tiny 5.9M, small 23.5M, base 54.5M)");
+  afc->add_option("--space", af->space, "tiny, small or base")
+      ->required()
+      ->check(CLI::IsMember({"tiny", "small", "base"}));
+  afc->add_option("--params", af->params, "params limit (default: the space's)")
+      ->check(CLI::PositiveNumber);
+  afc->add_option("--method", af->method,
+                  "factored (default: attention and FFN knapsacks, exact, fast) or joint (the "
+                  "paper's single knapsack)")
+      ->check(CLI::IsMember({"factored", "joint"}));
+  afc->add_flag("--json", af->json, "print one JSON object");
+  afc->add_flag("--front", af->front, "also give the merged Pareto front (every budget <= limit)");
+
+  auto* nats = sub->add_subcommand(
+      "nats-sss", "NATS-Bench SSS: all 32,768 channel tuples scored exhaustively and by an exact "
+                  "chain DP (they must agree), NSC top-k, accuracies joined from the CSV");
+  nats->add_option("--params", na->params, "upper bound on #Params (default: none)")
+      ->check(CLI::PositiveNumber);
+  nats->add_option("--dataset", na->dataset, "cifar10 (default), cifar100 or imagenet16-120")
+      ->check(CLI::IsMember({"cifar10", "cifar100", "imagenet16-120", "imagenet16_120"}));
+  nats->add_option("--protocol", na->protocol,
+                   "xautodl (default: the trained networks), reference-fr (the paper's all-32,768 "
+                   "script) or reference-1x1 (the paper's figure)")
+      ->check(CLI::IsMember({"xautodl", "reference-fr", "reference-1x1"}));
+  nats->add_option("--top", na->top, "length of the NSC top list (default 10)")
+      ->check(CLI::Range(std::size_t(1), std::size_t(32768)));
+  nats->add_option("--data", na->data,
+                   "nats_sss_32768.csv with the accuracies (default: "
+                   "../shared/data/nats-bench-sss/nats_sss_32768.csv of the source tree, "
+                   "skipped if absent)");
+  nats->add_flag("--json", na->json, "print one JSON object");
+  nats->add_flag("--front", na->front, "also give the exact Pareto front (NSC vs params)");
+
+  return [=]() -> int {
+    if (txl->parsed() || afc->parsed() || nats->parsed()) {
+      if (!g->space.empty() || g->budget || g->json || g->front)
+        throw std::invalid_argument(
+            "nsc search: --space, --budget, --json and --front before a search name belong to "
+            "--space; put options after the search name (e.g. nsc search txl --json)");
+      if (txl->parsed()) return run_txl(*t);
+      if (afc->parsed()) return run_autoformer(*af);
+      return run_nats(*na);
+    }
+    if (g->space.empty())
+      throw std::invalid_argument(
+          "nsc search: give a search (txl, autoformer, nats-sss) or --space SPACE.json");
+    return run_generic(*g);
+  };
+}};
+
+} // namespace

@@ -1,0 +1,164 @@
+# `nsc search ...` and `nsc prune ...` (examples/nsc/cmd_search.cpp, cmd_prune.cpp): the paper's
+# answers, the --json keys of every command (objects are printed on one line with sorted keys),
+# and the unhappy paths (non-zero exit, a message naming the problem).
+
+# ---- search txl ---------------------------------------------------------------------------
+nsc_cli_test(search_txl_json
+  ARGS search txl --json
+  PASS "^\\{\"band\":\\[36480000,40320000\\],\"budget\":38400000[.0]*,\"d_inner\":\\[1152(,1152)+\\],\"d_model\":512,\"n_layer\":18,\"nsc\":12391[.]756[0-9]*,\"params\":40211712,\"search\":\"transformer-xl\",\"stats\":\\{[^}]*\\},\"time_seconds\":[0-9.e-]+,\"tolerance\":0[.]05\\}\n$")
+nsc_cli_test(search_txl_text
+  ARGS search txl
+  PASS "best     d_model 512, n_layer 18, d_inner 1152 x 18\n         params 40,211,712 [(]40[.]21M[)], NSC 12391[.]756.*time     [0-9.]+ [mu]?s")
+nsc_cli_test(search_txl_front
+  ARGS search txl --json --front
+  PASS "\"front\":\\[\\{\"d_inner\":\\[[0-9,]+\\],\"d_model\":[0-9]+,\"n_layer\":[0-9]+,\"nsc\":[0-9.e+]+,\"params\":[0-9]+\\}")
+nsc_cli_test(search_txl_front_text
+  ARGS search txl --front --params 20e6 --tolerance 0.1
+  PASS "front    [0-9]+ points")
+nsc_cli_test(search_txl_infeasible
+  ARGS search txl --params 1000
+  WILL_FAIL)
+nsc_cli_test(search_txl_infeasible_message
+  ARGS search txl --params 1000
+  PASS "nsc: infeasible: no Transformer-XL of the space has params in")
+nsc_cli_test(search_txl_bad_tolerance
+  ARGS search txl --tolerance 2
+  WILL_FAIL)
+
+# ---- search autoformer --------------------------------------------------------------------
+nsc_cli_test(search_autoformer_tiny_json
+  ARGS search autoformer --space tiny --json
+  PASS "^\\{\"depth\":14,\"embed_dim\":192,\"limit\":5900000,\"method\":\"factored\",\"mlp_ratio\":\\[[0-9.,]+\\],\"nsc\":[0-9.e+]+,\"num_heads\":\\[[0-9,]+\\],\"params\":5896704,\"search\":\"autoformer\",\"space\":\"tiny\",\"stats\":\\{[^}]*\\},\"time_seconds\":[0-9.e-]+\\}\n$")
+nsc_cli_test(search_autoformer_small
+  ARGS search autoformer --space small
+  PASS "limit    23,500,000 params.*best     embed_dim [0-9]+, depth [0-9]+\n         mlp_ratio \\[.*\\]\n         num_heads \\[.*\\]\n         params 23,[0-9,]+ ")
+nsc_cli_test(search_autoformer_base_joint
+  ARGS search autoformer --space base --method joint --json
+  PASS "\"limit\":54500000,\"method\":\"joint\".*\"params\":54[0-9][0-9][0-9][0-9][0-9][0-9],")
+nsc_cli_test(search_autoformer_override
+  ARGS search autoformer --space tiny --params 5.5e6 --json --front
+  PASS "\"front\":\\[\\{\"depth\":[0-9]+,\"embed_dim\":192,\"mlp_ratio\":.*\"limit\":5500000")
+nsc_cli_test(search_autoformer_infeasible
+  ARGS search autoformer --space tiny --params 1e6
+  WILL_FAIL)
+nsc_cli_test(search_autoformer_infeasible_message
+  ARGS search autoformer --space tiny --params 1e6
+  PASS "nsc: infeasible: no AutoFormer-tiny subnet has at most 1,000,000 params")
+nsc_cli_test(search_autoformer_bad_space
+  ARGS search autoformer --space huge
+  WILL_FAIL)
+nsc_cli_test(search_autoformer_missing_space
+  ARGS search autoformer
+  WILL_FAIL)
+
+# ---- search nats-sss ----------------------------------------------------------------------
+nsc_cli_test(search_nats_json
+  ARGS search nats-sss --params 3e5 --json
+  PASS "^\\{\"accuracy\":\\{[^}]*\"chosen\":[0-9.]+.*\"oracle\":[0-9.]+[^}]*\\},\"agree\":true,\"arch\":\"[0-9:]+\",\"budget\":300000,\"channels\":\\[[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+\\],.*\"nsc\":[0-9.e+]+,\"params\":[0-9]+,\"protocol\":\"xautodl\",\"search\":\"nats-sss\",.*\"top\":\\[")
+nsc_cli_test(search_nats_text
+  ARGS search nats-sss --dataset cifar100 --top 5
+  PASS "agreement   exhaustive == DP: yes.*top-5 by NSC:.*accuracy [(]cifar100_acc")
+nsc_cli_test(search_nats_reference
+  ARGS search nats-sss --protocol reference-fr --params 2e5 --json --front
+  PASS "\"agree\":true.*\"front\":\\[\\{\"arch\"")
+nsc_cli_test(search_nats_no_data
+  ARGS search nats-sss --data no/such/file.csv
+  WILL_FAIL)
+nsc_cli_test(search_nats_bad_dataset
+  ARGS search nats-sss --dataset mnist
+  WILL_FAIL)
+nsc_cli_test(search_nats_infeasible
+  ARGS search nats-sss --params 100
+  WILL_FAIL)
+
+# ---- search --space -----------------------------------------------------------------------
+nsc_cli_test(search_space_groups_json
+  ARGS search --space examples/spaces/ffn_widths_groups.json --json --front
+  PASS "^\\{\"budget\":10000000[.0]*,\"choice\":\\[\\{\"group\":\"layer0\",\"option\":\"d_ff=[0-9]+\"\\}.*\"cost\":[0-9.e+]+,\"front\":\\[.*\"nsc\":[0-9.e+]+,\"resolution\":1[.0]*,\"search\":\"groups\"")
+nsc_cli_test(search_space_transformer_json
+  ARGS search --space examples/spaces/gqa_transformer.json --budget 9e7 --json
+  PASS "\"cost_kind\":\"params\",\"d_ff\":\\[[0-9,]+\\],\"d_model\":1024,\"flops\":[0-9]+,.*\"n_heads\":\\[[0-9,]+\\],\"n_layer\":8,\"nsc\":[0-9.e+]+,\"params\":[0-9]+,")
+nsc_cli_test(search_space_text
+  ARGS search --space examples/spaces/gqa_transformer.json
+  PASS "best     NSC [0-9.]+, params [0-9,]+, FLOPs/token")
+nsc_cli_test(search_space_infeasible
+  ARGS search --space examples/spaces/ffn_widths_groups.json --budget 10
+  WILL_FAIL)
+nsc_cli_test(search_space_missing
+  ARGS search --space no/such/space.json
+  PASS "nsc::read_search_space: cannot open file [(]got no/such/space.json[)]")
+nsc_cli_test(search_nothing
+  ARGS search
+  WILL_FAIL)
+nsc_cli_test(search_nothing_message
+  ARGS search
+  PASS "give a search [(]txl, autoformer, nats-sss[)] or --space SPACE.json")
+nsc_cli_test(search_unknown
+  ARGS search resnet
+  WILL_FAIL)
+
+set(_nsc_search_dir ${CMAKE_CURRENT_BINARY_DIR}/search_spaces)
+file(WRITE ${_nsc_search_dir}/empty_group.json
+  "{\"groups\": [{\"name\": \"a\", \"options\": [{\"value\": 1, \"cost\": 2}]}, {\"name\": \"b\", \"options\": []}]}\n")
+file(WRITE ${_nsc_search_dir}/bad_dff.json
+  "{\"transformer\": {\"d_model\": 512, \"n_layers\": 2, \"choices\": [{\"d_ff\": \"wide\", \"n_heads\": 8}]}}\n")
+nsc_cli_test(search_space_empty_group
+  ARGS search --space ${_nsc_search_dir}/empty_group.json
+  PASS "nsc: error: nsc::read_search_space: .*empty_group.json: /groups/1/options: a group needs at least one option [(]got \\[\\][)]")
+nsc_cli_test(search_space_bad_dff
+  ARGS search --space ${_nsc_search_dir}/bad_dff.json
+  PASS "/transformer/choices/0/d_ff: must be a positive integer [(]got \"wide\"[)]")
+nsc_cli_test(search_space_bad_dff_exit
+  ARGS search --space ${_nsc_search_dir}/bad_dff.json
+  WILL_FAIL)
+
+# ---- prune --------------------------------------------------------------------------------
+nsc_cli_test(prune_lonas_json
+  ARGS prune examples/configs/llama-7b.json --space lonas --params 5.7e9 --json
+  PASS "^\\{\"budget\":5700000000,\"budget_kind\":\"params\",\"ffn_sum\":266944,\"front_points\":129,\"intermediate_sizes\":\\[[0-9,]+\\],\"lora_ranks\":\\[32(,32)+\\],\"model\":\"llama-7b\",\"model_type\":\"llama\",\"nsc\":881196[.]752[0-9]*,\"params\":5690097664,\"params_total_hf\":5690101760,\"seq_len\":256,\"space\":\"lonas\",\"stats\":\\{[^}]*\\},\"tflops\":1[.]44[0-9]*,\"time_seconds\":[0-9.e-]+,\"unpruned\":\\{[^}]*\"params\":6738411520,[^}]*\\}\\}\n$")
+nsc_cli_test(prune_lonas_text
+  ARGS prune examples/configs/llama-7b.json --space lonas --params 5.7e9 --front
+  PASS "best     5,690,097,664 params [(]5[.]690098B[)], 1[.]4402 TFLOPs, NSC 881196[.]752\n         FFN widths 8256 x 30, 9632 x 2; q/k/v ranks 32 x 32.*front    129 points, 4[.]574151B [.][.] 6[.]738412B params")
+nsc_cli_test(prune_lonas_front_json
+  ARGS prune examples/configs/llama-7b.json --space lonas --params 5.7e9 --front --json
+  PASS "\"front\":\\[\\{\"ffn_sum\":176128,\"intermediate_sizes\":\\[5504(,5504)+\\],\"lora_ranks\":\\[32(,32)+\\],\"nsc\":[0-9.e+]+,\"params\":4574150656,\"tflops\":[0-9.]+\\}")
+nsc_cli_test(prune_lonas_csv
+  ARGS prune examples/configs/llama-7b.json --space lonas --params 5.7e9 --front --format csv
+  PASS "^kind,params,tflops,nsc,ffn_sum,intermediate_sizes,lora_ranks\nchosen,5690097664,1[.]44[0-9]*,881196[.]75[0-9]*,266944,[^,]+,32(.32)+\nunpruned,6738411520,.*\nfront,4574150656,.*front,6738411520,")
+nsc_cli_test(prune_lonas_tflops
+  ARGS prune examples/configs/llama-7b.json --space lonas --tflops 1.3 --json
+  PASS "\"budget_kind\":\"macs\"")
+nsc_cli_test(prune_mistral
+  ARGS prune examples/configs/mistral-7b.json --space lonas --params 6e9 --json
+  PASS "\"model\":\"mistral-7b\".*\"params\":[0-9]+,")
+nsc_cli_test(prune_infeasible
+  ARGS prune examples/configs/llama-7b.json --space lonas --params 1e9
+  WILL_FAIL)
+nsc_cli_test(prune_infeasible_message
+  ARGS prune examples/configs/llama-7b.json --space lonas --params 1e9
+  PASS "nsc: infeasible: the smallest model of the space needs 4,574,150,656 params; the budget is 1,000,000,000")
+nsc_cli_test(prune_bad_space
+  ARGS prune examples/configs/llama-7b.json --space sparsegpt
+  WILL_FAIL)
+nsc_cli_test(prune_bad_config
+  ARGS prune examples/configs/no-such.json --space lonas
+  WILL_FAIL)
+nsc_cli_test(prune_both_budgets
+  ARGS prune examples/configs/llama-7b.json --params 5e9 --tflops 1.3
+  PASS "give --params or --tflops, not both")
+
+# --emit-config writes a config that `nsc score` reads back with the same params (Hugging
+# Face's count: the search's params + the final norm, params_total_hf above).
+set(_nsc_pruned ${CMAKE_CURRENT_BINARY_DIR}/search_spaces/llama-7b-pruned-5.7b.json)
+nsc_cli_test(prune_emit_config
+  ARGS prune examples/configs/llama-7b.json --space lonas --params 5.7e9 --emit-config ${_nsc_pruned}
+  PASS "config   .*llama-7b-pruned-5[.]7b[.]json")
+set_tests_properties(cli:prune_emit_config PROPERTIES FIXTURES_SETUP nsc_pruned_config)
+nsc_cli_test(prune_emit_config_score
+  ARGS score ${_nsc_pruned} --json
+  PASS "\"params_total\":5690101760")
+nsc_cli_test(prune_emit_config_score_nsc
+  ARGS score ${_nsc_pruned} --json --o-proj per_head
+  PASS "\"nsc\":881196[.]75")
+set_tests_properties(cli:prune_emit_config_score cli:prune_emit_config_score_nsc PROPERTIES
+  FIXTURES_REQUIRED nsc_pruned_config)
