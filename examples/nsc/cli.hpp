@@ -41,6 +41,17 @@ inline std::string fmt(double v, int prec = 10) {
   return buf;
 }
 
+/// Thousands separators: 40211712 -> "40,211,712".
+inline std::string grouped(long long v) {
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
 } // namespace nsc_cli
 
 #endif

@@ -49,6 +49,8 @@
 
 namespace {
 
+using nsc_cli::grouped;
+
 struct prune_args {
   std::string config;
   std::string space = "lonas";
@@ -62,16 +64,6 @@ struct prune_args {
   std::string emit_config;
   std::string plot;
 };
-
-std::string grouped(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
 
 std::string billions(double v) {
   char buf[64];

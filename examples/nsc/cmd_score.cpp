@@ -37,6 +37,8 @@
 
 namespace {
 
+using nsc_cli::grouped;
+
 struct score_args {
   std::string config;
   std::string estimator = "mp";
@@ -52,16 +54,6 @@ struct score_args {
 };
 
 /// 6738415616 -> "6,738,415,616".
-std::string grouped(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
-}
-
 nsc::scoring make_scoring(const score_args& a, const nsc::hf_model& m) {
   const nsc::estimator est = nsc::parse_estimator(a.estimator);
   nsc::scoring s;

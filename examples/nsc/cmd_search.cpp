@@ -48,21 +48,12 @@
 
 namespace {
 
+using nsc_cli::grouped;
+
 using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-/// 40211712 -> "40,211,712".
-std::string grouped(std::int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return v < 0 ? "-" + out : out;
 }
 
 /// 40211712 -> "40.21M", 5690097664 -> "5.690098B".
