@@ -52,6 +52,18 @@ inline std::string grouped(long long v) {
   return v < 0 ? "-" + out : out;
 }
 
+/// A duration in seconds as "12.3 us", "4.56 ms" or "1.234 s".
+inline std::string time_text(double s) {
+  char buf[64];
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
 } // namespace nsc_cli
 
 #endif

@@ -50,6 +50,7 @@
 namespace {
 
 using nsc_cli::grouped;
+using nsc_cli::time_text;
 
 struct prune_args {
   std::string config;
@@ -91,17 +92,6 @@ std::string joined(const std::vector<std::int64_t>& v, char sep) {
     s += std::to_string(v[i]);
   }
   return s;
-}
-
-std::string time_text(double s) {
-  char buf[64];
-  if (s < 1e-3)
-    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else if (s < 1)
-    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.3f s", s);
-  return buf;
 }
 
 nlohmann::json candidate_json(const nsc::search::lonas_candidate& c) {

@@ -49,6 +49,7 @@
 namespace {
 
 using nsc_cli::grouped;
+using nsc_cli::time_text;
 
 using clock_type = std::chrono::steady_clock;
 
@@ -67,17 +68,6 @@ std::string human(double v) {
     std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
   else
     std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-std::string time_text(double s) {
-  char buf[64];
-  if (s < 1e-3)
-    std::snprintf(buf, sizeof buf, "%.1f us", s * 1e6);
-  else if (s < 1)
-    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.3f s", s);
   return buf;
 }
 
