@@ -7,8 +7,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,29 @@ inline std::vector<command*>& registry() {
 inline command::command(std::string n, std::function<std::function<int()>(CLI::App&)> s)
     : name(std::move(n)), setup(std::move(s)) {
   registry().push_back(this);
+}
+
+/// Exit codes of every subcommand: 0 an answer, 1 no answer (e.g. an infeasible budget),
+/// 2 bad input or a failed write (main.cpp maps every exception to 2).
+inline constexpr int exit_answer = 0;
+inline constexpr int exit_no_answer = 1;
+inline constexpr int exit_bad_input = 2;
+
+/// Writes `text` to `path`, checking every step (open, write, flush, close): a full disk or an
+/// unwritable path throws std::runtime_error naming the path and the reason, never a silent
+/// success.
+inline void write_text_file(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw std::runtime_error("cannot open " + path + " for writing: " + std::strerror(errno));
+  const std::size_t n = text.empty() ? 0 : std::fwrite(text.data(), 1, text.size(), f);
+  const int write_errno = errno;
+  const bool ok_write = n == text.size();
+  const bool ok_flush = std::fflush(f) == 0;
+  const int flush_errno = errno;
+  const bool ok_close = std::fclose(f) == 0;
+  if (!ok_write || !ok_flush || !ok_close)
+    throw std::runtime_error("writing " + path + " failed: " +
+                             std::strerror(!ok_write ? write_errno : flush_errno));
 }
 
 /// Prints a JSON value on one line to stdout.
