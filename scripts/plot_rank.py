@@ -7,7 +7,7 @@ DUMP.csv is what `nsc rank --dump` writes (id,nsc,baseline:<name>...,params,flop
 is higher-is-better). One panel per score (NSC first, then every baseline column): the score's
 rank (x) against the truth's rank (y), 1 = best, average ranks for ties, with Kendall's tau-b and
 Spearman's rho in the panel title (computed here with scipy when it is installed, else omitted).
-A perfect proxy puts every point on the diagonal. Needs matplotlib (python3-matplotlib).
+A perfect proxy puts every point on the diagonal (best architectures at the origin). Needs matplotlib (python3-matplotlib).
 """
 import argparse
 import csv
@@ -75,8 +75,6 @@ def main():
         ax.set_title(t, fontsize=10)
         ax.set_xlabel("rank by " + label + " (1 = highest)")
         ax.set_ylabel("rank by truth (1 = best)")
-        ax.invert_xaxis()
-        ax.invert_yaxis()
     if a.title:
         fig.suptitle(a.title + " (n = %d)" % n, fontsize=11)
     fig.tight_layout()

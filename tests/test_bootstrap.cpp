@@ -90,6 +90,22 @@ TEST_CASE("uniform_below: in range, unbiased, the standard engine", "[bootstrap]
   // n just above 2^63: the threshold 2^64 mod n = 2^63 - 1 rejects about half the draws
   const std::uint64_t big = (std::uint64_t(1) << 63) + 1;
   for (int i = 0; i < 100; ++i) REQUIRE(ev::uniform_below(g, big) < big);
+  // the portable 128-bit product against known values
+  CHECK(ev::mul_64x64(~0ull, ~0ull) == std::pair<std::uint64_t, std::uint64_t>{~0ull - 1, 1});
+  CHECK(ev::mul_64x64(0x123456789ABCDEF0ull, 0x0FEDCBA987654321ull) ==
+        std::pair<std::uint64_t, std::uint64_t>{0x0121FA00AD77D742ull, 0x2236D88FE5618CF0ull});
+  std::mt19937_64 h(5);
+  for (int i = 0; i < 10000; ++i) {
+    const std::uint64_t a = h(), b = h() >> (i % 64);
+    REQUIRE(ev::mul_64x64_portable(a, b) == ev::mul_64x64(a, b));
+  }
+  // Lemire's method is the high half: draws x with x * 7 / 2^64 (no rejection in this range)
+  std::mt19937_64 g1(99), g2(99);
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t x = g2();
+    if (ev::mul_64x64(x, 7).second < 7) break; // a rejection would desynchronise the copies
+    REQUIRE(ev::uniform_below(g1, 7) == ev::mul_64x64(x, 7).first);
+  }
   CHECK(ev::splitmix64(0) == 0xE220A8397B1DCDAFull); // SplitMix64's published first output
 }
 

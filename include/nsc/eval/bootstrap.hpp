@@ -15,9 +15,10 @@
 /// C++ standard fixes, and integer arithmetic decide the resamples):
 /// * Resample r (0-based) draws n indices with replacement from the engine
 ///   std::mt19937_64(splitmix64(seed ^ splitmix64(r))), each index by `uniform_below(engine, n)`:
-///   rejection of the draws below 2^64 mod n, then x mod n (unbiased; OpenBSD's
-///   arc4random_uniform). std::uniform_int_distribution is not used: its algorithm differs
-///   between standard libraries. Resamples are independent, so threads (each taking a contiguous
+///   Lemire's multiply-and-reject method (unbiased, the high half of the 128-bit product of a
+///   draw and n, rejecting the draws whose low half is below 2^64 mod n).
+///   std::uniform_int_distribution is not used: its algorithm differs between standard
+///   libraries. Resamples are independent, so threads (each taking a contiguous
 ///   block of resamples) give the same results whatever their number.
 /// * The same indices are used for every score (paired): the statistic of resample r is a
 ///   function of the multiplicities w_i (how often observation i was drawn). Copies of one
@@ -25,8 +26,9 @@
 ///   formulas with weights, n1 = sum over runs of equal x of T (T - 1) / 2 with T the summed
 ///   weights, D = sum over pairs (x_i < x_j, y_i > y_j) of w_i w_j by a Fenwick tree over the
 ///   dense ranks of y, in (x, y)-sorted order computed once; rho from the weighted average ranks
-///   (exact half-integers). O(n log n) per score and resample; the statistics equal
-///   kendall_tau_b / spearman_rho of the explicitly resampled vectors.
+///   (exact half-integers; the sums of their products are exact 64-bit integers). O(n log n)
+///   per score and resample; the statistics equal kendall_tau_b / spearman_rho of the
+///   explicitly resampled vectors (bit for bit).
 /// * Interval of a difference d = stat(reference) - stat(baseline): the percentile interval
 ///   over the resamples where both statistics are defined, at (1 - confidence) / 2 and
 ///   (1 + confidence) / 2, with linear interpolation between order statistics (numpy's default:
@@ -36,7 +38,8 @@
 ///
 /// Errors: std::invalid_argument naming nsc::eval::paired_bootstrap for fewer than 2
 /// observations, lengths that differ, NaN/inf, 0 resamples, more than 10^7 resamples,
-/// a confidence outside (0, 1), more than 2^32 - 1 observations.
+/// a confidence outside (0, 1), more than 2^21 (2,097,152) observations (the rank sums are
+/// exact 64-bit integers: |4 S_xy| <= n^3).
 #ifndef NSC_EVAL_BOOTSTRAP_HPP
 #define NSC_EVAL_BOOTSTRAP_HPP
 
@@ -58,6 +61,7 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -71,15 +75,38 @@ constexpr std::uint64_t splitmix64(std::uint64_t x) noexcept {
   return x ^ (x >> 31);
 }
 
-/// An integer uniform on [0, n), n >= 1, from a 64-bit engine: draws below 2^64 mod n are
-/// rejected (at most n / 2^64 of them), the rest reduced mod n. Unbiased and the same on every
-/// platform for the same engine state.
+/// The 128-bit product a * b as (high, low) 64-bit halves from 32-bit pieces (any platform).
+constexpr std::pair<std::uint64_t, std::uint64_t> mul_64x64_portable(std::uint64_t a,
+                                                                     std::uint64_t b) noexcept {
+  const std::uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+  const std::uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const std::uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+  return {p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32), (mid << 32) | (p00 & 0xFFFFFFFFu)};
+}
+
+/// The 128-bit product a * b as (high, low): the compiler's 128-bit type where it has one,
+/// else mul_64x64_portable (equal results).
+constexpr std::pair<std::uint64_t, std::uint64_t> mul_64x64(std::uint64_t a, std::uint64_t b) noexcept {
+#if defined(__SIZEOF_INT128__)
+  __extension__ using u128 = unsigned __int128;
+  const u128 p = u128(a) * u128(b);
+  return {std::uint64_t(p >> 64), std::uint64_t(p)};
+#else
+  return mul_64x64_portable(a, b);
+#endif
+}
+
+/// An integer uniform on [0, n), n >= 1, from a 64-bit engine: Lemire's (2019) nearly
+/// divisionless method: m = x n as a 128-bit product of a draw x; the draws whose low half is
+/// below 2^64 mod n are rejected (at most n / 2^64 of them); the result is the high half.
+/// Unbiased and the same on every platform for the same engine state.
 inline std::uint64_t uniform_below(std::mt19937_64& g, std::uint64_t n) {
-  const std::uint64_t threshold = (0 - n) % n; // 2^64 mod n
-  for (;;) {
-    const std::uint64_t x = g();
-    if (x >= threshold) return x % n;
+  auto [hi, lo] = mul_64x64(g(), n);
+  if (lo < n) {
+    const std::uint64_t threshold = (0 - n) % n; // 2^64 mod n
+    while (lo < threshold) std::tie(hi, lo) = mul_64x64(g(), n);
   }
+  return hi;
 }
 
 /// The engine of resample r under `seed` (see the file comment).
@@ -115,29 +142,27 @@ struct truth_ranks {
 /// n2 and S_yy.
 struct truth_weights {
   std::vector<std::int64_t> weight; ///< per level
-  std::vector<double> centred;      ///< per level: average rank - (N + 1) / 2
+  std::vector<std::int64_t> centred2; ///< per level: 2 (average rank - (N + 1) / 2), an integer
   std::int64_t total = 0;           ///< N (= n for a resample)
   std::int64_t tied_pairs = 0;      ///< n2
-  double syy = 0;
+  std::int64_t syy4 = 0;            ///< 4 S_yy = sum T (2 c)^2, exact
 
   void compute(const truth_ranks& t, std::span<const std::uint32_t> w) {
     weight.assign(t.levels, 0);
     for (std::size_t i = 0; i < w.size(); ++i) weight[t.dense[i]] += w[i];
-    centred.resize(t.levels);
+    centred2.resize(t.levels);
     total = 0;
     for (std::int64_t v : weight) total += v;
-    const double mean = 0.5 * double(total + 1);
     std::int64_t cum = 0;
     tied_pairs = 0;
-    detail::compensated_sum s;
+    syy4 = 0;
     for (std::size_t b = 0; b < weight.size(); ++b) {
       const std::int64_t T = weight[b];
-      centred[b] = double(cum) + 0.5 * double(T + 1) - mean;
+      centred2[b] = 2 * cum + T + 1 - (total + 1); // 2 (cum + (T + 1) / 2 - (N + 1) / 2)
       cum += T;
       tied_pairs += T * (T - 1) / 2;
-      s.add(double(T) * centred[b] * centred[b]);
+      syy4 += T * centred2[b] * centred2[b];
     }
-    syy = s.value();
   }
 };
 
@@ -170,18 +195,17 @@ public:
     using detail::count_t;
     fenwick.assign(std::size_t(levels_) + 1, 0);
     const count_t N = tw.total;
-    const double mean = 0.5 * double(N + 1);
     count_t n1 = 0, n3 = 0, discordant = 0, added = 0, cum = 0;
-    detail::compensated_sum sxx, sxy;
+    count_t sxx4 = 0, sxy4 = 0; // 4 S_xx, 4 S_xy: exact integers (|.| <= n^3 < 2^63 for n < 2^21)
     for (std::size_t run = 0; run + 1 < x_run_.size(); ++run) {
       const std::size_t a = x_run_[run], b = x_run_[run + 1];
       count_t T = 0;
       for (std::size_t p = a; p < b; ++p) T += w[order_[p]];
       if (T == 0) continue;
       n1 += T * (T - 1) / 2;
-      const double cx = double(cum) + 0.5 * double(T + 1) - mean;
+      const count_t cx2 = 2 * cum + T + 1 - (N + 1);
       cum += T;
-      sxx.add(double(T) * cx * cx);
+      sxx4 += T * cx2 * cx2;
       count_t joint = 0;
       for (std::size_t p = a; p < b; ++p) {
         const count_t wp = w[order_[p]];
@@ -192,7 +216,7 @@ public:
         joint += wp;
         if (wp == 0) continue;
         const std::uint32_t lv = level_[p];
-        sxy.add(double(wp) * cx * tw.centred[lv]);
+        sxy4 += wp * cx2 * tw.centred2[lv];
         count_t not_greater = 0; // weight added so far with level <= lv
         for (std::size_t i = std::size_t(lv) + 1; i > 0; i -= i & (~i + 1)) not_greater += fenwick[i];
         discordant += wp * (added - not_greater);
@@ -204,8 +228,9 @@ public:
     result r;
     const count_t n0 = N * (N - 1) / 2;
     r.tau_b = detail::tau_from_counts(n0, n1, tw.tied_pairs, n0 - n1 - tw.tied_pairs + n3 - 2 * discordant);
-    const double xx = sxx.value();
-    if (xx != 0 && tw.syy != 0) r.rho = std::clamp(sxy.value() / std::sqrt(xx * tw.syy), -1.0, 1.0);
+    // the sums are exact, so this is spearman_rho's expression on the same doubles
+    const double xx = double(sxx4) / 4, yy = double(tw.syy4) / 4, xy = double(sxy4) / 4;
+    if (xx != 0 && yy != 0) r.rho = std::clamp(xy / std::sqrt(xx * yy), -1.0, 1.0);
     return r;
   }
 
@@ -311,8 +336,8 @@ inline bootstrap_result paired_bootstrap(std::span<const std::span<const double>
     throw_invalid_argument(fn, "resamples must be in [1, 10^7]", settings.resamples);
   if (!(settings.confidence > 0 && settings.confidence < 1))
     throw_invalid_argument(fn, "confidence must lie in (0, 1)", settings.confidence);
-  if (n > std::numeric_limits<std::uint32_t>::max())
-    throw_invalid_argument(fn, "at most 2^32 - 1 observations are supported", n);
+  if (n > (std::size_t(1) << 21))
+    throw_invalid_argument(fn, "at most 2^21 observations are supported (exact 64-bit rank sums)", n);
 
   const truth_ranks tr(truth);
   std::vector<weighted_ranker> rankers;
