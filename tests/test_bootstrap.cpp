@@ -161,7 +161,7 @@ TEST_CASE("weighted ranker with unit weights is tau-b / rho of the data", "[boot
   const std::vector<std::uint32_t> ones(x.size(), 1);
   ev::truth_weights tw;
   tw.compute(tr, ones);
-  std::vector<std::int64_t> fen;
+  std::vector<std::uint32_t> fen;
   const auto res = wr.evaluate(ones, tw, fen);
   CHECK(*res.tau_b == *ev::kendall_tau_b(xr, y));
   CHECK(*res.rho == *ev::spearman_rho(xr, y));

@@ -237,6 +237,13 @@ TEST_CASE("table ranking: every error names the table, row, column and rule", "[
   o.baselines = {"b"};
   CHECK(rank("arch,q,b\n" + csv_quote(arch_ok) + ",1,\n" + csv_quote(arch_ok) + ",2,3\n", o) ==
         "nsc::io::rank_table_rows: t.csv: row 1, column b: must be a finite number (got \"\")");
+  // bounded work: layer counts are checked before anything is built
+  CHECK_THAT(rank("arch,q\n\"{\"\"d_model\"\":64,\"\"n_layers\"\":2000000,\"\"choices\"\":[{\"\"d_ff\"\":8,\"\"n_heads\"\":4}]}\",1\n" +
+                      csv_quote(arch_ok) + ",2\n", {}),
+             Contains("row 1, column arch: an architecture of 2000000 layers exceeds the limit of 4096"));
+  CHECK_THAT(rank("arch,q\n\"{\"\"model_type\"\":\"\"gpt2\"\",\"\"n_embd\"\":64,\"\"vocab_size\"\":100,\"\"n_positions\"\":16,\"\"n_layer\"\":5000,\"\"n_head\"\":4}\",1\n" +
+                      csv_quote(arch_ok) + ",2\n", {}),
+             Contains("row 1, column arch: nsc::io::rank_table_rows: a Hugging Face config with 5000 layers exceeds the limit of 4096"));
   o = {};
   o.seq_len = 0;
   CHECK_THAT(rank(good, o), Contains("seq_len must be finite and >= 1"));

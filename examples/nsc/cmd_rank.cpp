@@ -452,11 +452,15 @@ int run_table(const rank_args& a) {
               d.input.size(), d.skipped, o.target.c_str(), d.count(architecture_kind::config_path),
               d.count(architecture_kind::hf_config), d.count(architecture_kind::nsc_architecture));
   std::printf("truth       %s%s\n", o.lower_is_better ? "-" : "", o.target.c_str());
-  std::printf("NSC         order-free sum; estimator %s, init %s\n",
-              o.est ? ("psi_" + std::string(nsc::to_string(*o.est))).c_str() : "per row (default psi_mp)",
-              o.init.empty() ? "per row (default xavier_normal of each block)" : o.init.c_str());
-  std::printf("#Params     %s\n", o.params_source == "data" ? ("column " + o.params_column).c_str()
-                                                             : "computed (HF: total; nsc JSON: the layers)");
+  const std::string est_text = o.est ? "psi_" + std::string(nsc::to_string(*o.est))
+                                     : std::string("each row's (nsc JSON: its scoring; HF: psi_mp)");
+  const std::string init_text = o.init.empty() ? std::string("each row's (nsc JSON: its scoring; HF: "
+                                                             "xavier_normal of each block)")
+                                               : o.init;
+  std::printf("NSC         order-free sum; estimator %s; init %s\n", est_text.c_str(), init_text.c_str());
+  const std::string params_text = o.params_source == "data" ? "column " + o.params_column
+                                                            : std::string("computed (HF: total; nsc JSON: the layers)");
+  std::printf("#Params     %s\n", params_text.c_str());
   std::printf("#FLOPs      per token (HF at T = %g; nsc JSON at its seq_len)\n\n", o.seq_len);
   print_rows(r);
   std::printf("\ntime        %.2f ms (read + score %.2f ms, statistics %.2f ms, bootstrap %.2f ms)\n",

@@ -18,7 +18,7 @@ earlier architecture with its layers permuted (its NSC is mathematically equal: 
 and perplexities are rounded to 2 decimals (ties in the target).
 
 Independence from the code under test: psi_MP from the textbook closed form (math.md section 2,
-as tests/reference/gen_preset_reference.py) in 50-digit mpmath; the per-head Xavier variances and
+tests/reference/gen_preset_reference.py's psi_mp) in 50-digit mpmath; the per-head Xavier variances and
 the parameter count re-derived here from the convention; NSC summed exactly in mpmath; the
 statistics from scipy. The synthetic perplexity depends on the parameter count, the depth-width
 balance and log-normal noise (seeded numpy): it is a test target, not a measurement.
@@ -28,6 +28,7 @@ import csv
 import json
 import math
 import os
+import sys
 
 import mpmath
 import numpy as np
@@ -37,24 +38,9 @@ mpmath.mp.dps = 50
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-_cache = {}
-
-
-def psi_mp(m, n, v):
-    """psi_MP of an m x n matrix with i.i.d. entries of variance v (mpmath, 50 digits)."""
-    key = (int(m), int(n), str(v))
-    if key in _cache:
-        return _cache[key]
-    m = mpmath.mpf(int(m))
-    n = mpmath.mpf(int(n))
-    p, q = min(m, n), max(m, n)
-    b = p / q
-    x = v * q
-    sb = mpmath.sqrt(b)
-    F = (mpmath.sqrt(x * (1 + sb) ** 2 + 1) - mpmath.sqrt(x * (1 - sb) ** 2 + 1)) ** 2
-    r = q * (b * mpmath.log(1 + x - F / 4) + mpmath.log(1 + x * b - F / 4) - F / (4 * x))
-    _cache[key] = r
-    return r
+# psi_MP: the textbook closed form in 50-digit mpmath, shared with the preset reference.
+sys.path.insert(0, HERE)
+from gen_preset_reference import psi_mp  # noqa: E402
 
 
 def xavier(rows, cols):

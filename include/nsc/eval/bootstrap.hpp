@@ -191,7 +191,7 @@ public:
   };
 
   result evaluate(std::span<const std::uint32_t> w, const truth_weights& tw,
-                  std::vector<std::int64_t>& fenwick) const {
+                  std::vector<std::uint32_t>& fenwick) const {
     using detail::count_t;
     fenwick.assign(std::size_t(levels_) + 1, 0);
     const count_t N = tw.total;
@@ -217,10 +217,11 @@ public:
         if (wp == 0) continue;
         const std::uint32_t lv = level_[p];
         sxy4 += wp * cx2 * tw.centred2[lv];
-        count_t not_greater = 0; // weight added so far with level <= lv
+        std::uint32_t not_greater = 0; // weight added so far with level <= lv (<= n < 2^32)
         for (std::size_t i = std::size_t(lv) + 1; i > 0; i -= i & (~i + 1)) not_greater += fenwick[i];
-        discordant += wp * (added - not_greater);
-        for (std::size_t i = std::size_t(lv) + 1; i <= levels_; i += i & (~i + 1)) fenwick[i] += wp;
+        discordant += wp * (added - count_t(not_greater));
+        for (std::size_t i = std::size_t(lv) + 1; i <= levels_; i += i & (~i + 1))
+          fenwick[i] += std::uint32_t(wp);
         added += wp;
       }
       n3 += joint * (joint - 1) / 2;
@@ -353,7 +354,7 @@ inline bootstrap_result paired_bootstrap(std::span<const std::span<const double>
 
   const auto work = [&](std::size_t r0, std::size_t r1) {
     std::vector<std::uint32_t> w;
-    std::vector<std::int64_t> fenwick;
+    std::vector<std::uint32_t> fenwick;
     truth_weights tw;
     for (std::size_t r = r0; r < r1; ++r) {
       std::mt19937_64 g = resample_engine(settings.seed, r);

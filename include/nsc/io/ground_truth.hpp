@@ -84,19 +84,7 @@ namespace detail {
 inline csv_table parse_csv(std::string_view text, std::string_view fn = "nsc::parse_csv",
                            const table_limits& limits = {}) {
   csv_table t;
-  csv_record_reader r(text, std::string(fn), limits);
-  if (!r.next(t.header)) detail::fail(fn, "the file is empty (no header row)");
-  check_unique_columns(t.header, fn);
-  std::vector<std::string> rec;
-  while (r.next(rec)) {
-    if (rec.size() != t.header.size())
-      r.fail_last("expected " + std::to_string(t.header.size()) + " fields, got " +
-                  std::to_string(rec.size()));
-    if (t.rows.size() >= limits.max_rows)
-      r.fail_last("more than " + std::to_string(limits.max_rows) + " data rows (the limit)");
-    t.rows.push_back(std::move(rec));
-    rec = {};
-  }
+  detail::table_io::read_csv_records(text, std::string(fn), limits, t.header, t.rows);
   return t;
 }
 

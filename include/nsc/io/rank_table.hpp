@@ -209,11 +209,12 @@ public:
     if (tj.is_object()) {
       const auto nl = tj.find("n_layers");
       const auto ls = tj.find("layers");
-      const double layers = nl != tj.end() && nl->is_number() ? nl->get<double>()
-                            : ls != tj.end() && ls->is_array() ? double(ls->size())
-                                                               : 0.0;
+      const bool counted = nl != tj.end() && nl->is_number();
+      const bool listed = ls != tj.end() && ls->is_array();
+      const double layers = counted ? nl->get<double>() : listed ? double(ls->size()) : 0.0;
       if (layers > double(o_.max_layers))
-        throw_invalid_argument(fn, where + ": an architecture of " + json_excerpt(layers) +
+        throw_invalid_argument(fn, where + ": an architecture of " +
+                                       (counted ? json_excerpt(*nl) : std::to_string(ls->size())) +
                                        " layers exceeds the limit of " + std::to_string(o_.max_layers));
     }
     nlohmann::json space;

@@ -263,26 +263,34 @@ inline std::string prefix(std::string_view source) {
   return p;
 }
 
+/// Reads CSV text into `header` and `rows` (see the file comment): a non-empty header with
+/// unique names, every data record as wide, at most limits.max_rows of them.
+inline void read_csv_records(std::string_view text, const std::string& prefix,
+                             const table_limits& limits, std::vector<std::string>& header,
+                             std::vector<std::vector<std::string>>& rows) {
+  csv_record_reader r(text, prefix, limits);
+  if (!r.next(header)) throw_invalid_argument(prefix, "the file is empty (no header row)");
+  check_unique_columns(header, prefix);
+  std::vector<std::string> rec;
+  while (r.next(rec)) {
+    if (rec.size() != header.size())
+      r.fail_last("expected " + std::to_string(header.size()) + " fields, got " +
+                  std::to_string(rec.size()));
+    if (rows.size() >= limits.max_rows)
+      r.fail_last("more than " + std::to_string(limits.max_rows) + " data rows (the limit)");
+    rows.push_back(std::move(rec));
+    rec = {};
+  }
+}
+
 inline table parse_csv_table(std::string_view text, const std::string& source,
                              const table_limits& limits) {
   table t;
   t.source = source;
   t.format = table_format::csv;
-  const std::string pre = prefix(source);
-  csv_record_reader r(text, pre, limits);
-  std::vector<std::string> rec;
-  if (!r.next(rec)) throw_invalid_argument(pre, "the file is empty (no header row)");
-  check_unique_columns(rec, pre);
-  for (const std::string& h : rec) t.columns.emplace_back(trim_blanks(h));
-  while (r.next(rec)) {
-    if (rec.size() != t.columns.size())
-      r.fail_last("expected " + std::to_string(t.columns.size()) + " fields, got " +
-                  std::to_string(rec.size()));
-    if (t.rows.size() >= limits.max_rows)
-      r.fail_last("more than " + std::to_string(limits.max_rows) + " data rows (the limit)");
-    t.rows.push_back(std::move(rec));
-    rec = {};
-  }
+  std::vector<std::string> header;
+  read_csv_records(text, prefix(source), limits, header, t.rows);
+  for (const std::string& h : header) t.columns.emplace_back(trim_blanks(h));
   return t;
 }
 
