@@ -164,3 +164,14 @@ nsc_cli_test(rank_table_bad_confidence
 nsc_cli_test(rank_table_exit_code
   ARGS rank --table examples/tables/gpt2_family.csv --target ppl
   WILL_FAIL)
+# --plot (scripts/plot_rank.py; python3 with matplotlib, as the quick start installs) and a
+# failed --dump write (exit 2, the path named).
+nsc_cli_test(rank_table_plot
+  ARGS rank --table examples/tables/gpt2_family.csv --target wikitext103_ppl --lower-is-better --bootstrap 0 --plot ${CMAKE_CURRENT_BINARY_DIR}/rank_table_plot.png --json
+  PASS "\"plot\":\"[^\"]*rank_table_plot[.]png\"")
+nsc_cli_test(rank_dump_unwritable
+  ARGS rank --table examples/tables/gpt2_family.csv --target wikitext103_ppl --bootstrap 0 --dump /dev/full
+  PASS "writing /dev/full failed")
+nsc_cli_test(rank_dump_unwritable_exit
+  ARGS rank --table examples/tables/gpt2_family.csv --target wikitext103_ppl --bootstrap 0 --dump /dev/full
+  WILL_FAIL)

@@ -8,7 +8,8 @@
 ///     truth   measured quality, higher is better (GLUE, accuracy, minus perplexity)
 ///
 /// and rank them (`rank_family`: tau-b, rho, 10%-PW tau and partial tau of NSC, #Params and
-/// #FLOPs against the truth). Standard library and nsc only; `nsc rank` is the command line.
+/// #FLOPs against the truth). Needs nlohmann-json through the nsc/io readers it calls (files are
+/// read with nsc/io/input_file.hpp); `nsc rank` is the command line.
 ///
 /// Synopsis
 ///
