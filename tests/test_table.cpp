@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/errors.hpp"
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -20,14 +22,7 @@ using Catch::Contains;
 
 namespace {
 
-std::string error_of(const auto& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nsc_test::error_of;
 
 class temp_file {
 public:

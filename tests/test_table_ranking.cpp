@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/errors.hpp"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -29,14 +31,7 @@ namespace {
 const std::string data_dir = NSC_TEST_DATA_DIR;
 const std::string source_dir = NSC_SOURCE_DIR;
 
-std::string error_of(const auto& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nsc_test::error_of;
 
 std::map<std::string, double> reference_values() {
   const io::csv_table t = io::parse_csv(io::read_text_file(data_dir + "/rank_table_gpt_reference.csv"));
