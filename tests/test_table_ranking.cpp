@@ -238,7 +238,11 @@ TEST_CASE("table ranking: every error names the table, row, column and rule", "[
              Contains("row 1, column arch: an architecture of 2000000 layers exceeds the limit of 4096"));
   CHECK_THAT(rank("arch,q\n\"{\"\"model_type\"\":\"\"gpt2\"\",\"\"n_embd\"\":64,\"\"vocab_size\"\":100,\"\"n_positions\"\":16,\"\"n_layer\"\":5000,\"\"n_head\"\":4}\",1\n" +
                       csv_quote(arch_ok) + ",2\n", {}),
-             Contains("row 1, column arch: nsc::io::rank_table_rows: a Hugging Face config with 5000 layers exceeds the limit of 4096"));
+             Contains("nsc::io::rank_table_rows: t.csv: row 1, column arch: a Hugging Face config with 5000 layers exceeds the limit of 4096"));
+  // a count that wraps (hidden size 1e12) is refused, never ranked
+  CHECK_THAT(rank("arch,q\n\"{\"\"model_type\"\":\"\"gpt2\"\",\"\"n_embd\"\":1e12,\"\"vocab_size\"\":50257,\"\"n_positions\"\":1024,\"\"n_layer\"\":2,\"\"n_head\"\":1}\",1\n" +
+                      csv_quote(arch_ok) + ",2\n", {}),
+             Contains("t.csv: row 1, column arch: "));
   o = {};
   o.seq_len = 0;
   CHECK_THAT(rank(good, o), Contains("seq_len must be finite and >= 1"));

@@ -178,6 +178,11 @@ inline table_architecture measure(const network& net, const scoring& s, psi_cach
   a.params = r.total();
   a.params_non_embedding = layers_only ? r.total() : r.non_embedding();
   a.flops = r.flops();
+  // a safety net until every count is checked arithmetic: a wrapped count is never ranked
+  if (a.params < 0 || a.params_non_embedding < 0 || !(a.flops >= 0) || !std::isfinite(a.flops) ||
+      !std::isfinite(a.nsc))
+    throw std::invalid_argument("the architecture's counts overflow (params " +
+                                std::to_string(a.params) + ", FLOPs " + std::to_string(a.flops) + ")");
   return a;
 }
 
@@ -187,7 +192,7 @@ public:
   scorer(std::filesystem::path base_dir, const table_rank_options& o)
       : base_(std::move(base_dir)), o_(o) {}
 
-  table_architecture hf(const hf_model& m, architecture_kind k) {
+  table_architecture hf(const hf_model& m, architecture_kind k, const std::string& where) {
     scoring s;
     if (o_.init == "hf") {
       s = hf_scoring(m, o_.est.value_or(estimator::mp));
@@ -198,9 +203,13 @@ public:
       if (o_.est) s.est = *o_.est;
     }
     if (m.spec.blocks.size() > o_.max_layers)
-      throw_invalid_argument(fn, "a Hugging Face config with " + std::to_string(m.spec.blocks.size()) +
+      throw_invalid_argument(fn, where + ": a Hugging Face config with " + std::to_string(m.spec.blocks.size()) +
                                      " layers exceeds the limit of " + std::to_string(o_.max_layers));
-    return measure(hf_network(m, o_.seq_len), s, cache_, k, false);
+    try {
+      return measure(hf_network(m, o_.seq_len), s, cache_, k, false);
+    } catch (const std::invalid_argument& e) {
+      throw_invalid_argument(fn, where + ": " + e.what());
+    }
   }
 
   table_architecture nsc_json(const nlohmann::json& j, const std::string& where,
@@ -245,7 +254,11 @@ public:
       s.source = variance_source::block;
     }
     if (o_.est) s.est = *o_.est;
-    return measure(net, s, cache_, k, true);
+    try {
+      return measure(net, s, cache_, k, true);
+    } catch (const std::invalid_argument& e) {
+      throw_invalid_argument(fn, where + ": " + e.what());
+    }
   }
 
   table_architecture cell(std::string_view text, const std::string& where) {
@@ -257,7 +270,7 @@ public:
       throw_invalid_argument(fn, where + ": an inline architecture must be a JSON object (got " +
                                      json_excerpt(j) + ")");
     if (classify_architecture(text, &j) == architecture_kind::hf_config)
-      return hf(read_hf_config(j), architecture_kind::hf_config);
+      return hf(read_hf_config(j), architecture_kind::hf_config, where);
     return nsc_json(j, where, architecture_kind::nsc_architecture);
   }
 
@@ -271,7 +284,7 @@ private:
     const nlohmann::json j = read_json_file(p, fn);
     table_architecture a;
     if (j.is_object() && j.contains("model_type"))
-      a = hf(read_hf_config_file(p), architecture_kind::config_path);
+      a = hf(read_hf_config_file(p), architecture_kind::config_path, where + " (" + p.string() + ")");
     else
       a = nsc_json(j, where + " (" + p.string() + ")", architecture_kind::config_path);
     files_.emplace(key, a);
