@@ -604,6 +604,26 @@ TEST_CASE("LTS fixture: gpt2 and txl, skipped rows, wrong family, malformed rows
       ev::load_family(ev::family::txl, good.path()),
       Contains("architecture g0: params_nonembedding disagrees with the txl parameter "
                "count"));
+  // --params computed: ranks with the family's own count instead of refusing
+  ev::family_options computed;
+  computed.params_source = "computed";
+  const auto c = ev::load_family(ev::family::txl, good.path(), computed);
+  CHECK(c.params_source == "computed");
+  CHECK(c.params[0] == double(p::transformer_xl_lts_params({64, {2, 4}, {100, 200}})));
+  CHECK(c.params[0] != d.params[0]);
+  ev::family_options guess;
+  guess.params_source = "guess";
+  CHECK_THROWS_WITH(ev::load_family(ev::family::gpt2, good.path(), guess),
+                    Contains("unknown params source; expected data or computed (got guess)"));
+  // the generic path: rank_family is rank_scores of the family's rows (baselines params, flops)
+  const ev::ranking_input in = ev::ranking_input_of(d);
+  REQUIRE(in.baselines.size() == 2);
+  CHECK(in.baselines[0].name == "params");
+  CHECK(in.baselines[1].values == d.flops);
+  const ev::family_ranking fr = ev::rank_family(d);
+  const ev::ranking_report rr = ev::rank_scores(in);
+  CHECK(fr.nsc.tau_b == rr.nsc.tau_b);
+  CHECK(fr.params.partial_tau == rr.baselines[0].summary.partial_tau);
   const fixture bad("lts_bad", header + "g0,2,x,2 4,100 200,50,51,\n");
   CHECK_THROWS_WITH(
       ev::load_family(ev::family::gpt2, bad.path()),

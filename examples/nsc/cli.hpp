@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -88,6 +89,43 @@ inline std::string time_text(double s) {
   else
     std::snprintf(buf, sizeof buf, "%.3f s", s);
   return buf;
+}
+
+/// Quotes a string for /bin/sh.
+inline std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) {
+    if (ch == '\'')
+      q += "'\\''";
+    else
+      q += ch;
+  }
+  return q + "'";
+}
+
+/// Runs `python <tail>` (tail already shell-quoted) with the first interpreter that succeeds:
+/// $NSC_PYTHON, python3 on the PATH, /usr/bin/python3 (Debian's, where python3-matplotlib
+/// installs). Output is discarded; true on success.
+inline bool run_python(const std::string& tail) {
+  std::vector<std::string> pythons;
+  if (const char* env = std::getenv("NSC_PYTHON"); env && *env) pythons.emplace_back(env);
+  pythons.emplace_back("python3");
+  if (std::FILE* f = std::fopen("/usr/bin/python3", "rb")) {
+    std::fclose(f);
+    pythons.emplace_back("/usr/bin/python3");
+  }
+  for (const std::string& py : pythons)
+    if (std::system((shell_quote(py) + " " + tail + " >/dev/null 2>&1").c_str()) == 0) return true;
+  return false;
+}
+
+/// A script of the source tree's scripts/ directory.
+inline std::string script_path(const std::string& name) {
+#ifdef NSC_SOURCE_DIR
+  return std::string(NSC_SOURCE_DIR) + "/scripts/" + name;
+#else
+  return "scripts/" + name;
+#endif
 }
 
 } // namespace nsc_cli

@@ -103,17 +103,7 @@ nlohmann::json candidate_json(const nsc::search::lonas_candidate& c) {
           {"lora_ranks", c.ranks}};
 }
 
-/// Quotes a path for /bin/sh.
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char ch : s) {
-    if (ch == '\'')
-      q += "'\\''";
-    else
-      q += ch;
-  }
-  return q + "'";
-}
+using nsc_cli::shell_quote;
 
 std::string plot_script() {
 #ifdef NSC_SOURCE_DIR

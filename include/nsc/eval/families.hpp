@@ -8,7 +8,8 @@
 ///     truth   measured quality, higher is better (GLUE, accuracy, minus perplexity)
 ///
 /// and rank them (`rank_family`: tau-b, rho, 10%-PW tau and partial tau of NSC, #Params and
-/// #FLOPs against the truth). Standard library and nsc only; `nsc rank` is the command line.
+/// #FLOPs against the truth). Needs nlohmann-json through the nsc/io readers it calls (files are
+/// read with nsc/io/input_file.hpp); `nsc rank` is the command line.
 ///
 /// Synopsis
 ///
@@ -18,10 +19,13 @@
 ///     family_baselines(f)    its #Params / #FLOPs definitions: "data" (default), flexibert "paper"
 ///     family_targets(f)      the ground-truth columns it knows; default_target(f)
 ///     default_data_file(f)   its file under shared/data
-///     family_options         estimator, convention, baselines, dataset / protocol, target
+///     family_options         estimator, convention, baselines, dataset / protocol, target,
+///                            params_source (data | computed)
 ///     make_*_data(records, options), load_family(f, path, options)  -> family_data
+///     ranking_input_of(data) -> ranking_input (the generic rows, nsc/eval/rank_scores.hpp)
 ///     rank_family(data)      -> family_ranking { nsc, params, flops } (rank_summary each)
-///     order_free_score(net, scoring)  NSC summed in a canonical order (exact ties, see below)
+///     rank_family_report(data[, bootstrap_settings]) -> ranking_report (with the bootstrap)
+///     order_free_score(net, scoring)  NSC summed in a canonical order (nsc/eval/order_free.hpp)
 ///
 /// Conventions (NSC only; #Params, #FLOPs and the truth never depend on the convention, so the
 /// baselines are the same in every row of a report):
@@ -117,15 +121,13 @@
 /// (and a different network, head dim 64); every target column can be chosen. Rows whose target
 /// is blank are skipped (counted in family_data::skipped).
 ///
-/// Exact ties. Architectures that differ only in the order of their layers (or, more generally,
-/// have the same multiset of scored blocks) have the same NSC mathematically, but summed in
-/// layer order their doubles differ in the last bits, and a rank statistic would then order
-/// them by rounding noise instead of counting a tie. So every score here is `order_free_score`:
-/// psi of each distinct block value times its number of blocks, summed in ascending order of
-/// the value. Equal multisets of blocks give bitwise-equal scores whatever the order of layers,
-/// heads or weights. (Rounding to ~12 significant digits was rejected: two values that straddle
-/// a rounding boundary still split, and distinct scores closer than the rounding merge.) The
-/// result agrees with `score(net, s).nsc` to about 1e-15 relative.
+/// Exact ties: every score here is `order_free_score` (nsc/eval/order_free.hpp): equal multisets
+/// of scored blocks give bitwise-equal scores whatever the order of layers, so rank statistics
+/// count them as ties. The families are thin adapters: each make_*_data produces the vectors,
+/// `ranking_input_of` turns them into the generic ranking's rows and `rank_family` /
+/// `rank_family_report` rank them with nsc/eval/rank_scores.hpp (optionally bootstrapped).
+/// `family_options::params_source` = "computed" replaces the data's parameter column by the
+/// family's count instead of refusing a file whose column disagrees.
 ///
 /// Errors: std::invalid_argument "nsc::eval::make_<family>_data: <rule> (got <value>)" (load_family
 /// calls make_*_data; parse_family and the other parsers name themselves) for an unknown family,
@@ -136,6 +138,8 @@
 #define NSC_EVAL_FAMILIES_HPP
 
 #include <nsc/error_handling.hpp>
+#include <nsc/eval/order_free.hpp>
+#include <nsc/eval/rank_scores.hpp>
 #include <nsc/eval/ranking.hpp>
 #include <nsc/io/ground_truth.hpp>
 #include <nsc/io/nats_sss.hpp>
@@ -165,65 +169,6 @@
 #include <vector>
 
 namespace nsc::eval {
-
-// =============================================================================================
-// Order-free NSC
-// =============================================================================================
-
-/// A sum of psi terms that does not depend on the order they are added in: add(value, count)
-/// records `count` blocks of psi `value`; total() sorts the values, merges equal ones (their
-/// counts are integers, added exactly) and returns sum count * value in ascending order of
-/// value. Two equal multisets of (value, count) give bitwise-equal totals.
-class term_sum {
-public:
-  void add(double value, double count = 1) {
-    if (count != 0 && value != 0) terms_.emplace_back(value, count);
-  }
-  void clear() noexcept { terms_.clear(); }
-  [[nodiscard]] double total() {
-    std::sort(terms_.begin(), terms_.end());
-    double s = 0;
-    std::size_t i = 0;
-    while (i < terms_.size()) {
-      const double v = terms_[i].first;
-      double count = 0;
-      for (; i < terms_.size() && terms_[i].first == v; ++i) count += terms_[i].second;
-      s += count * v;
-    }
-    return s;
-  }
-
-private:
-  std::vector<std::pair<double, double>> terms_;
-};
-
-/// psi of ONE block of `w` under `s` (the factor that score.hpp's psi_of multiplies by
-/// w.blocks()); 0 when `w` is not scored.
-inline double block_psi(const weight& w, const scoring& s, psi_cache* cache = nullptr) {
-  if (!is_scored(w, s)) return 0;
-  const init& ini = w.initialisation ? *w.initialisation : s.initialisation;
-  const fans<double> f = s.source == variance_source::block ? w.block_fans() : w.tensor_fans();
-  const entry_moments<double> m = moments(ini, f, default_policy());
-  const double r = w.block_rows(), c = w.block_cols();
-  auto compute = [&] { return psi(r, c, m, s.est, default_policy()); };
-  return cache ? cache->get(r, c, m, s.est, compute) : compute();
-}
-
-/// Adds every scored block of `l` to `sum`.
-inline void add_terms(term_sum& sum, const layer& l, const scoring& s, psi_cache* cache = nullptr) {
-  for (const weight& w : l.weights)
-    if (is_scored(w, s)) sum.add(block_psi(w, s, cache), w.blocks());
-}
-
-/// NSC of `net` under `s` summed in a canonical order (see the file comment): equal to
-/// score(net, s).nsc up to rounding, and bitwise equal for any two networks with the same
-/// multiset of scored blocks. Validates the network (std::invalid_argument).
-inline double order_free_score(const network& net, const scoring& s, psi_cache* cache = nullptr) {
-  validate(net);
-  term_sum sum;
-  for (const layer& l : net.layers) add_terms(sum, l, s, cache);
-  return sum.total();
-}
 
 // =============================================================================================
 // Families, options and the data they give
@@ -358,6 +303,9 @@ struct family_options {
   std::string dataset;  ///< nats-sss: cifar10 (default) | cifar100 | imagenet16-120
   std::string protocol; ///< nats-sss: factorized-reduce (default) | figure-1x1
   std::string target;   ///< "" = default_target(family)
+  /// "" = "data": the data's parameter column, which must equal the family's count (a mismatch
+  /// throws: wrong file?); "computed": the family's own count, whatever the column says.
+  std::string params_source;
 };
 
 /// Aligned per-architecture vectors of one family plus the settings that produced them.
@@ -369,6 +317,7 @@ struct family_data {
   std::string dataset;    ///< nats-sss only
   std::string protocol;   ///< nats-sss only
   std::string target;     ///< the ground-truth column
+  std::string params_source; ///< resolved: "data" or "computed"
   std::string score_definition, params_definition, flops_definition, truth_definition;
   std::vector<std::string> ids; ///< arch_id (nats-sss: the channels string)
   std::vector<double> score, params, flops, truth;
@@ -442,6 +391,10 @@ inline family_data start(family f, const family_options& o) {
                            "(cifar10 -> cifar10_acc, ...), not from target",
                            o.target);
   }
+  d.params_source = o.params_source.empty() ? "data" : o.params_source;
+  if (d.params_source != "data" && d.params_source != "computed")
+    throw_invalid_argument(fn_name(f), "unknown params source; expected data or computed",
+                           d.params_source);
   return d;
 }
 
@@ -460,16 +413,18 @@ inline void require_enough(const family_data& d) {
                            d.size());
 }
 
-/// The data's parameter column, checked against the family's own count.
+/// The data's parameter column, checked against the family's own count; with params_source
+/// "computed" the count itself (no check).
 inline double checked_params(std::optional<std::int64_t> column, std::int64_t counted,
-                             std::string_view column_name, const std::string& id, family f) {
-  if (!column) return double(counted);
+                             std::string_view column_name, const std::string& id, family f,
+                             std::string_view params_source = "data") {
+  if (!column || params_source == "computed") return double(counted);
   if (*column != counted)
     throw_invalid_argument(fn_name(f),
                            "architecture " + id + ": " + std::string(column_name) +
                                " disagrees with the " + std::string(to_string(f)) +
                                " parameter count " + std::to_string(counted) +
-                               " (is this the family's file?)",
+                               " (is this the family's file? --params computed ranks with the count)",
                            *column);
   return double(*column);
 }
@@ -568,7 +523,7 @@ inline family_data make_flexibert_data(const std::vector<io::flexibert_record>& 
     d.score.push_back(order_free_score(p.net, s, &cache));
     const double params = detail::checked_params(
         r.params_encoder_as_trained, presets::flexibert_params_as_trained(r.arch),
-        "params_encoder_as_trained", r.arch_id, family::flexibert);
+        "params_encoder_as_trained", r.arch_id, family::flexibert, d.params_source);
     d.params.push_back(paper ? double(flexibert_paper_params(r.arch)) : params);
     d.flops.push_back(
         paper ? flexibert_paper_flops(r.arch)
@@ -630,7 +585,7 @@ inline family_data make_gpt2_data(const std::vector<io::lts_record>& rows,
     d.score.push_back(order_free_score(p.net, s, &cache));
     d.params.push_back(detail::checked_params(r.params_nonembedding,
                                               presets::gpt2_flex_params(r.gpt2()),
-                                              "params_nonembedding", r.arch_id, family::gpt2));
+                                              "params_nonembedding", r.arch_id, family::gpt2, d.params_source));
     const double attention_macs = 2.0 * double(lts_tgt_len) * double(r.d_model) * double(r.n_layer);
     d.flops.push_back(::nsc::count(p.net).flops() + 2 * attention_macs);
     d.truth.push_back(*t);
@@ -670,7 +625,7 @@ inline family_data make_txl_data(const std::vector<io::lts_record>& rows,
     d.score.push_back(order_free_score(p.net, s, &cache));
     d.params.push_back(detail::checked_params(
         r.params_nonembedding, presets::transformer_xl_lts_params(r.transformer_xl()),
-        "params_nonembedding", r.arch_id, family::txl));
+        "params_nonembedding", r.arch_id, family::txl, d.params_source));
     double attention_macs = 0;
     for (std::size_t i = 0; i < r.n_head.size(); ++i)
       attention_macs +=
@@ -813,7 +768,8 @@ inline family_data make_nats_sss_data(const std::vector<io::nats_sss_record>& ro
     d.score.push_back(terms.score(r.c, scratch));
     d.params.push_back(detail::checked_params(
         detail::nats_params_column(r, ds), cost.params(r.c),
-        "params_computed_" + std::string(presets::to_string(ds)), r.channels, family::nats_sss));
+        "params_computed_" + std::string(presets::to_string(ds)), r.channels, family::nats_sss,
+        d.params_source));
     d.flops.push_back(2 * cost.macs(r.c));
     d.truth.push_back(detail::nats_accuracy(r, ds));
   }
@@ -919,15 +875,29 @@ inline family_data load_family(family f, const std::string& path, const family_o
   throw_invalid_argument("nsc::eval::load_family", "unknown family", static_cast<int>(f));
 }
 
-/// All statistics of `d` (see family_ranking).
+/// The family's vectors as the generic ranking's input: NSC against the truth, baselines
+/// "params" and "flops" (which are also the controls).
+inline ranking_input ranking_input_of(const family_data& d) {
+  ranking_input in;
+  in.ids = d.ids;
+  in.score = d.score;
+  in.truth = d.truth;
+  in.params = d.params;
+  in.flops = d.flops;
+  in.baselines = {{"params", d.params}, {"flops", d.flops}};
+  return in;
+}
+
+/// rank_scores(ranking_input_of(d), boot): the generic path, with an optional paired bootstrap.
+inline ranking_report rank_family_report(const family_data& d,
+                                         const std::optional<bootstrap_settings>& boot = std::nullopt) {
+  return rank_scores(ranking_input_of(d), boot);
+}
+
+/// All statistics of `d` (see family_ranking), through the generic path (rank_scores).
 inline family_ranking rank_family(const family_data& d) {
-  family_ranking r;
-  r.nsc = summarize(d.score, d.truth, d.params, d.flops);
-  r.params = summarize(d.params, d.truth, d.params, d.flops);
-  r.params.partial_tau = partial_kendall_tau(d.params, d.truth, {std::span<const double>(d.flops)});
-  r.flops = summarize(d.flops, d.truth, d.params, d.flops);
-  r.flops.partial_tau = partial_kendall_tau(d.flops, d.truth, {std::span<const double>(d.params)});
-  return r;
+  const ranking_report rep = rank_family_report(d);
+  return {rep.nsc, rep.baselines[0].summary, rep.baselines[1].summary};
 }
 
 } // namespace nsc::eval

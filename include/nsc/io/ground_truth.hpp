@@ -1,5 +1,6 @@
 /// \file nsc/io/ground_truth.hpp
-/// Readers for the ground-truth tables of the Transformer families (standard library only):
+/// Readers for the ground-truth tables of the Transformer families (files read through
+/// nsc/io/input_file.hpp, the CSV layer is nsc/io/table.hpp's csv_record_reader):
 ///
 ///     read_lts_csv(path)             LTS random_{GPT2,TransXL}_wt103*.csv  -> lts_record
 ///                                    (.gpt2() / .transformer_xl() give the preset architectures;
@@ -20,7 +21,8 @@
 /// Rows are numbered from 1 over the data records (the header is not counted), so in a file
 /// without line breaks inside quoted fields row N is on line N + 1. Blank lines are skipped.
 /// Integers may be written as "906375.0" (pandas' float output); anything else non-integral is
-/// an error. Numbers must be finite.
+/// an error. Numbers must be finite. Limits (table_limits): 65,536 columns, 16 MiB per field,
+/// 10,000,000 rows, 64 MiB per file; quoted values in messages are truncated to 120 characters.
 #ifndef NSC_IO_GROUND_TRUTH_HPP
 #define NSC_IO_GROUND_TRUTH_HPP
 
@@ -28,17 +30,18 @@
 #include <nsc/presets/flexibert.hpp>
 #include <nsc/presets/gpt2.hpp>
 #include <nsc/presets/transformer_xl.hpp>
+#include <nsc/io/input_file.hpp>
+#include <nsc/io/table.hpp>
 
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -71,131 +74,28 @@ namespace detail {
   fail(fn, "row " + std::to_string(row) + ": " + what);
 }
 
-inline std::string_view trim(std::string_view s) {
-  const auto is_space = [](char c) { return c == ' ' || c == '\t'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-/// Integer, optionally written with a fractional part of zeros ("12", "-3", "906375.0").
-inline std::optional<std::int64_t> parse_integer(std::string_view s) {
-  s = trim(s);
-  if (s.empty()) return std::nullopt;
-  const char* b = s.data();
-  const char* e = b + s.size();
-  if (*b == '+' && e - b > 1 && b[1] != '-') ++b;
-  std::int64_t v = 0;
-  const auto r = std::from_chars(b, e, v);
-  if (r.ec != std::errc{} || r.ptr == b) return std::nullopt;
-  const char* p = r.ptr;
-  if (p != e) {
-    if (*p != '.') return std::nullopt;
-    for (++p; p != e; ++p)
-      if (*p != '0') return std::nullopt;
-  }
-  return v;
-}
-
-/// A finite floating-point number.
-inline std::optional<double> parse_number(std::string_view s) {
-  s = trim(s);
-  if (s.empty()) return std::nullopt;
-  const char* b = s.data();
-  const char* e = b + s.size();
-  if (*b == '+' && e - b > 1 && b[1] != '-') ++b;
-  double v = 0;
-  const auto r = std::from_chars(b, e, v, std::chars_format::general);
-  if (r.ec != std::errc{} || r.ptr != e || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 } // namespace detail
 
-/// Parses CSV text (see the file comment). `fn` prefixes error messages. The first record is
-/// the header; every other non-blank record must have as many fields.
-inline csv_table parse_csv(std::string_view text, std::string_view fn = "nsc::parse_csv") {
-  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+/// Parses CSV text (see the file comment) with nsc::io::csv_record_reader (nsc/io/table.hpp):
+/// linear time, at most `limits.max_columns` columns (65,536), `limits.max_field_bytes` per field
+/// and `limits.max_rows` data rows, each checked before the memory is allocated. `fn` prefixes
+/// error messages. The first record is the header (names unique: a hash set, linear); every
+/// other non-blank record must have as many fields.
+inline csv_table parse_csv(std::string_view text, std::string_view fn = "nsc::parse_csv",
+                           const table_limits& limits = {}) {
   csv_table t;
-  std::vector<std::string> rec;
-  std::string field;
-  std::size_t record = 0; // 0 = header, then data rows from 1
-  bool any_record = false;
-  std::size_t i = 0;
-  const std::size_t n = text.size();
-  auto fail_here = [&](const std::string& what) {
-    if (!any_record) detail::fail(fn, "header: " + what);
-    detail::fail_row(fn, record, what);
-  };
-  auto end_record = [&] {
-    const bool blank = rec.size() == 1 && rec[0].empty();
-    if (!blank) {
-      if (!any_record) {
-        t.header = std::move(rec);
-        any_record = true;
-      } else {
-        if (rec.size() != t.header.size())
-          detail::fail_row(fn, record, "expected " + std::to_string(t.header.size()) +
-                                           " fields, got " + std::to_string(rec.size()));
-        t.rows.push_back(std::move(rec));
-      }
-      ++record;
-    }
-    rec.clear();
-  };
-  while (i < n) {
-    // one field
-    field.clear();
-    bool ended_record = false;
-    if (text[i] == '"') {
-      ++i;
-      for (;;) {
-        if (i >= n) fail_here("unterminated quoted field");
-        const char c = text[i++];
-        if (c == '"') {
-          if (i < n && text[i] == '"') {
-            field += '"';
-            ++i;
-          } else {
-            break;
-          }
-        } else {
-          field += c;
-        }
-      }
-      if (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r')
-        fail_here("unexpected character after a closing quote");
-    } else {
-      while (i < n && text[i] != ',' && text[i] != '\n' && text[i] != '\r') field += text[i++];
-    }
-    rec.push_back(field);
-    if (i < n) {
-      if (text[i] == ',') {
-        ++i;
-        if (i == n) rec.emplace_back(); // trailing comma at end of input: one more empty field
-      } else {
-        if (text[i] == '\r' && i + 1 < n && text[i + 1] == '\n') ++i;
-        ++i;
-        ended_record = true;
-      }
-    }
-    if (ended_record || i >= n) end_record();
-  }
-  if (!any_record) detail::fail(fn, "the file is empty (no header row)");
-  for (std::size_t a = 0; a < t.header.size(); ++a)
-    for (std::size_t b = a + 1; b < t.header.size(); ++b)
-      if (t.header[a] == t.header[b]) detail::fail(fn, "duplicate column '" + t.header[a] + "'");
+  detail::table_io::read_csv_records(text, std::string(fn), limits, t.header, t.rows);
   return t;
 }
 
-/// Reads a whole file; std::invalid_argument "<fn>: cannot open '<path>'" if it cannot.
-inline std::string read_text_file(const std::string& path, std::string_view fn = "nsc::read_text_file") {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) detail::fail(fn, "cannot open '" + path + "'");
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad()) detail::fail(fn, "cannot read '" + path + "'");
-  return os.str();
+/// Reads a whole file through nsc::io::read_input_file (size limit 64 MiB, a directory or an
+/// unreadable file refused with the path named); a missing file gives
+/// std::invalid_argument "<fn>: cannot open '<path>'".
+inline std::string read_text_file(const std::string& path, std::string_view fn = "nsc::read_text_file",
+                                  const input_limits& limits = {}) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) detail::fail(fn, "cannot open '" + path + "'");
+  return read_input_file(path, fn, limits);
 }
 
 /// Typed, column-named access to one data row of a csv_table, with error messages
@@ -214,7 +114,7 @@ public:
   /// The raw text of a column (the column must exist: readers check the header first).
   std::string_view text(std::string_view name) const {
     const auto it = columns_->find(name);
-    if (it == columns_->end()) detail::fail(fn_, "missing column '" + std::string(name) + "'");
+    if (it == columns_->end()) detail::fail(fn_, "missing column '" + excerpt(name) + "'");
     return t_->rows[index_][it->second];
   }
 
@@ -225,7 +125,7 @@ public:
 
   /// Fails with "missing column" if absent, "is blank" if blank.
   void require_value(std::string_view name) const {
-    if (!has_column(name)) fail("missing column '" + std::string(name) + "'");
+    if (!has_column(name)) fail("missing column '" + excerpt(name) + "'");
     if (blank(name)) fail(name, "is blank");
   }
 
@@ -242,7 +142,7 @@ public:
   std::int64_t integer(std::string_view name) const {
     require_value(name);
     const auto v = detail::parse_integer(text(name));
-    if (!v) fail(name, "is not an integer (got \"" + std::string(text(name)) + "\")");
+    if (!v) fail(name, "is not an integer (got \"" + excerpt(text(name)) + "\")");
     return *v;
   }
 
@@ -255,7 +155,7 @@ public:
   double number(std::string_view name) const {
     require_value(name);
     const auto v = detail::parse_number(text(name));
-    if (!v) fail(name, "is not a finite number (got \"" + std::string(text(name)) + "\")");
+    if (!v) fail(name, "is not a finite number (got \"" + excerpt(text(name)) + "\")");
     return *v;
   }
 
@@ -277,7 +177,7 @@ public:
       while (j < s.size() && s[j] != ' ' && s[j] != '\t') ++j;
       if (j > i) {
         const auto v = detail::parse_integer(s.substr(i, j - i));
-        if (!v) fail(name, "is not a list of integers (got \"" + std::string(s) + "\")");
+        if (!v) fail(name, "is not a list of integers (got \"" + excerpt(s) + "\")");
         out.push_back(*v);
       }
       i = j;
@@ -455,13 +355,13 @@ inline std::vector<flexibert_record> parse_flexibert_csv(
       if (op == "SA") l.op = presets::flexibert_op::sa;
       else if (op == "LT") l.op = presets::flexibert_op::lt;
       else if (op == "DSC") l.op = presets::flexibert_op::dsc;
-      else r.fail(p + "op_type", "is not SA, LT or DSC (got \"" + op + "\")");
+      else r.fail(p + "op_type", "is not SA, LT or DSC (got \"" + excerpt(op) + "\")");
       l.op_param = r.string(p + "op_param");
       const bool ok = l.op == presets::flexibert_op::sa   ? l.op_param == "SDP" || l.op_param == "WMA"
                       : l.op == presets::flexibert_op::lt ? l.op_param == "DFT" || l.op_param == "DCT"
                                                           : detail::parse_integer(l.op_param).value_or(0) >= 1;
       if (!ok)
-        r.fail(p + "op_param", "is not valid for " + op + " (got \"" + l.op_param + "\")");
+        r.fail(p + "op_param", "is not valid for " + op + " (got \"" + excerpt(l.op_param) + "\")");
       l.heads = r.integer_at_least(p + "heads", 1);
       if (!r.blank(p + "ffn_dim")) l.ffn_dim = r.integer_at_least(p + "ffn_dim", 1);
       l.n_ffn = r.integer_at_least(p + "n_ffn", 1);
@@ -532,7 +432,7 @@ inline std::vector<autoformer_record> parse_autoformer_tiny_csv(
     for (std::int64_t i = 0; i < depth; ++i) {
       const std::string rc = "mlp_ratio_" + std::to_string(i), hc = "num_heads_" + std::to_string(i);
       const double ratio = r.number(rc);
-      if (!(ratio > 0)) r.fail(rc, "must be > 0 (got \"" + std::string(r.text(rc)) + "\")");
+      if (!(ratio > 0)) r.fail(rc, "must be > 0 (got \"" + excerpt(r.text(rc)) + "\")");
       x.arch.mlp_ratio.push_back(ratio);
       x.arch.num_heads.push_back(r.integer_at_least(hc, 1));
     }
@@ -543,7 +443,7 @@ inline std::vector<autoformer_record> parse_autoformer_tiny_csv(
         const auto layer_index = detail::parse_integer(std::string_view(name).substr(pre.size()));
         if (layer_index && *layer_index >= depth && !r.blank(name))
           r.fail(name, "must be blank past depth " + std::to_string(depth) + " (got \"" +
-                           std::string(r.text(name)) + "\")");
+                           excerpt(r.text(name)) + "\")");
       }
       if (!is_spec(name)) x.targets.emplace(name, r.optional_number(name));
     }
