@@ -177,6 +177,9 @@ TEST_CASE("Model-layer checks of the new structures", "[deployment][errors]") {
   fails(s, "layer 0: attention.v_head_dim must be >= 1");
   s.blocks[0].attention.v_head_dim = 8;
   REQUIRE_NOTHROW(make_transformer(s, 8));
+  s.blocks[0].attention.qk_rope_head_dim = INT64_MAX;
+  fails(s, "layer 0: attention latent dims overflow 64 bits");
+  s.blocks[0].attention.qk_rope_head_dim = 4;
   s.blocks[0].attention.lora_q = 2;
   fails(s, "attention LoRA ranks need standard attention");
   s = small();

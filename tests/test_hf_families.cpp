@@ -184,6 +184,10 @@ TEST_CASE("Family structure: windows, MoE layers, MLA dims, text_config", "[hf_f
   CHECK(deci.spec.blocks[5].ffn.kind == ffn_kind::none);
   CHECK(deci.spec.blocks[6].ffn.kind == ffn_kind::linear);
   CHECK(deci.spec.blocks[7].ffn.d_ff == 3072);
+  // A written-back DeciLM config (with_nsc_extensions: d_ff 0 for no_op / linear FFNs) reads back.
+  const json deci_raw = json::parse(std::ifstream(configs + "nemotron-nas-example.json"));
+  const hf_model back = read_hf_config(with_nsc_extensions(deci_raw, deci.spec));
+  CHECK(count(hf_network(back, 16)).total() == count(hf_network(deci, 16)).total());
   // Qwen sliding rule and layer_types.
   json q = tiny_llama();
   q["model_type"] = "qwen2";
@@ -436,6 +440,8 @@ TEST_CASE("read_hf_config: every new error path names the field", "[hf_families]
   json neox = {{"model_type", "gpt_neox"}, {"hidden_size", 64}, {"intermediate_size", 256},
                {"num_hidden_layers", 2},    {"num_attention_heads", 4}, {"vocab_size", 100}, {"head_dim", 32}};
   fails(neox, "field 'head_dim' must be hidden_size / num_attention_heads = 16 for model_type gpt_neox");
+  neox["head_dim"] = 9223372036854775807; // no signed overflow on the way to the message
+  fails(neox, "field 'head_dim' must be hidden_size / num_attention_heads = 16");
   neox["head_dim"] = 16;
   REQUIRE_NOTHROW(read_hf_config(neox));
   json g3 = {{"model_type", "gemma3"}, {"text_config", 5}};

@@ -409,9 +409,12 @@ inline void read_extensions(const json& c, transformer_spec& s) {
       bad("intermediate_sizes", "must be a list of " + std::to_string(n) + " positive integers (one per layer)", v);
     for (std::size_t i = 0; i < n; ++i) {
       const auto k = as_integer(v[i]);
-      if (!k || *k < 1)
-        bad("intermediate_sizes[" + std::to_string(i) + "]", "must be a positive integer", v[i]);
-      s.blocks[i].ffn.d_ff = *k;
+      const bool width = s.blocks[i].ffn.kind == ffn_kind::standard; // no_op / linear: no width
+      if (!k || *k < (width ? 1 : 0))
+        bad("intermediate_sizes[" + std::to_string(i) + "]",
+            width ? "must be a positive integer" : "must be a non-negative integer (layer without an FFN width)",
+            v[i]);
+      if (width) s.blocks[i].ffn.d_ff = *k;
     }
   }
   if (present(c, "lora_ranks")) {
@@ -625,7 +628,8 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   std::int64_t head_dim = 0;
   if (fam.head_dim) {
     head_dim = f.optional("head_dim", 0);
-  } else if (!fam.latent && f.has("head_dim") && f.required("head_dim") * heads != s.d_model) {
+  } else if (!fam.latent && f.has("head_dim") &&
+             (s.d_model % heads != 0 || f.required("head_dim") != s.d_model / heads)) {
     bad("head_dim", "must be " + std::string(fam.hidden) + " / " + fam.heads + " = " +
                         std::to_string(s.d_model / heads) + " for model_type " + type +
                         " (its modeling code does not read head_dim)",
@@ -670,7 +674,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     a.qk_nope_head_dim = f.required("qk_nope_head_dim", 0);
     a.qk_rope_head_dim = f.required("qk_rope_head_dim", 0);
     a.v_head_dim = f.required("v_head_dim");
-    if (a.qk_nope_head_dim + a.qk_rope_head_dim < 1)
+    if (a.qk_nope_head_dim == 0 && a.qk_rope_head_dim == 0)
       bad("qk_nope_head_dim", "plus qk_rope_head_dim must be >= 1", *f.get("qk_nope_head_dim"));
   }
   s.blocks.assign(std::size_t(layers), b);

@@ -313,10 +313,17 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
     if (a.kv_lora_rank < 1) c.fail("attention.kv_lora_rank must be >= 1", a.kv_lora_rank);
     if (a.qk_nope_head_dim < 0) c.fail("attention.qk_nope_head_dim must be >= 0", a.qk_nope_head_dim);
     if (a.qk_rope_head_dim < 0) c.fail("attention.qk_rope_head_dim must be >= 0", a.qk_rope_head_dim);
-    if (a.qk_nope_head_dim + a.qk_rope_head_dim < 1)
-      c.fail("attention.qk_nope_head_dim + qk_rope_head_dim must be >= 1",
-             a.qk_nope_head_dim + a.qk_rope_head_dim);
+    if (a.qk_nope_head_dim == 0 && a.qk_rope_head_dim == 0)
+      c.fail("attention.qk_nope_head_dim + qk_rope_head_dim must be >= 1", 0);
     if (a.v_head_dim < 1) c.fail("attention.v_head_dim must be >= 1", a.v_head_dim);
+    // The widths below are sums of these dims: refuse what would overflow 64 bits.
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(a.qk_nope_head_dim, a.qk_rope_head_dim, &sum) ||
+        __builtin_add_overflow(sum, a.v_head_dim, &sum) ||
+        __builtin_add_overflow(a.kv_lora_rank, a.qk_rope_head_dim, &sum))
+      c.fail("attention latent dims overflow 64 bits when added (qk_nope + qk_rope + v_head_dim, kv_lora_rank + "
+             "qk_rope)",
+             a.kv_lora_rank);
     if (a.lora_q || a.lora_k || a.lora_v || a.lora_o)
       c.fail("attention LoRA ranks need standard attention (not latent)",
              std::max({a.lora_q, a.lora_k, a.lora_v, a.lora_o}));
