@@ -779,7 +779,8 @@ TEST_CASE("read_hf_config: errors name the field and the bad value", "[hf_config
   c = tiny_llama();
   c["model_type"] = "t5";
   fails(c, "nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral, qwen2, "
-           "gpt2, bert, opt (got \"t5\")");
+           "qwen3, qwen2_moe, qwen3_moe, phi3, olmo2, gemma, gemma2, gemma3, gemma3_text, "
+           "deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, gpt2, bert, opt (got \"t5\")");
   c.erase("model_type");
   fails(c, "missing field 'model_type'");
   c["model_type"] = 3;
@@ -819,7 +820,8 @@ TEST_CASE("read_hf_config: errors name the field and the bad value", "[hf_config
   fails(x, "missing field 'num_local_experts' (model_type mixtral)");
   // Files.
   CHECK_THROWS_WITH(read_hf_config_file(configs + "no-such-file.json"),
-                    Contains("nsc::read_hf_config: cannot open file (got "));
+                    Contains("nsc::read_hf_config: " + configs + "no-such-file.json: cannot open file (no such file)"));
+  CHECK_THROWS_WITH(read_hf_config_file(configs), Contains("is a directory, not a file"));
   CHECK_THROWS_WITH(read_hf_config_file(std::string(NSC_SOURCE_DIR) + "/CMakeLists.txt"),
                     Contains("invalid JSON"));
 }

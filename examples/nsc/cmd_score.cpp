@@ -1,6 +1,9 @@
-// nsc score: NSC, #Params and FLOPs of a model from its Hugging Face config.json.
+// nsc score: NSC, #Params, FLOPs, KV cache and memory of a model from its Hugging Face
+// config.json.
 //
 //   nsc score CONFIG.json [--estimator mp|fs] [--init NAME|hf] [--seq-len T]
+//             [--context C] [--batch B] [--kv-dtype D] [--weight-dtype D]
+//             [--attention full|causal]
 //             [--format table|json|csv] [--json] [--qkv per_head|merged|separate]
 //             [--o-proj whole|per_head] [--variance-source block|tensor]
 //             [--score-embeddings] [--count-lora]
@@ -12,24 +15,34 @@
 // torch.nn.init's (nsc::parse_init_kind); normal and truncated_normal use the config's
 // initializer_range as their std.
 //
-// --seq-len T (default 256, the sequence length of the paper's LoNAS TFLOPs) only enters the
-// attention-score MACs, 2 T n_heads head_dim per token and layer (~1% of LLaMA-7B's FLOPs at
-// T = 256, ~8% at 2048). FLOPs = 2 MACs, per token; embedding lookups are free, a tied LM head
-// costs its MACs.
+// Workload (nsc/model/deployment.hpp states every convention): --seq-len T (default 256, the
+// sequence length of the paper's LoNAS TFLOPs) is the prefill length; flops_per_token is the
+// prefill's FLOPs / T with --attention full (default: every query attends T keys, the paper's)
+// or causal (query p attends p keys), capped at a layer's sliding window. --context C (default
+// T) is the decode context and the number of cached tokens, --batch B (1) the sequences cached,
+// --kv-dtype (bf16) and --weight-dtype (bf16: fp32, bf16, fp16, fp8, int8, int4 with one fp16
+// scale per 128 inputs) the storage types. FLOPs = 2 MACs; embedding lookups are free, a tied LM
+// head costs its MACs.
 //
 // Output: a summary and a per-layer table (default), one JSON object (--json / --format json:
-// nsc, params_total, params_non_embedding, params_active, flops_per_token, macs_per_token,
-// seq_len, model, model_type, estimator, init, variance_source, and layers: [{name, nsc,
-// attention, ffn, router, other, params, params_active, flops_per_token}]), or CSV (one row per
-// layer and a final "total" row).
+// nsc, params_total, params_non_embedding, params_active, flops_per_token, flops_convention,
+// macs_per_token, prefill_flops, decode_flops_per_token, kv_cache_bytes,
+// kv_cache_bytes_per_token, weight_bytes, memory_bytes, seq_len, context, batch, kv_dtype,
+// weight_dtype, attention, model, model_type, text_config, estimator, init, variance_source,
+// and layers: [{name, nsc, attention, ffn, router, other, params, params_active,
+// flops_per_token, decode_flops, kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes,
+// memory_bytes}]), or CSV (one row per layer and a final "total" row). prefill_flops is an
+// exact integer (a string of digits when above 2^64 - 1).
 #include "cli.hpp"
 
 #include <nsc/io/hf_config.hpp>
+#include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
 #include <nsc/model/transformer.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -44,6 +57,11 @@ struct score_args {
   std::string estimator = "mp";
   std::string init_name = "xavier_normal";
   double seq_len = 256;
+  long long context = 0;
+  long long batch = 1;
+  std::string kv_dtype = "bf16";
+  std::string weight_dtype = "bf16";
+  std::string attention = "full";
   std::string format = "table";
   bool json = false;
   std::string qkv = "per_head";
@@ -53,7 +71,37 @@ struct score_args {
   bool count_lora = false;
 };
 
-/// 6738415616 -> "6,738,415,616".
+/// Thousands separators on a string of digits.
+std::string grouped_digits(const std::string& digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+std::string grouped_u(std::uint64_t v) { return grouped_digits(std::to_string(v)); }
+
+/// Bytes with a binary unit: "16.06 GiB".
+std::string bytes_text(std::uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", v, units[u]);
+  return buf;
+}
+
+/// An exact count as JSON: an integer when it fits 64 bits, else its decimal digits.
+nlohmann::json exact_json(nsc::u128 v) {
+  if (v <= nsc::u128(UINT64_MAX)) return std::uint64_t(v);
+  return nsc::to_string(v);
+}
+
 nsc::scoring make_scoring(const score_args& a, const nsc::hf_model& m) {
   const nsc::estimator est = nsc::parse_estimator(a.estimator);
   nsc::scoring s;
@@ -95,6 +143,17 @@ int run_score(const score_args& a) {
   nsc::psi_cache cache;
   const nsc::network_score ns = nsc::score(net, sc, &cache);
   const nsc::resources total = nsc::count(net);
+  if (a.seq_len != std::floor(a.seq_len))
+    throw std::invalid_argument("nsc score: --seq-len must be an integer number of tokens (got " +
+                                nsc_cli::fmt(a.seq_len, 17) + ")");
+  nsc::workload wl;
+  wl.seq_len = std::int64_t(a.seq_len);
+  wl.context = a.context;
+  wl.batch = a.batch;
+  wl.kv = nsc::parse_dtype(a.kv_dtype);
+  wl.weights = nsc::parse_dtype(a.weight_dtype);
+  wl.attention = nsc::parse_attention_convention(a.attention);
+  const nsc::deployment dep = nsc::deploy(m.spec, wl);
   const std::string format = a.json ? "json" : a.format;
 
   auto part = [](const nsc::layer_score& l, nsc::part p) {
@@ -118,16 +177,30 @@ int run_score(const score_args& a) {
     j["init"] = init_label;
     j["variance_source"] = std::string(nsc::to_string(sc.source));
     j["seq_len"] = a.seq_len;
+    j["context"] = wl.context_tokens();
+    j["batch"] = wl.batch;
+    j["kv_dtype"] = a.kv_dtype;
+    j["weight_dtype"] = a.weight_dtype;
+    j["attention"] = a.attention;
+    j["text_config"] = m.text_config;
     j["nsc"] = ns.nsc;
     j["params_total"] = total.total();
     j["params_non_embedding"] = total.non_embedding();
     j["params_active"] = total.active();
-    j["flops_per_token"] = total.flops();
-    j["macs_per_token"] = total.macs;
+    j["flops_per_token"] = dep.flops_per_token();
+    j["flops_convention"] = dep.convention();
+    j["macs_per_token"] = dep.flops_per_token() / 2;
+    j["prefill_flops"] = exact_json(dep.prefill_flops());
+    j["decode_flops_per_token"] = dep.decode_flops();
+    j["kv_cache_bytes"] = dep.kv_cache_bytes;
+    j["kv_cache_bytes_per_token"] = dep.kv_bytes_per_token;
+    j["weight_bytes"] = dep.weight_bytes;
+    j["memory_bytes"] = dep.memory_bytes;
     nlohmann::json layers = nlohmann::json::array();
     for (std::size_t i = 0; i < net.layers.size(); ++i) {
       const nsc::layer_score& ls = ns.layers[i];
       const nsc::resources r = nsc::count(net.layers[i]);
+      const nsc::layer_deployment& ld = dep.layers[i];
       layers.push_back({{"name", ls.name},
                         {"nsc", ls.nsc},
                         {"attention", part(ls, nsc::part::attention)},
@@ -136,7 +209,12 @@ int run_score(const score_args& a) {
                         {"other", rest(ls.by_part)},
                         {"params", r.total()},
                         {"params_active", r.active()},
-                        {"flops_per_token", r.flops()}});
+                        {"flops_per_token", 2 * double(ld.prefill_macs) / double(wl.seq_len)},
+                        {"decode_flops", 2 * ld.decode_macs},
+                        {"kv_cache_bytes", ld.kv_cache_bytes},
+                        {"kv_cache_bytes_per_token", ld.kv_bytes_per_token},
+                        {"weight_bytes", ld.weight_bytes},
+                        {"memory_bytes", ld.memory_bytes()}});
     }
     j["layers"] = std::move(layers);
     nsc_cli::print_json(j);
@@ -144,24 +222,32 @@ int run_score(const score_args& a) {
   }
 
   if (format == "csv") {
-    std::printf("layer,nsc,attention,ffn,router,other,params,params_active,flops_per_token\n");
+    std::printf("layer,nsc,attention,ffn,router,other,params,params_active,flops_per_token,"
+                "decode_flops,kv_cache_bytes,weight_bytes,memory_bytes\n");
     auto row = [&](const std::string& name, double v,
-                   const std::array<double, nsc::part_count>& by_part, const nsc::resources& r) {
+                   const std::array<double, nsc::part_count>& by_part, const nsc::resources& r,
+                   nsc::u128 prefill_macs, std::uint64_t decode_macs, std::uint64_t kv, std::uint64_t wb) {
       auto at = [&](nsc::part p) { return by_part[static_cast<std::size_t>(p)]; };
-      std::printf("%s,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,%.17g\n", name.c_str(), v,
+      std::printf("%s,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,%.17g,%s,%s,%s,%s\n", name.c_str(), v,
                   at(nsc::part::attention), at(nsc::part::ffn), at(nsc::part::router),
                   rest(by_part), static_cast<long long>(r.total()),
-                  static_cast<long long>(r.active()), r.flops());
+                  static_cast<long long>(r.active()), 2 * double(prefill_macs) / double(wl.seq_len),
+                  nsc::to_string(2 * nsc::u128(decode_macs)).c_str(), std::to_string(kv).c_str(),
+                  std::to_string(wb).c_str(), nsc::to_string(nsc::u128(kv) + wb).c_str());
     };
-    for (std::size_t i = 0; i < net.layers.size(); ++i)
-      row(ns.layers[i].name, ns.layers[i].nsc, ns.layers[i].by_part, nsc::count(net.layers[i]));
-    row("total", ns.nsc, ns.by_part, total);
+    for (std::size_t i = 0; i < net.layers.size(); ++i) {
+      const nsc::layer_deployment& ld = dep.layers[i];
+      row(ns.layers[i].name, ns.layers[i].nsc, ns.layers[i].by_part, nsc::count(net.layers[i]),
+          ld.prefill_macs, ld.decode_macs, ld.kv_cache_bytes, ld.weight_bytes);
+    }
+    row("total", ns.nsc, ns.by_part, total, dep.prefill_macs, dep.decode_macs, dep.kv_cache_bytes,
+        dep.weight_bytes);
     return 0;
   }
 
   // table
-  std::printf("model          %s (%s), %zu layers\n", m.spec.name.c_str(), m.model_type.c_str(),
-              m.spec.blocks.size());
+  std::printf("model          %s (%s%s), %zu layers\n", m.spec.name.c_str(), m.model_type.c_str(),
+              m.text_config ? ", text decoder of a multimodal config" : "", m.spec.blocks.size());
   std::printf("scoring        init %s, variance per %s, psi_%s, embeddings %s\n",
               init_label.c_str(), std::string(nsc::to_string(sc.source)).c_str(),
               std::string(nsc::to_string(sc.est)).c_str(),
@@ -174,16 +260,31 @@ int run_score(const score_args& a) {
   std::printf("params total   %s\n", grouped(total.total()).c_str());
   std::printf("params non-emb %s\n", grouped(total.non_embedding()).c_str());
   std::printf("params active  %s\n", grouped(total.active()).c_str());
-  std::printf("FLOPs/token    %.6g at seq_len %g (MACs/token %.6g)\n\n", total.flops(), a.seq_len,
-              total.macs);
-  std::printf("%-14s %16s %16s %16s %16s %16s\n", "layer", "nsc", "attention", "ffn", "params",
-              "flops/token");
+  std::printf("workload       prefill T = %s tokens, %s attention; context C = %s, batch %s; KV %s, "
+              "weights %s\n",
+              grouped(wl.seq_len).c_str(), a.attention.c_str(), grouped(wl.context_tokens()).c_str(),
+              grouped(wl.batch).c_str(), a.kv_dtype.c_str(), a.weight_dtype.c_str());
+  std::printf("FLOPs/token    %.6g prefill mean (MACs/token %.6g); FLOPs = 2 MACs\n", dep.flops_per_token(),
+              dep.flops_per_token() / 2);
+  std::printf("prefill FLOPs  %s (T tokens, one sequence)\n", grouped_digits(nsc::to_string(dep.prefill_flops())).c_str());
+  std::printf("decode FLOPs   %s per token at context C\n", grouped_u(dep.decode_flops()).c_str());
+  std::printf("KV cache       %s bytes (%s) at C x batch; %s bytes per token\n",
+              grouped_u(dep.kv_cache_bytes).c_str(), bytes_text(dep.kv_cache_bytes).c_str(),
+              grouped_u(dep.kv_bytes_per_token).c_str());
+  std::printf("weights        %s bytes (%s) at %s\n", grouped_u(dep.weight_bytes).c_str(),
+              bytes_text(dep.weight_bytes).c_str(), a.weight_dtype.c_str());
+  std::printf("memory         %s bytes (%s) = weights + KV cache\n\n", grouped_u(dep.memory_bytes).c_str(),
+              bytes_text(dep.memory_bytes).c_str());
+  std::printf("%-14s %16s %16s %16s %16s %13s %14s\n", "layer", "nsc", "attention", "ffn", "params",
+              "flops/token", "kv bytes");
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const nsc::layer_score& ls = ns.layers[i];
     const nsc::resources r = nsc::count(net.layers[i]);
-    std::printf("%-14s %16.10g %16.10g %16.10g %16s %16.6g\n", ls.name.c_str(), ls.nsc,
+    const nsc::layer_deployment& ld = dep.layers[i];
+    std::printf("%-14s %16.10g %16.10g %16.10g %16s %13.6g %14s\n", ls.name.c_str(), ls.nsc,
                 part(ls, nsc::part::attention), part(ls, nsc::part::ffn),
-                grouped(r.total()).c_str(), r.flops());
+                grouped(r.total()).c_str(), 2 * double(ld.prefill_macs) / double(wl.seq_len),
+                grouped_u(ld.kv_cache_bytes).c_str());
   }
   return 0;
 }
@@ -191,9 +292,10 @@ int run_score(const score_args& a) {
 const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function<int()> {
   auto args = std::make_shared<score_args>();
   auto* sub = app.add_subcommand(
-      "score", "NSC, #Params (total, non-embedding, active) and FLOPs per token of a model from "
-               "its Hugging Face config.json (llama, mistral, mixtral, qwen2, gpt2, bert, opt), "
-               "with a per-layer breakdown");
+      "score", "NSC, #Params (total, non-embedding, active), FLOPs (prefill and decode), KV "
+               "cache, weight bytes and serving memory of a model from its Hugging Face "
+               "config.json (every family in nsc::hf_supported_model_types), with a per-layer "
+               "breakdown");
   sub->add_option("config", args->config, "path to a Hugging Face config.json")->required();
   sub->add_option("--estimator", args->estimator, "psi estimator: mp (paper) or fs (finite-size)")
       ->check(CLI::IsMember({"mp", "fs"}));
@@ -203,9 +305,24 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
                   "truncated_normal (std = initializer_range), orthogonal, or hf "
                   "(normal(initializer_range), variance of the whole tensor)");
   sub->add_option("--seq-len", args->seq_len,
-                  "sequence length T for the attention MACs 2 T n_heads head_dim (default 256, "
-                  "as the paper's LoNAS TFLOPs)")
+                  "prefill length T: flops_per_token = prefill FLOPs / T (default 256, as the "
+                  "paper's LoNAS TFLOPs)")
       ->check(CLI::Range(1.0, 1e12));
+  sub->add_option("--context", args->context,
+                  "decode context C and cached tokens for the KV cache (default: T)")
+      ->check(CLI::Range(1LL, 1000000000000LL));
+  sub->add_option("--batch", args->batch, "sequences in the KV cache (default 1)")
+      ->check(CLI::Range(1LL, 1000000000LL));
+  sub->add_option("--kv-dtype", args->kv_dtype, "KV-cache element type: fp32, bf16 (default), fp16, fp8, int8")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
+  sub->add_option("--weight-dtype", args->weight_dtype,
+                  "weight storage: fp32, bf16 (default), fp16, fp8, int8, int4 (one fp16 scale per "
+                  "128 inputs; embeddings, head, routers, norms, biases stay bf16)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
+  sub->add_option("--attention", args->attention,
+                  "prefill attention: full (default; every query attends T keys, the paper's) or "
+                  "causal (query p attends p keys); sliding windows cap both")
+      ->check(CLI::IsMember({"full", "causal"}));
   sub->add_option("--format", args->format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   sub->add_flag("--json", args->json, "same as --format json");

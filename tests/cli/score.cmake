@@ -3,22 +3,22 @@
 
 nsc_cli_test(score_llama7b_json
   ARGS score examples/configs/llama-7b.json --json
-  PASS "^\\{\"estimator\":\"mp\",\"flops_per_token\":[0-9.e+]+,\"init\":\"xavier_normal\",\"layers\":\\[\\{\"attention\":0[.0]*,\"ffn\":0[.0]*,\"flops_per_token\":0[.0]*,\"name\":\"embeddings\",\"nsc\":0[.0]*,\"other\":0[.0]*,\"params\":131072000,\"params_active\":131072000,\"router\":0[.0]*\\},\\{\"attention\":[0-9.e+]+,\"ffn\":[0-9.e+]+,\"flops_per_token\":[0-9.e+]+,\"name\":\"layers.0\",\"nsc\":[0-9.e+]+,\"other\":[0-9.e+-]+,\"params\":202383360,.*\"macs_per_token\":[0-9.e+]+,\"model\":\"llama-7b\",\"model_type\":\"llama\",\"nsc\":[0-9.e+]+,\"params_active\":6738415616,\"params_non_embedding\":6476271616,\"params_total\":6738415616,\"seq_len\":256[.0]*,\"variance_source\":\"block\"\\}\n$")
+  PASS "^\\{\"attention\":\"full\",\"batch\":1,\"context\":256,\"decode_flops_per_token\":[0-9]+,\"estimator\":\"mp\",\"flops_convention\":\"FLOPs = 2 x MACs;[^\"]*\",\"flops_per_token\":[0-9.e+]+,\"init\":\"xavier_normal\",\"kv_cache_bytes\":134217728,\"kv_cache_bytes_per_token\":524288,\"kv_dtype\":\"bf16\",\"layers\":\\[\\{\"attention\":0[.0]*,\"decode_flops\":0,\"ffn\":0[.0]*,\"flops_per_token\":0[.0]*,\"kv_cache_bytes\":0,\"kv_cache_bytes_per_token\":0,\"memory_bytes\":262144000,\"name\":\"embeddings\",\"nsc\":0[.0]*,\"other\":0[.0]*,\"params\":131072000,\"params_active\":131072000,\"router\":0[.0]*,\"weight_bytes\":262144000\\},\\{\"attention\":[0-9.e+]+,\"decode_flops\":[0-9]+,\"ffn\":[0-9.e+]+,\"flops_per_token\":[0-9.e+]+,\"kv_cache_bytes\":4194304,\"kv_cache_bytes_per_token\":16384,\"memory_bytes\":[0-9]+,\"name\":\"layers.0\",\"nsc\":[0-9.e+]+,\"other\":[0-9.e+-]+,\"params\":202383360,.*\"macs_per_token\":[0-9.e+]+,\"memory_bytes\":[0-9]+,\"model\":\"llama-7b\",\"model_type\":\"llama\",\"nsc\":[0-9.e+]+,\"params_active\":6738415616,\"params_non_embedding\":6476271616,\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":256[.0]*,\"text_config\":false,\"variance_source\":\"block\",\"weight_bytes\":13476831232,\"weight_dtype\":\"bf16\"\\}\n$")
 nsc_cli_test(score_llama7b_format_json
   ARGS score examples/configs/llama-7b.json --format json --seq-len 2048
-  PASS "\"params_total\":6738415616,\"seq_len\":2048")
+  PASS "\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":2048")
 nsc_cli_test(score_mixtral_active
   ARGS score examples/configs/mixtral-8x7b.json --json
   PASS "\"params_active\":12879925248,\"params_non_embedding\":46440648704,\"params_total\":46702792704")
 nsc_cli_test(score_table
   ARGS score examples/configs/gpt2.json
-  PASS "params total   124,439,808\nparams non-emb 85,056,000\nparams active  124,439,808\nFLOPs/token .*\nlayer +nsc +attention +ffn +params +flops/token\nembeddings .*\nlayers.0 .*\nlayers.11 .*\nfinal_norm .*\nlm_head +0 +0 +0 +0 +7[.]7")
+  PASS "params total   124,439,808\nparams non-emb 85,056,000\nparams active  124,439,808\nworkload       prefill T = 256 tokens, full attention; context C = 256, batch 1; KV bf16, weights bf16\nFLOPs/token .*\nprefill FLOPs .*\ndecode FLOPs .*\nKV cache       9,437,184 bytes [(]9.00 MiB[)] at C x batch; 36,864 bytes per token\nweights        248,879,616 bytes .*\nmemory         258,316,800 bytes .*\n\nlayer +nsc +attention +ffn +params +flops/token +kv bytes\nembeddings .*\nlayers.0 .*\nlayers.11 .*\nfinal_norm .*\nlm_head +0 +0 +0 +0 +7[.]7[0-9e+.]* +0\n")
 nsc_cli_test(score_table_bert
   ARGS score examples/configs/bert-base-uncased.json --estimator fs --init hf
   PASS "scoring        init hf: normal[(]0.02[)], variance per tensor, psi_fs.*params total   109,482,240")
 nsc_cli_test(score_csv
   ARGS score examples/configs/qwen2-7b.json --format csv --qkv merged
-  PASS "^layer,nsc,attention,ffn,router,other,params,params_active,flops_per_token\nembeddings,0,0,0,0,0,544997376,544997376,0\nlayers.0,.*\ntotal,[0-9.e+]+,[0-9.e+]+,[0-9.e+]+,0,[0-9.e+-]+,7615616512,7615616512,[0-9.e+]+\n$")
+  PASS "^layer,nsc,attention,ffn,router,other,params,params_active,flops_per_token,decode_flops,kv_cache_bytes,weight_bytes,memory_bytes\nembeddings,0,0,0,0,0,544997376,544997376,0,0,0,1089994752,1089994752\nlayers.0,.*\ntotal,[0-9.e+]+,[0-9.e+]+,[0-9.e+]+,0,[0-9.e+-]+,7615616512,7615616512,[0-9.e+]+,[0-9]+,[0-9]+,15231233024,[0-9]+\n$")
 nsc_cli_test(score_llama3_8b
   ARGS score examples/configs/llama-3-8b.json --init kaiming_normal --variance-source tensor --json
   PASS "\"params_total\":8030261248")
@@ -29,13 +29,70 @@ nsc_cli_test(score_mistral
   ARGS score examples/configs/mistral-7b.json --json
   PASS "\"params_total\":7241732096")
 
+# Every new family reads, with its published total (see tests/reference/gen_family_params.py).
+nsc_cli_test(score_gemma2_9b
+  ARGS score examples/configs/gemma-2-9b.json --json
+  PASS "\"params_total\":9241705984")
+nsc_cli_test(score_gemma3_text_config
+  ARGS score examples/configs/gemma-3-4b-it.json
+  PASS "model          google/gemma-3-4b-it|gemma-3-4b-it [(]gemma3_text, text decoder of a multimodal config[)], 34 layers.*params total   3,880,263,168")
+nsc_cli_test(score_phi3
+  ARGS score examples/configs/phi-3-mini-4k-instruct.json --json
+  PASS "\"params_total\":3821079552")
+nsc_cli_test(score_qwen3
+  ARGS score examples/configs/qwen3-8b.json --json
+  PASS "\"params_total\":8190735360")
+nsc_cli_test(score_qwen3_moe
+  ARGS score examples/configs/qwen3-30b-a3b.json --json
+  PASS "\"params_active\":3353032704,\"params_non_embedding\":[0-9]+,\"params_total\":30532122624")
+nsc_cli_test(score_qwen2_moe
+  ARGS score examples/configs/qwen1.5-moe-a2.7b.json --json
+  PASS "\"params_active\":2689173504,\"params_non_embedding\":[0-9]+,\"params_total\":14315784192")
+nsc_cli_test(score_pythia
+  ARGS score examples/configs/pythia-160m.json --json
+  PASS "\"params_total\":162322944")
+nsc_cli_test(score_olmo2
+  ARGS score examples/configs/olmo-2-1124-7b.json --json
+  PASS "\"params_total\":7298617344")
+nsc_cli_test(score_nemotron_nas
+  ARGS score examples/configs/nemotron-nas-example.json --json
+  PASS "\"params_total\":747008000")
+# DeepSeek-V3 at a serving workload: MLA's latent KV (70,272 bytes per token), 8 sequences of 32k.
+nsc_cli_test(score_deepseek_v3_workload
+  ARGS score examples/configs/deepseek-v3.json --json --context 32768 --batch 8 --attention causal --seq-len 4096
+  PASS "\"attention\":\"causal\",\"batch\":8,\"context\":32768,.*\"kv_cache_bytes\":18421383168,\"kv_cache_bytes_per_token\":70272,\"kv_dtype\":\"bf16\",.*\"params_active\":37552297472,\"params_non_embedding\":669173061120,\"params_total\":671026419200,.*\"weight_bytes\":1342052838400,\"weight_dtype\":\"bf16\"")
+# Gemma 2: alternate sliding-window layers cache at most 4096 tokens; int4 weights, fp8 KV:
+# 13 x 2048 x (4096 + 16384) bytes by hand.
+nsc_cli_test(score_gemma2_window_table
+  ARGS score examples/configs/gemma-2-2b.json --context 16384 --kv-dtype fp8 --weight-dtype int4
+  PASS "KV cache       545,259,520 bytes [(]520.00 MiB[)] at C x batch; 53,248 bytes per token")
+# Prefill FLOPs beyond 2^64 are printed exactly (a string of digits in JSON).
+nsc_cli_test(score_prefill_beyond_2_64
+  ARGS score examples/configs/deepseek-v3.json --json --seq-len 1000000000 --attention causal
+  PASS "\"prefill_flops\":\"[0-9]+\"")
+nsc_cli_test(score_bad_seq_len_fraction
+  ARGS score examples/configs/gpt2.json --seq-len 2.5
+  PASS "--seq-len must be an integer number of tokens")
+nsc_cli_test(score_bad_kv_dtype
+  ARGS score examples/configs/gpt2.json --kv-dtype int4
+  WILL_FAIL)
+nsc_cli_test(score_bad_batch
+  ARGS score examples/configs/gpt2.json --batch 0
+  WILL_FAIL)
+nsc_cli_test(score_bad_attention
+  ARGS score examples/configs/gpt2.json --attention sparse
+  WILL_FAIL)
+nsc_cli_test(score_directory
+  ARGS score examples/configs
+  PASS "nsc::read_hf_config: examples/configs: is a directory, not a file")
+
 # Unhappy paths: non-zero exit and a message naming the problem.
 nsc_cli_test(score_bad_path
   ARGS score examples/configs/no-such-model.json
   WILL_FAIL)
 nsc_cli_test(score_bad_path_message
   ARGS score examples/configs/no-such-model.json
-  PASS "nsc: error: nsc::read_hf_config: cannot open file [(]got examples/configs/no-such-model.json[)]")
+  PASS "nsc: error: nsc::read_hf_config: examples/configs/no-such-model.json: cannot open file [(]no such file[)]")
 nsc_cli_test(score_not_json
   ARGS score CMakeLists.txt
   PASS "nsc::read_hf_config: CMakeLists.txt: invalid JSON")
@@ -58,6 +115,37 @@ file(WRITE ${_nsc_score_bad_dir}/bad_kv.json
   "{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_hidden_layers\": 2, \"num_attention_heads\": 32, \"num_key_value_heads\": 5, \"vocab_size\": 32000}\n")
 file(WRITE ${_nsc_score_bad_dir}/missing.json
   "{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 12, \"vocab_size\": 50257, \"n_positions\": 1024}\n")
+# Hostile configs (issue 13): overflow is an error, not a wrapped number; sizes are bounded.
+file(WRITE ${_nsc_score_bad_dir}/huge_hidden.json
+  "{\"model_type\": \"llama\", \"hidden_size\": 1e12, \"intermediate_size\": 11008, \"num_hidden_layers\": 2, \"num_attention_heads\": 32, \"vocab_size\": 32000}\n")
+file(WRITE ${_nsc_score_bad_dir}/huge_vocab.json
+  "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 11008, \"num_hidden_layers\": 2, \"num_attention_heads\": 32, \"vocab_size\": 5e15}\n")
+file(WRITE ${_nsc_score_bad_dir}/many_layers.json
+  "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 11008, \"num_hidden_layers\": 2000000, \"num_attention_heads\": 32, \"vocab_size\": 32000}\n")
+file(WRITE ${_nsc_score_bad_dir}/out_of_range.json
+  "{\"model_type\": \"llama\", \"hidden_size\": 1e400}\n")
+string(REPEAT "[" 100000 _nsc_open)
+string(REPEAT "]" 100000 _nsc_close)
+file(WRITE ${_nsc_score_bad_dir}/deep.json "{\"model_type\": ${_nsc_open}${_nsc_close}}\n")
+nsc_cli_test(score_huge_hidden
+  ARGS score ${_nsc_score_bad_dir}/huge_hidden.json
+  PASS "nsc: error: nsc::weight: parameters of '[a-z_]+' overflows the signed 64-bit range")
+nsc_cli_test(score_huge_hidden_exit
+  ARGS score ${_nsc_score_bad_dir}/huge_hidden.json
+  WILL_FAIL)
+nsc_cli_test(score_huge_vocab
+  ARGS score ${_nsc_score_bad_dir}/huge_vocab.json
+  PASS "nsc: error: nsc::weight: parameters of 'embed_tokens' overflows the signed 64-bit range [(]5000000000000000 [*] 4096[)]")
+nsc_cli_test(score_many_layers
+  ARGS score ${_nsc_score_bad_dir}/many_layers.json
+  PASS "field 'num_hidden_layers' exceeds the limit of 16384 layers [(]got 2000000[)]")
+nsc_cli_test(score_out_of_range_number
+  ARGS score ${_nsc_score_bad_dir}/out_of_range.json
+  PASS "nsc::read_hf_config: .*out_of_range.json: invalid JSON")
+nsc_cli_test(score_deep_json
+  ARGS score ${_nsc_score_bad_dir}/deep.json
+  PASS "nsc::read_hf_config: .*deep.json: JSON nested deeper than 64 levels")
+
 nsc_cli_test(score_malformed_field
   ARGS score ${_nsc_score_bad_dir}/bad_hidden.json
   PASS "nsc: error: nsc::read_hf_config: field 'hidden_size' must be a positive integer [(]got \"abc\"[)]")
@@ -66,7 +154,7 @@ nsc_cli_test(score_malformed_field_exit
   WILL_FAIL)
 nsc_cli_test(score_unknown_model_type
   ARGS score ${_nsc_score_bad_dir}/bad_type.json
-  PASS "unknown model_type; supported: llama, mistral, mixtral, qwen2, gpt2, bert, opt [(]got \"t5\"[)]")
+  PASS "unknown model_type; supported: llama, mistral, mixtral, qwen2, qwen3, .*, gpt2, bert, opt [(]got \"t5\"[)]")
 nsc_cli_test(score_kv_heads
   ARGS score ${_nsc_score_bad_dir}/bad_kv.json
   PASS "field 'num_key_value_heads' must divide num_attention_heads = 32 [(]got 5[)]")

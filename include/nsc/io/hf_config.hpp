@@ -11,32 +11,63 @@
 ///                                                                variance_source::tensor
 ///     nlohmann::json with_nsc_extensions(config, spec)           writes intermediate_sizes and
 ///                                                                lora_ranks (pruned models)
+///     hf_families()                                              the table of family traits
 ///
-/// Supported model_type values and the fields read (HF's defaults where a field is absent):
+/// One reader drives every family from one table (`detail::hf::families`) of field names,
+/// HF config-class defaults and structural traits; the counts are those of the module tree
+/// transformers instantiates (every Linear, bias, norm, router, shared-expert gate, MLA norm).
 ///
-/// | model_type | fields |
+/// | model_type | structure read from the config |
 /// |---|---|
-/// | llama, mistral, qwen2, mixtral | hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads (absent or null: = heads), head_dim (absent or null: hidden / heads), vocab_size, tie_word_embeddings (false), rms_norm_eps, initializer_range (0.02); llama: attention_bias (on q, k, v, o; false), mlp_bias (false); qwen2: q, k, v biased, o not; mixtral: num_local_experts, num_experts_per_tok. RMSNorm, gated (SwiGLU) FFN, rotary positions (no table). |
+/// | llama, mistral, mixtral, qwen2, qwen3, phi3, olmo2, gemma, gemma2, gemma3 / gemma3_text | hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, num_key_value_heads (absent or null: = heads), head_dim (absent or null: hidden / heads; Gemma 256, Qwen3 128 by default), vocab_size, tie_word_embeddings, rms_norm_eps, initializer_range. RMSNorm, gated FFN, rotary positions. llama/qwen3/olmo2: attention_bias (q, k, v, o), llama: mlp_bias; qwen2: q, k, v biased; qwen3, gemma3: q_norm/k_norm RMSNorm(head_dim); olmo2: q_norm RMSNorm(heads head_dim), k_norm RMSNorm(kv heads head_dim), 2 norms per layer; gemma2/gemma3: 4 norms per layer; gemma: tied by default. phi3's fused qkv_proj and gate_up_proj have the parameters of separate q, k, v and gate, up. mixtral: num_local_experts, num_experts_per_tok. |
+/// | qwen2_moe, qwen3_moe | num_experts, num_experts_per_tok, moe_intermediate_size, decoder_sparse_step (1), mlp_only_layers ([]): layer i is MoE iff i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0, else a dense MLP of intermediate_size; qwen2_moe: shared_expert_intermediate_size and its Linear(d, 1) shared_expert_gate, q, k, v biased; qwen3_moe: q_norm/k_norm, no shared expert. |
+/// | deepseek_v2, deepseek_v3 | multi-head latent attention: q_lora_rank (null: a direct q_proj), kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, q_a_layernorm and kv_a_layernorm; n_routed_experts (null: dense), num_experts_per_tok, moe_intermediate_size, n_shared_experts (one MLP of n_shared_experts x moe_intermediate_size), first_k_dense_replace (0), moe_layer_freq (1): layer i is MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0; topk_method "noaux_tc" (V3) adds the router's e_score_correction_bias (n_routed_experts parameters). The multi-token-prediction layers (num_nextn_predict_layers) are not instantiated by transformers and not counted. |
+/// | gpt_neox | hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, vocab_size, tie_word_embeddings (false), attention_bias (true), layer_norm_eps; LayerNorm, fused query_key_value (= q, k, v), biased dense MLP; rotary_pct and use_parallel_residual change no count. |
+/// | nemotron-nas (DeciLM) | the llama fields plus block_configs (exactly num_hidden_layers entries {"attention": {...}, "ffn": {...}}): attention no_op (sublayer and its norm absent), replace_with_linear (one Linear(hidden, hidden) without bias), n_heads_in_group (KV heads = heads / n_heads_in_group, must divide), window_length (sliding window); ffn no_op, replace_with_linear, ffn_mult (width find_multiple(int(2 ffn_mult hidden / 3), 256)) or intermediate_size. head_dim = hidden / heads. |
 /// | gpt2 | n_embd, n_layer, n_head, n_inner (absent or null: 4 n_embd), n_positions, vocab_size, layer_norm_epsilon, initializer_range; every Linear biased, LayerNorm, learned positions, LM head tied (tie_word_embeddings, default true). |
 /// | bert | hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings, type_vocab_size (2), layer_norm_eps, initializer_range; BertModel: embedding LayerNorm, post-norm blocks, no final norm, no LM head, the pooler (nsc extension `add_pooling_layer`, default true; the pretraining/MLM heads are not part of the spec). |
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
 ///
+/// Multimodal configs: when the top-level model_type is not in the table but a `text_config`
+/// object is (gemma3's Gemma3ForConditionalGeneration, and any other), its text decoder is read
+/// (`hf_model::text_config` is true; the vision tower and projector are not counted).
+///
+/// Sliding-window layers (attention_spec::sliding_window): `layer_types` ("sliding_attention" /
+/// "full_attention", one per layer) when given; else mistral, mixtral, phi3: every layer when
+/// sliding_window is non-null; qwen2, qwen3, qwen2_moe, qwen3_moe: layers i >= max_window_layers
+/// when use_sliding_window is true; gemma2: even layers; gemma3: every layer but each
+/// sliding_window_pattern-th (6).
+///
+/// Per-layer overrides (llama-like families): transformers' `per_layer_config`, a map from the
+/// layer index (a string) to {num_attention_heads, num_key_value_heads, head_dim,
+/// intermediate_size, skip: ["attention" | "mlp"]} (a skipped sublayer drops its norms, as a
+/// DeciLM no_op); an unknown key is an error (it might change a shape nsc cannot see).
+///
 /// nsc extensions (any model_type): `intermediate_sizes` (one positive integer per layer,
-/// overriding the FFN width; experts' width for mixtral) and `lora_ranks`: an integer (every
+/// overriding the FFN width; experts' width for MoE layers) and `lora_ranks`: an integer (every
 /// adapted projection of every layer), an object {"q_proj": r, "k_proj": r, "v_proj": r,
 /// "o_proj": r, "gate_proj": r, "up_proj": r, "down_proj": r} (keys optional, every layer), or a
 /// list with one integer or object per layer. The projection names are nsc's (the same for
 /// every model_type: up_proj is GPT-2's c_fc, BERT's intermediate.dense, OPT's fc1).
 ///
+/// Limits (checked before anything is allocated): num_hidden_layers <= hf_max_layers (16384;
+/// the deepest published decoders have ~130); every count derived from the config is computed
+/// with checked arithmetic (nsc/detail/checked.hpp), so a huge width is a domain error, never a
+/// wrapped number.
+///
 /// Errors: std::invalid_argument "nsc::read_hf_config: field 'hidden_size' must be a positive
 /// integer (got \"abc\")", "nsc::read_hf_config: missing field 'hidden_size' (model_type
-/// llama)", "nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral,
-/// qwen2, gpt2, bert, opt (got \"t5\")"; an unreadable file or invalid JSON names the file.
-/// Unknown fields are ignored (real configs carry many).
+/// llama)", "nsc::read_hf_config: unknown model_type; supported: ... (got \"t5\")",
+/// "nsc::read_hf_config: field 'block_configs[3].attention.n_heads_in_group' must divide
+/// num_attention_heads = 64 (got 7)"; files go through nsc/io/input_file.hpp (size and depth
+/// limits, the path in every message). Values are quoted truncated. Unknown top-level fields
+/// are ignored (real configs carry many).
 #ifndef NSC_IO_HF_CONFIG_HPP
 #define NSC_IO_HF_CONFIG_HPP
 
+#include <nsc/detail/checked.hpp>
 #include <nsc/error_handling.hpp>
+#include <nsc/io/input_file.hpp>
 #include <nsc/model/network.hpp>
 #include <nsc/model/score.hpp>
 #include <nsc/model/transformer.hpp>
@@ -44,11 +75,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,15 +89,21 @@ namespace nsc {
 
 /// What read_hf_config extracts from a config.json.
 struct hf_model {
-  std::string model_type;         ///< "llama", "gpt2", ...
+  std::string model_type;         ///< "llama", "gpt2", ... (the text decoder's for a multimodal config)
   transformer_spec spec;          ///< the architecture
   double initializer_range = 0.02; ///< std of HF's normal init (OPT: init_std)
   double norm_eps = 0;            ///< rms_norm_eps / layer_norm_eps(ilon) if given (informative)
+  bool text_config = false;       ///< read from a nested text_config (vision parts not counted)
 };
+
+/// The most layers read_hf_config accepts (num_hidden_layers, n_layer): far above any published
+/// decoder (~130) and far below what would take seconds or gigabytes to build.
+inline constexpr std::int64_t hf_max_layers = 16384;
 
 /// The model types read_hf_config understands.
 inline constexpr std::string_view hf_supported_model_types =
-    "llama, mistral, mixtral, qwen2, gpt2, bert, opt";
+    "llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, phi3, olmo2, gemma, gemma2, "
+    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, gpt2, bert, opt";
 
 namespace detail::hf {
 
@@ -75,7 +113,188 @@ inline constexpr std::string_view fn = "nsc::read_hf_config";
 [[noreturn]] inline void bad(std::string_view field, std::string_view rule, const json& v) {
   std::string r = "field '";
   r.append(field).append("' ").append(rule);
-  throw_invalid_argument(fn, r, v.dump());
+  throw_invalid_argument(fn, r, io::json_excerpt(v));
+}
+
+/// Which mixture-of-experts layout a family has.
+enum class moe_layout { none, mixtral, qwen, deepseek };
+/// How a family marks sliding-window layers when `layer_types` is absent.
+enum class window_rule { none, every_layer, qwen, alternate, pattern };
+
+/// One row of the family table: field names, HF config-class defaults and structure.
+struct family {
+  std::string_view model_type;
+  const char* hidden = "hidden_size";
+  const char* layers = "num_hidden_layers";
+  const char* heads = "num_attention_heads";
+  const char* kv_heads = "num_key_value_heads"; ///< nullptr: MHA (kv = heads)
+  bool head_dim = true;                          ///< reads head_dim (else hidden / heads)
+  const char* ffn = "intermediate_size";         ///< nullptr: no global FFN width (DeciLM)
+  std::int64_t ffn_default_mult = 0;             ///< absent FFN width: mult x hidden (GPT-2: 4)
+  const char* vocab = "vocab_size";
+  const char* positions = nullptr;               ///< learned position table rows
+  const char* eps = "rms_norm_eps";
+  const char* init = "initializer_range";
+  const char* defaults = "{}";                   ///< HF config-class defaults (JSON)
+  bool tie_default = false;
+  norm_kind norm = norm_kind::rmsnorm;
+  std::int64_t block_norms = 2;                  ///< d_model-wide norms per block
+  bool gated = true;
+  bool qkv_bias = false, out_bias = false, ffn_bias = false;
+  const char* attention_bias = nullptr;          ///< field switching q, k, v, o biases
+  const char* mlp_bias = nullptr;                ///< field switching the MLP biases
+  qk_norm_kind qk_norm = qk_norm_kind::none;
+  moe_layout moe = moe_layout::none;
+  bool shared_expert = false;                    ///< qwen: shared expert + its gate
+  bool latent = false;                           ///< DeepSeek MLA
+  window_rule window = window_rule::none;
+  bool per_layer_config = true;                  ///< reads transformers' per_layer_config
+  bool block_configs = false;                    ///< DeciLM block_configs
+};
+
+inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
+inline constexpr const char* gemma3_defaults =
+    R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+        "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 4096,
+        "sliding_window_pattern": 6})";
+
+/// The family table (HF transformers' modeling files; see the file comment).
+inline const std::vector<family>& families() {
+  static const std::vector<family> table = [] {
+    std::vector<family> t;
+    family llama;
+    llama.model_type = "llama";
+    llama.attention_bias = "attention_bias";
+    llama.mlp_bias = "mlp_bias";
+    t.push_back(llama);
+    family mistral;
+    mistral.model_type = "mistral";
+    mistral.window = window_rule::every_layer;
+    t.push_back(mistral);
+    family mixtral = mistral;
+    mixtral.model_type = "mixtral";
+    mixtral.moe = moe_layout::mixtral;
+    t.push_back(mixtral);
+    family qwen2;
+    qwen2.model_type = "qwen2";
+    qwen2.qkv_bias = true;
+    qwen2.window = window_rule::qwen;
+    t.push_back(qwen2);
+    family qwen3;
+    qwen3.model_type = "qwen3";
+    qwen3.attention_bias = "attention_bias";
+    qwen3.qk_norm = qk_norm_kind::per_head;
+    qwen3.window = window_rule::qwen;
+    qwen3.defaults = R"({"head_dim": 128})";
+    t.push_back(qwen3);
+    family qwen2_moe = qwen2;
+    qwen2_moe.model_type = "qwen2_moe";
+    qwen2_moe.moe = moe_layout::qwen;
+    qwen2_moe.shared_expert = true;
+    t.push_back(qwen2_moe);
+    family qwen3_moe = qwen3;
+    qwen3_moe.model_type = "qwen3_moe";
+    qwen3_moe.moe = moe_layout::qwen;
+    t.push_back(qwen3_moe);
+    family phi3;
+    phi3.model_type = "phi3";
+    phi3.window = window_rule::every_layer;
+    t.push_back(phi3);
+    family olmo2;
+    olmo2.model_type = "olmo2";
+    olmo2.attention_bias = "attention_bias";
+    olmo2.qk_norm = qk_norm_kind::whole;
+    t.push_back(olmo2);
+    family gemma;
+    gemma.model_type = "gemma";
+    gemma.tie_default = true;
+    gemma.defaults = gemma_defaults;
+    gemma.attention_bias = "attention_bias";
+    t.push_back(gemma);
+    family gemma2 = gemma;
+    gemma2.model_type = "gemma2";
+    gemma2.block_norms = 4;
+    gemma2.window = window_rule::alternate;
+    t.push_back(gemma2);
+    family gemma3 = gemma2;
+    gemma3.model_type = "gemma3_text";
+    gemma3.qk_norm = qk_norm_kind::per_head;
+    gemma3.window = window_rule::pattern;
+    gemma3.defaults = gemma3_defaults;
+    t.push_back(gemma3);
+    gemma3.model_type = "gemma3"; // a text-only config labelled gemma3
+    t.push_back(gemma3);
+    family ds;
+    ds.model_type = "deepseek_v2";
+    ds.latent = true;
+    ds.kv_heads = nullptr;
+    ds.head_dim = false;
+    ds.moe = moe_layout::deepseek;
+    ds.attention_bias = "attention_bias";
+    ds.per_layer_config = false;
+    t.push_back(ds);
+    ds.model_type = "deepseek_v3";
+    t.push_back(ds);
+    family neox;
+    neox.model_type = "gpt_neox";
+    neox.kv_heads = nullptr;
+    neox.head_dim = false;
+    neox.eps = "layer_norm_eps";
+    neox.norm = norm_kind::layernorm;
+    neox.gated = false;
+    neox.qkv_bias = neox.out_bias = neox.ffn_bias = true;
+    neox.attention_bias = "attention_bias";
+    t.push_back(neox);
+    family deci;
+    deci.model_type = "nemotron-nas";
+    deci.kv_heads = nullptr;
+    deci.head_dim = false;
+    deci.ffn = nullptr;
+    deci.block_configs = true;
+    deci.per_layer_config = false;
+    t.push_back(deci);
+    family gpt2;
+    gpt2.model_type = "gpt2";
+    gpt2.hidden = "n_embd";
+    gpt2.layers = "n_layer";
+    gpt2.heads = "n_head";
+    gpt2.kv_heads = nullptr;
+    gpt2.head_dim = false;
+    gpt2.ffn = "n_inner";
+    gpt2.ffn_default_mult = 4;
+    gpt2.positions = "n_positions";
+    gpt2.eps = "layer_norm_epsilon";
+    gpt2.tie_default = true;
+    gpt2.norm = norm_kind::layernorm;
+    gpt2.gated = false;
+    gpt2.qkv_bias = gpt2.out_bias = gpt2.ffn_bias = true;
+    gpt2.per_layer_config = false;
+    t.push_back(gpt2);
+    family bert = gpt2;
+    bert.model_type = "bert";
+    bert.hidden = "hidden_size";
+    bert.layers = "num_hidden_layers";
+    bert.heads = "num_attention_heads";
+    bert.ffn = "intermediate_size";
+    bert.ffn_default_mult = 0;
+    bert.positions = "max_position_embeddings";
+    bert.eps = "layer_norm_eps";
+    t.push_back(bert);
+    family opt = bert;
+    opt.model_type = "opt";
+    opt.ffn = "ffn_dim";
+    opt.eps = "layer_norm_eps";
+    opt.init = "init_std";
+    t.push_back(opt);
+    return t;
+  }();
+  return table;
+}
+
+inline const family* find_family(std::string_view type) {
+  for (const family& f : families())
+    if (f.model_type == type) return &f;
+  return nullptr;
 }
 
 /// An integer-valued JSON number (integer, or a float with an integral value) as int64.
@@ -96,43 +315,56 @@ inline std::optional<std::int64_t> as_integer(const json& v) {
 
 inline bool present(const json& c, const char* key) { return c.contains(key) && !c[key].is_null(); }
 
-inline std::int64_t integer(const json& v, const char* key, std::int64_t min, const char* rule) {
+inline std::int64_t integer(const json& v, std::string_view key, std::int64_t min, const char* rule) {
   const auto i = as_integer(v);
   if (!i || *i < min) bad(key, rule, v);
   return *i;
 }
 
-inline std::int64_t required_int(const json& c, const char* key, const std::string& type,
-                                 std::int64_t min = 1) {
-  if (!present(c, key)) {
-    std::string r = "missing field '";
-    r.append(key).append("' (model_type ").append(type).append(")");
-    throw_invalid_argument(fn, r);
+inline const char* int_rule(std::int64_t min) {
+  return min >= 1 ? "must be a positive integer" : "must be a non-negative integer";
+}
+
+/// A config seen through its family's defaults: a field absent or null in the config takes
+/// the HF config class's default when the family table has one.
+struct fields {
+  const json& c;
+  json defaults;
+  std::string type;
+
+  const json* get(const char* key) const {
+    if (present(c, key)) return &c[key];
+    if (present(defaults, key)) return &defaults[key];
+    return nullptr;
   }
-  return integer(c[key], key, min,
-                 min >= 1 ? "must be a positive integer" : "must be a non-negative integer");
-}
-
-inline std::int64_t optional_int(const json& c, const char* key, std::int64_t fallback,
-                                 std::int64_t min = 1) {
-  if (!present(c, key)) return fallback;
-  return integer(c[key], key, min,
-                 min >= 1 ? "must be a positive integer" : "must be a non-negative integer");
-}
-
-inline bool optional_bool(const json& c, const char* key, bool fallback) {
-  if (!present(c, key)) return fallback;
-  if (!c[key].is_boolean()) bad(key, "must be true or false", c[key]);
-  return c[key].get<bool>();
-}
-
-inline double optional_positive(const json& c, const char* key, double fallback) {
-  if (!present(c, key)) return fallback;
-  const json& v = c[key];
-  if (!v.is_number() || !(std::isfinite(v.get<double>()) && v.get<double>() > 0))
-    bad(key, "must be a positive number", v);
-  return v.get<double>();
-}
+  bool has(const char* key) const { return get(key) != nullptr; }
+  std::int64_t required(const char* key, std::int64_t min = 1) const {
+    const json* v = get(key);
+    if (!v) {
+      std::string r = "missing field '";
+      r.append(key).append("' (model_type ").append(type).append(")");
+      throw_invalid_argument(fn, r);
+    }
+    return integer(*v, key, min, int_rule(min));
+  }
+  std::int64_t optional(const char* key, std::int64_t fallback, std::int64_t min = 1) const {
+    const json* v = get(key);
+    return v ? integer(*v, key, min, int_rule(min)) : fallback;
+  }
+  bool flag(const char* key, bool fallback) const {
+    const json* v = get(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) bad(key, "must be true or false", *v);
+    return v->get<bool>();
+  }
+  double positive(const char* key, double fallback) const {
+    const json* v = get(key);
+    if (!v) return fallback;
+    if (!v->is_number() || !(std::isfinite(v->get<double>()) && v->get<double>() > 0))
+      bad(key, "must be a positive number", *v);
+    return v->get<double>();
+  }
+};
 
 /// One layer's LoRA ranks from an integer or an object of per-projection ranks.
 inline void read_lora(const json& v, block_spec& b, const std::string& where) {
@@ -177,9 +409,12 @@ inline void read_extensions(const json& c, transformer_spec& s) {
       bad("intermediate_sizes", "must be a list of " + std::to_string(n) + " positive integers (one per layer)", v);
     for (std::size_t i = 0; i < n; ++i) {
       const auto k = as_integer(v[i]);
-      if (!k || *k < 1)
-        bad("intermediate_sizes[" + std::to_string(i) + "]", "must be a positive integer", v[i]);
-      s.blocks[i].ffn.d_ff = *k;
+      const bool width = s.blocks[i].ffn.kind == ffn_kind::standard; // no_op / linear: no width
+      if (!k || *k < (width ? 1 : 0))
+        bad("intermediate_sizes[" + std::to_string(i) + "]",
+            width ? "must be a positive integer" : "must be a non-negative integer (layer without an FFN width)",
+            v[i]);
+      if (width) s.blocks[i].ffn.d_ff = *k;
     }
   }
   if (present(c, "lora_ranks")) {
@@ -197,204 +432,415 @@ inline void read_extensions(const json& c, transformer_spec& s) {
   }
 }
 
+/// Heads consistent with the width: without an explicit head_dim, heads divide hidden; the
+/// KV heads divide the heads.
 inline void check_heads(std::int64_t d, std::int64_t h, std::int64_t kv, bool explicit_head_dim,
-                        const char* d_key, const char* h_key, const char* kv_key) {
+                        const std::string& d_key, const std::string& h_key, const std::string& kv_key) {
   if (!explicit_head_dim && d % h != 0)
-    bad(h_key, std::string("must divide ") + d_key + " = " + std::to_string(d), json(h));
-  if (kv_key && h % kv != 0)
-    bad(kv_key, std::string("must divide ") + h_key + " = " + std::to_string(h), json(kv));
+    bad(h_key, "must divide " + d_key + " = " + std::to_string(d), json(h));
+  if (!kv_key.empty() && (kv < 1 || h % kv != 0))
+    bad(kv_key, "must divide " + h_key + " = " + std::to_string(h), json(kv));
 }
 
-inline hf_model read_llama_like(const json& c, const std::string& type) {
-  hf_model m;
-  m.model_type = type;
-  transformer_spec& s = m.spec;
-  s.d_model = required_int(c, "hidden_size", type);
-  const std::int64_t layers = required_int(c, "num_hidden_layers", type);
-  const std::int64_t heads = required_int(c, "num_attention_heads", type);
-  const std::int64_t kv = optional_int(c, "num_key_value_heads", heads);
-  const bool has_head_dim = present(c, "head_dim");
-  const std::int64_t head_dim = optional_int(c, "head_dim", 0);
-  check_heads(s.d_model, heads, kv, has_head_dim, "hidden_size", "num_attention_heads",
-              "num_key_value_heads");
-  const std::int64_t ffn = required_int(c, "intermediate_size", type);
-  s.embeddings.vocab_size = required_int(c, "vocab_size", type);
-  s.lm_head = optional_bool(c, "tie_word_embeddings", false) ? lm_head_kind::tied
-                                                            : lm_head_kind::untied;
-  s.final_norm = norm_kind::rmsnorm;
-  m.norm_eps = optional_positive(c, "rms_norm_eps", 0);
-  m.initializer_range = optional_positive(c, "initializer_range", 0.02);
+/// DeciLM's find_multiple(int(2 * ffn_mult * hidden / 3), 256) (Python float arithmetic).
+inline std::int64_t deci_ffn_width(double ffn_mult, std::int64_t hidden, const std::string& where,
+                                   const json& v) {
+  const double x = 2 * ffn_mult * double(hidden) / 3;
+  if (!(std::isfinite(x) && x >= 1 && x < 9.0e15)) bad(where, "gives an FFN width out of range", v);
+  const auto n = std::int64_t(x);
+  return n % 256 == 0 ? n : n + 256 - n % 256;
+}
 
-  block_spec b;
-  b.norm = norm_kind::rmsnorm;
-  b.attention.n_heads = heads;
-  b.attention.n_kv_heads = kv;
-  b.attention.head_dim = head_dim;
-  b.ffn.d_ff = ffn;
-  b.ffn.gated = true;
-  if (type == "llama") {
-    const bool ab = optional_bool(c, "attention_bias", false);
-    b.attention.qkv_bias = b.attention.out_bias = ab;
-    b.ffn.bias = optional_bool(c, "mlp_bias", false);
-  } else if (type == "qwen2") {
-    b.attention.qkv_bias = true;
-    b.attention.out_bias = false;
-  } else if (type == "mixtral") {
-    b.ffn.n_experts = required_int(c, "num_local_experts", type);
-    b.ffn.top_k = required_int(c, "num_experts_per_tok", type);
-    if (b.ffn.top_k > b.ffn.n_experts)
-      bad("num_experts_per_tok",
-          "must be <= num_local_experts = " + std::to_string(b.ffn.n_experts), c["num_experts_per_tok"]);
+/// Reads one DeciLM block_configs entry into block i.
+inline void read_block_config(const json& e, std::size_t i, const fields& f, block_spec& b) {
+  const std::string at = "block_configs[" + std::to_string(i) + "]";
+  if (!e.is_object()) bad(at, "must be an object {\"attention\": {...}, \"ffn\": {...}}", e);
+  auto sub = [&](const char* key) -> const json& {
+    if (!present(e, key) || !e[key].is_object()) bad(at + "." + key, "must be an object", e.contains(key) ? e[key] : json());
+    return e[key];
+  };
+  auto flag = [&](const json& o, const std::string& where, const char* key) {
+    if (!present(o, key)) return false;
+    if (!o[key].is_boolean()) bad(where + "." + key, "must be true or false", o[key]);
+    return o[key].get<bool>();
+  };
+  // Fields that change no count; anything else non-null is refused (it could change a shape).
+  auto check_known = [&](const json& o, const std::string& where, std::initializer_list<std::string_view> known) {
+    for (const auto& [key, val] : o.items()) {
+      bool ok = val.is_null() || (val.is_boolean() && !val.get<bool>());
+      for (std::string_view k : known) ok = ok || key == k;
+      if (!ok) bad(where + "." + key, "is not a supported block_configs field (it may change shapes)", val);
+    }
+  };
+  const json& a = sub("attention");
+  const std::string aw = at + ".attention";
+  check_known(a, aw, {"no_op", "replace_with_linear", "n_heads_in_group", "window_length", "num_sink_tokens",
+                      "use_prefill_window_in_sink_attention", "unshifted_sink", "sparsify"});
+  const bool a_none = flag(a, aw, "no_op"), a_lin = flag(a, aw, "replace_with_linear");
+  if (a_none && a_lin) bad(aw, "cannot be both no_op and replace_with_linear", a);
+  std::int64_t norms = 0;
+  if (a_none) {
+    b.attention.kind = attention_kind::none;
+  } else {
+    ++norms;
+    if (a_lin) {
+      b.attention.kind = attention_kind::linear;
+    } else {
+      if (!present(a, "n_heads_in_group")) bad(aw + ".n_heads_in_group", "is required for an attention block", json());
+      const std::int64_t g = integer(a["n_heads_in_group"], aw + ".n_heads_in_group", 1, "must be a positive integer");
+      const std::int64_t h = b.attention.n_heads;
+      if (h % g != 0)
+        bad(aw + ".n_heads_in_group", "must divide num_attention_heads = " + std::to_string(h), a["n_heads_in_group"]);
+      b.attention.n_kv_heads = h / g;
+      if (present(a, "window_length"))
+        b.attention.sliding_window = integer(a["window_length"], aw + ".window_length", 1, "must be a positive integer");
+    }
   }
-  b.attention.d_model = b.ffn.d_model = s.d_model;
-  s.blocks.assign(std::size_t(layers), b);
-  return m;
+  const json& ff = sub("ffn");
+  const std::string fw = at + ".ffn";
+  check_known(ff, fw, {"no_op", "replace_with_linear", "ffn_mult", "intermediate_size", "sparsify"});
+  const bool f_none = flag(ff, fw, "no_op"), f_lin = flag(ff, fw, "replace_with_linear");
+  if (f_none && f_lin) bad(fw, "cannot be both no_op and replace_with_linear", ff);
+  if (f_none) {
+    b.ffn.kind = ffn_kind::none;
+  } else {
+    ++norms;
+    if (f_lin) {
+      b.ffn.kind = ffn_kind::linear;
+    } else if (present(ff, "intermediate_size")) {
+      b.ffn.d_ff = integer(ff["intermediate_size"], fw + ".intermediate_size", 1, "must be a positive integer");
+    } else if (present(ff, "ffn_mult")) {
+      const json& m = ff["ffn_mult"];
+      if (!m.is_number() || !(m.get<double>() > 0)) bad(fw + ".ffn_mult", "must be a positive number", m);
+      b.ffn.d_ff = deci_ffn_width(m.get<double>(), b.attention.d_model, fw + ".ffn_mult", m);
+    } else if (f.has("intermediate_size")) {
+      b.ffn.d_ff = f.required("intermediate_size");
+    } else {
+      bad(fw, "needs ffn_mult or intermediate_size (or no_op / replace_with_linear)", ff);
+    }
+  }
+  b.n_norms = norms;
 }
 
-inline hf_model read_gpt2(const json& c) {
-  const std::string type = "gpt2";
+/// Applies transformers' per_layer_config overrides.
+inline void read_per_layer_config(const json& v, std::vector<block_spec>& blocks, std::int64_t norms_per_sublayer) {
+  if (!v.is_object()) bad("per_layer_config", "must be an object mapping layer indices to overrides", v);
+  const std::size_t n = blocks.size();
+  for (const auto& [key, o] : v.items()) {
+    const std::string at = "per_layer_config." + key;
+    std::size_t i = 0;
+    bool ok = !key.empty() && key.size() <= 6;
+    for (char ch : key) ok = ok && ch >= '0' && ch <= '9';
+    if (ok) i = std::stoul(key);
+    if (!ok || i >= n)
+      bad(at, "must be keyed by a layer index in [0, " + std::to_string(n) + ")", json(key));
+    if (!o.is_object()) bad(at, "must be an object of overrides", o);
+    block_spec& b = blocks[i];
+    for (const auto& [field, val] : o.items()) {
+      const std::string w = at + "." + field;
+      if (field == "num_attention_heads") b.attention.n_heads = integer(val, w, 1, "must be a positive integer");
+      else if (field == "num_key_value_heads") b.attention.n_kv_heads = integer(val, w, 1, "must be a positive integer");
+      else if (field == "head_dim") b.attention.head_dim = integer(val, w, 1, "must be a positive integer");
+      else if (field == "intermediate_size") {
+        if (b.ffn.n_experts > 0) bad(w, "overrides a dense MLP width, but layer " + key + " is a mixture of experts", val);
+        b.ffn.d_ff = integer(val, w, 1, "must be a positive integer");
+      } else if (field == "skip") {
+        if (!val.is_array()) bad(w, "must be a list of \"attention\" and/or \"mlp\"", val);
+        for (const json& s : val) {
+          if (s == "attention" && b.attention.kind != attention_kind::none) {
+            b.attention.kind = attention_kind::none;
+            b.n_norms -= norms_per_sublayer;
+          } else if (s == "mlp" && b.ffn.kind != ffn_kind::none) {
+            b.ffn.kind = ffn_kind::none;
+            b.n_norms -= norms_per_sublayer;
+          } else if (s != "attention" && s != "mlp") {
+            bad(w, "entries must be \"attention\" or \"mlp\"", s);
+          }
+        }
+      } else {
+        bad(w, "is not a supported per_layer_config override (num_attention_heads, num_key_value_heads, head_dim, "
+               "intermediate_size, skip)",
+            val);
+      }
+    }
+    if (b.attention.kind == attention_kind::standard) {
+      const attention_spec& a = b.attention;
+      if (a.head_dim == 0 && a.d_model % a.n_heads != 0)
+        bad(at + ".num_attention_heads", "must divide hidden_size = " + std::to_string(a.d_model) + " (no head_dim)",
+            json(a.n_heads));
+      if (a.n_heads % a.kv_heads() != 0)
+        bad(at + ".num_key_value_heads", "must divide num_attention_heads = " + std::to_string(a.n_heads),
+            json(a.kv_heads()));
+    }
+  }
+}
+
+/// The sliding-window flag of every layer (layer_types or the family's rule).
+inline std::vector<bool> sliding_layers(const fields& f, const family& fam, std::size_t n) {
+  std::vector<bool> out(n, false);
+  if (const json* lt = f.get("layer_types")) {
+    if (!lt->is_array() || lt->size() != n)
+      bad("layer_types", "must be a list of " + std::to_string(n) + " entries (one per layer)", *lt);
+    for (std::size_t i = 0; i < n; ++i) {
+      const json& t = (*lt)[i];
+      if (t == "sliding_attention") out[i] = true;
+      else if (t != "full_attention")
+        bad("layer_types[" + std::to_string(i) + "]", "must be \"sliding_attention\" or \"full_attention\"", t);
+    }
+    return out;
+  }
+  switch (fam.window) {
+  case window_rule::none: break;
+  case window_rule::every_layer:
+    if (f.has("sliding_window")) out.assign(n, true);
+    break;
+  case window_rule::qwen:
+    if (f.flag("use_sliding_window", false)) {
+      const std::int64_t from = f.optional("max_window_layers", 0, 0);
+      for (std::size_t i = 0; i < n; ++i) out[i] = std::int64_t(i) >= from;
+    }
+    break;
+  case window_rule::alternate:
+    for (std::size_t i = 0; i < n; ++i) out[i] = i % 2 == 0;
+    break;
+  case window_rule::pattern: {
+    const char* key = f.has("sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
+    const std::int64_t p = f.optional(key, 6);
+    for (std::size_t i = 0; i < n; ++i) out[i] = (std::int64_t(i) + 1) % p != 0;
+    break;
+  }
+  }
+  return out;
+}
+
+/// Reads a config of family `fam`.
+inline hf_model read_family(const json& c, const family& fam, const std::string& type) {
+  fields f{c, json::parse(fam.defaults), type};
   hf_model m;
   m.model_type = type;
   transformer_spec& s = m.spec;
-  s.d_model = required_int(c, "n_embd", type);
-  const std::int64_t layers = required_int(c, "n_layer", type);
-  const std::int64_t heads = required_int(c, "n_head", type);
-  check_heads(s.d_model, heads, heads, false, "n_embd", "n_head", nullptr);
-  const std::int64_t inner = optional_int(c, "n_inner", 4 * s.d_model);
-  s.embeddings.vocab_size = required_int(c, "vocab_size", type);
-  s.embeddings.positions = required_int(c, "n_positions", type);
-  s.final_norm = norm_kind::layernorm;
-  s.lm_head = optional_bool(c, "tie_word_embeddings", true) ? lm_head_kind::tied
-                                                           : lm_head_kind::untied;
-  m.norm_eps = optional_positive(c, "layer_norm_epsilon", 0);
-  m.initializer_range = optional_positive(c, "initializer_range", 0.02);
-  block_spec b;
-  b.norm = norm_kind::layernorm;
-  b.attention.n_heads = heads;
-  b.attention.qkv_bias = b.attention.out_bias = true;
-  b.ffn.d_ff = inner;
-  b.ffn.bias = true;
-  b.attention.d_model = b.ffn.d_model = s.d_model;
-  s.blocks.assign(std::size_t(layers), b);
-  return m;
-}
+  s.d_model = f.required(fam.hidden);
+  const std::int64_t layers = f.required(fam.layers);
+  if (layers > hf_max_layers)
+    bad(fam.layers, "exceeds the limit of " + std::to_string(hf_max_layers) + " layers", *f.get(fam.layers));
+  const std::int64_t heads = f.required(fam.heads);
+  const std::int64_t kv = fam.kv_heads ? f.optional(fam.kv_heads, heads) : heads;
+  std::int64_t head_dim = 0;
+  if (fam.head_dim) {
+    head_dim = f.optional("head_dim", 0);
+  } else if (!fam.latent && f.has("head_dim") &&
+             (s.d_model % heads != 0 || f.required("head_dim") != s.d_model / heads)) {
+    bad("head_dim", "must be " + std::string(fam.hidden) + " / " + fam.heads + " = " +
+                        std::to_string(s.d_model / heads) + " for model_type " + type +
+                        " (its modeling code does not read head_dim)",
+        *f.get("head_dim"));
+  }
+  if (!fam.latent)
+    check_heads(s.d_model, heads, kv, head_dim > 0, fam.hidden, fam.heads, fam.kv_heads ? fam.kv_heads : "");
+  std::int64_t ffn = 0;
+  if (fam.ffn) {
+    if (fam.ffn_default_mult > 0)
+      ffn = f.optional(fam.ffn, checked_mul(fam.ffn_default_mult, s.d_model, fn, "default FFN width"));
+    else
+      ffn = f.required(fam.ffn);
+  }
+  s.embeddings.vocab_size = f.required(fam.vocab);
+  if (fam.positions) s.embeddings.positions = f.required(fam.positions);
+  s.lm_head = f.flag("tie_word_embeddings", fam.tie_default) ? lm_head_kind::tied : lm_head_kind::untied;
+  s.final_norm = fam.norm;
+  m.norm_eps = f.positive(fam.eps, 0);
+  m.initializer_range = f.positive(fam.init, f.positive("initializer_range", 0.02));
 
-inline hf_model read_bert(const json& c) {
-  const std::string type = "bert";
-  hf_model m;
-  m.model_type = type;
-  transformer_spec& s = m.spec;
-  s.d_model = required_int(c, "hidden_size", type);
-  const std::int64_t layers = required_int(c, "num_hidden_layers", type);
-  const std::int64_t heads = required_int(c, "num_attention_heads", type);
-  check_heads(s.d_model, heads, heads, false, "hidden_size", "num_attention_heads", nullptr);
-  const std::int64_t ffn = required_int(c, "intermediate_size", type);
-  s.embeddings.vocab_size = required_int(c, "vocab_size", type);
-  s.embeddings.positions = required_int(c, "max_position_embeddings", type);
-  s.embeddings.token_types = optional_int(c, "type_vocab_size", 2, 0);
-  s.embeddings.norm = norm_kind::layernorm;
-  s.final_norm = norm_kind::none;
-  s.lm_head = lm_head_kind::none;
-  s.pooler = optional_bool(c, "add_pooling_layer", true);
-  m.norm_eps = optional_positive(c, "layer_norm_eps", 0);
-  m.initializer_range = optional_positive(c, "initializer_range", 0.02);
   block_spec b;
-  b.norm = norm_kind::layernorm;
-  b.attention.n_heads = heads;
-  b.attention.qkv_bias = b.attention.out_bias = true;
+  b.norm = fam.norm;
+  b.n_norms = fam.block_norms;
+  attention_spec& a = b.attention;
+  a.d_model = b.ffn.d_model = s.d_model;
+  a.n_heads = heads;
+  a.n_kv_heads = kv;
+  a.head_dim = head_dim;
+  a.qkv_bias = fam.qkv_bias;
+  a.out_bias = fam.out_bias;
+  if (fam.attention_bias) a.qkv_bias = a.out_bias = f.flag(fam.attention_bias, fam.qkv_bias);
+  a.qk_norm = fam.qk_norm;
   b.ffn.d_ff = ffn;
-  b.ffn.bias = true;
-  b.attention.d_model = b.ffn.d_model = s.d_model;
+  b.ffn.gated = fam.gated;
+  b.ffn.bias = fam.mlp_bias ? f.flag(fam.mlp_bias, fam.ffn_bias) : fam.ffn_bias;
+  if (fam.latent) {
+    a.kind = attention_kind::latent;
+    a.n_kv_heads = 0;
+    a.q_lora_rank = f.optional("q_lora_rank", 0);
+    a.kv_lora_rank = f.required("kv_lora_rank");
+    a.qk_nope_head_dim = f.required("qk_nope_head_dim", 0);
+    a.qk_rope_head_dim = f.required("qk_rope_head_dim", 0);
+    a.v_head_dim = f.required("v_head_dim");
+    if (a.qk_nope_head_dim == 0 && a.qk_rope_head_dim == 0)
+      bad("qk_nope_head_dim", "plus qk_rope_head_dim must be >= 1", *f.get("qk_nope_head_dim"));
+  }
   s.blocks.assign(std::size_t(layers), b);
-  return m;
-}
 
-inline hf_model read_opt(const json& c) {
-  const std::string type = "opt";
-  hf_model m;
-  m.model_type = type;
-  transformer_spec& s = m.spec;
-  s.d_model = required_int(c, "hidden_size", type);
-  const std::int64_t layers = required_int(c, "num_hidden_layers", type);
-  const std::int64_t heads = required_int(c, "num_attention_heads", type);
-  check_heads(s.d_model, heads, heads, false, "hidden_size", "num_attention_heads", nullptr);
-  const std::int64_t ffn = required_int(c, "ffn_dim", type);
-  s.embeddings.vocab_size = required_int(c, "vocab_size", type);
-  s.embeddings.positions = required_int(c, "max_position_embeddings", type) + 2;
-  s.embeddings.dim = optional_int(c, "word_embed_proj_dim", s.d_model);
-  const bool bias = optional_bool(c, "enable_bias", true);
-  const bool before = optional_bool(c, "do_layer_norm_before", true);
-  const bool remove_final = optional_bool(c, "_remove_final_layer_norm", false);
-  const bool affine = optional_bool(c, "layer_norm_elementwise_affine", true);
-  const norm_kind ln = affine ? norm_kind::layernorm : norm_kind::none;
-  s.final_norm = before && !remove_final ? ln : norm_kind::none;
-  s.lm_head = optional_bool(c, "tie_word_embeddings", true) ? lm_head_kind::tied
-                                                           : lm_head_kind::untied;
-  m.initializer_range = optional_positive(c, "init_std", optional_positive(c, "initializer_range", 0.02));
-  block_spec b;
-  b.norm = ln;
-  b.attention.n_heads = heads;
-  b.attention.qkv_bias = b.attention.out_bias = bias;
-  b.ffn.d_ff = ffn;
-  b.ffn.bias = bias;
-  b.attention.d_model = b.ffn.d_model = s.d_model;
-  s.blocks.assign(std::size_t(layers), b);
+  // Mixture of experts, per layer.
+  auto moe_fields = [&](const char* n_key, std::int64_t width) {
+    ffn_spec e = b.ffn;
+    e.n_experts = f.required(n_key);
+    e.top_k = f.required("num_experts_per_tok");
+    if (e.top_k > e.n_experts)
+      bad("num_experts_per_tok", "must be <= " + std::string(n_key) + " = " + std::to_string(e.n_experts),
+          *f.get("num_experts_per_tok"));
+    e.d_ff = width;
+    return e;
+  };
+  switch (fam.moe) {
+  case moe_layout::none: break;
+  case moe_layout::mixtral: {
+    const ffn_spec e = moe_fields("num_local_experts", ffn);
+    for (block_spec& x : s.blocks) x.ffn = e;
+    break;
+  }
+  case moe_layout::qwen: {
+    if (f.optional("num_experts", 0, 0) == 0) break;
+    ffn_spec e = moe_fields("num_experts", f.required("moe_intermediate_size"));
+    if (fam.shared_expert) {
+      e.shared_d_ff = f.optional("shared_expert_intermediate_size", 0, 0);
+      e.shared_gate = e.shared_d_ff > 0;
+    }
+    const std::int64_t step = f.optional("decoder_sparse_step", 1);
+    std::set<std::int64_t> dense;
+    if (const json* v = f.get("mlp_only_layers")) {
+      if (!v->is_array()) bad("mlp_only_layers", "must be a list of layer indices", *v);
+      for (std::size_t k = 0; k < v->size(); ++k) {
+        const std::int64_t i = integer((*v)[k], "mlp_only_layers[" + std::to_string(k) + "]", 0,
+                                       "must be a non-negative integer");
+        if (i >= layers) bad("mlp_only_layers[" + std::to_string(k) + "]", "must be < num_hidden_layers = " + std::to_string(layers), (*v)[k]);
+        dense.insert(i);
+      }
+    }
+    for (std::int64_t i = 0; i < layers; ++i)
+      if (!dense.count(i) && (i + 1) % step == 0) s.blocks[std::size_t(i)].ffn = e;
+    break;
+  }
+  case moe_layout::deepseek: {
+    if (!f.has("n_routed_experts")) break;
+    ffn_spec e = moe_fields("n_routed_experts", f.required("moe_intermediate_size"));
+    e.shared_d_ff = checked_mul(f.optional("n_shared_experts", 0, 0), e.d_ff, fn, "shared expert width");
+    if (const json* t = f.get("topk_method")) e.router_bias = *t == "noaux_tc";
+    const std::int64_t first = f.optional("first_k_dense_replace", 0, 0);
+    const std::int64_t freq = f.optional("moe_layer_freq", 1);
+    for (std::int64_t i = first; i < layers; ++i)
+      if (i % freq == 0) s.blocks[std::size_t(i)].ffn = e;
+    break;
+  }
+  }
+
+  // Sliding-window layers.
+  if (fam.window != window_rule::none || f.has("layer_types")) {
+    const std::vector<bool> sliding = sliding_layers(f, fam, s.blocks.size());
+    std::int64_t w = 0;
+    for (std::size_t i = 0; i < sliding.size(); ++i) {
+      if (!sliding[i]) continue;
+      if (w == 0) w = f.required("sliding_window");
+      s.blocks[i].attention.sliding_window = w;
+    }
+  }
+
+  if (fam.block_configs) {
+    const json* v = f.get("block_configs");
+    if (!v) bad("block_configs", "is required for model_type " + type, json());
+    if (!v->is_array() || v->size() != s.blocks.size())
+      bad("block_configs", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
+    for (std::size_t i = 0; i < s.blocks.size(); ++i) read_block_config((*v)[i], i, f, s.blocks[i]);
+  }
+  if (const json* v = f.get("per_layer_config")) {
+    if (!fam.per_layer_config) bad("per_layer_config", "is not supported for model_type " + type, *v);
+    read_per_layer_config(*v, s.blocks, fam.block_norms / 2);
+  }
+
+  // Family peculiarities the table does not express.
+  if (type == "bert") {
+    s.embeddings.token_types = f.optional("type_vocab_size", 2, 0);
+    s.embeddings.norm = norm_kind::layernorm;
+    s.final_norm = norm_kind::none;
+    s.lm_head = lm_head_kind::none;
+    s.pooler = f.flag("add_pooling_layer", true);
+  } else if (type == "opt") {
+    s.embeddings.positions = checked_add<std::int64_t>(s.embeddings.positions, 2, fn, "position rows");
+    s.embeddings.dim = f.optional("word_embed_proj_dim", s.d_model);
+    const bool bias = f.flag("enable_bias", true);
+    const bool before = f.flag("do_layer_norm_before", true);
+    const bool remove_final = f.flag("_remove_final_layer_norm", false);
+    const norm_kind ln = f.flag("layer_norm_elementwise_affine", true) ? norm_kind::layernorm : norm_kind::none;
+    s.final_norm = before && !remove_final ? ln : norm_kind::none;
+    for (block_spec& x : s.blocks) {
+      x.norm = ln;
+      x.attention.qkv_bias = x.attention.out_bias = x.ffn.bias = bias;
+    }
+  }
   return m;
 }
 
 } // namespace detail::hf
 
+/// The table of families read_hf_config understands (field names, defaults, structure).
+inline const std::vector<detail::hf::family>& hf_families() { return detail::hf::families(); }
+
 /// Reads a Hugging Face config (a parsed config.json) into a transformer_spec; the fields read
 /// per model_type and the nsc extensions are listed in the file comment. The spec's name is
 /// `_name_or_path` if given, else the model_type. Scoring layouts are the spec defaults
 /// (per-head Q/K/V, whole output projection): change them on the returned spec.
-/// Throws std::invalid_argument "nsc::read_hf_config: ..." naming the field and the bad value.
+/// Throws std::invalid_argument "nsc::read_hf_config: ..." naming the field and the bad value,
+/// std::domain_error when a count overflows 64 bits.
 inline hf_model read_hf_config(const nlohmann::json& config) {
   namespace h = detail::hf;
   if (!config.is_object())
-    throw_invalid_argument(h::fn, "the config must be a JSON object", config.dump());
+    throw_invalid_argument(h::fn, "the config must be a JSON object", io::json_excerpt(config));
   if (!h::present(config, "model_type"))
     throw_invalid_argument(h::fn, std::string("missing field 'model_type' (supported: ")
                                       .append(hf_supported_model_types)
                                       .append(")"));
   const nlohmann::json& t = config["model_type"];
   if (!t.is_string()) h::bad("model_type", "must be a string", t);
-  const std::string type = t.get<std::string>();
-  hf_model m;
-  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2")
-    m = h::read_llama_like(config, type);
-  else if (type == "gpt2")
-    m = h::read_gpt2(config);
-  else if (type == "bert")
-    m = h::read_bert(config);
-  else if (type == "opt")
-    m = h::read_opt(config);
-  else
+  std::string type = t.get<std::string>();
+  const nlohmann::json* body = &config;
+  const h::family* fam = h::find_family(type);
+  bool nested = false;
+  if ((!fam || type == "gemma3") && h::present(config, "text_config")) {
+    const nlohmann::json& tc = config["text_config"];
+    if (!tc.is_object()) h::bad("text_config", "must be an object", tc);
+    std::string inner = type == "gemma3" ? "gemma3_text" : "";
+    if (h::present(tc, "model_type")) {
+      if (!tc["model_type"].is_string()) h::bad("text_config.model_type", "must be a string", tc["model_type"]);
+      inner = tc["model_type"].get<std::string>();
+    }
+    if (const h::family* f2 = h::find_family(inner)) {
+      fam = f2;
+      body = &tc;
+      type = inner;
+      nested = true;
+    }
+  }
+  if (!fam)
     throw_invalid_argument(h::fn,
                            std::string("unknown model_type; supported: ").append(hf_supported_model_types),
-                           t.dump());
-  h::read_extensions(config, m.spec);
+                           io::json_excerpt(t));
+  hf_model m = h::read_family(*body, *fam, type);
+  m.text_config = nested;
+  h::read_extensions(*body, m.spec);
   if (h::present(config, "_name_or_path") && config["_name_or_path"].is_string() &&
       !config["_name_or_path"].get<std::string>().empty())
     m.spec.name = config["_name_or_path"].get<std::string>();
   else
-    m.spec.name = type;
+    m.spec.name = t.get<std::string>();
   validate(m.spec, h::fn); // a safety net: the field checks above should catch everything
   return m;
 }
 
-/// Reads a config.json file (see read_hf_config). The spec's name is `_name_or_path` if given,
-/// else the file's stem. Throws std::invalid_argument "nsc::read_hf_config: cannot open file
-/// (got <path>)" or "...: <path>: invalid JSON: <parser message>", and read_hf_config's errors.
+/// Reads a config.json file (see read_hf_config) through nsc/io/input_file.hpp (size limit,
+/// depth limit, the path in every message). The spec's name is `_name_or_path` if given, else
+/// the file's stem. Throws std::invalid_argument "nsc::read_hf_config: <path>: cannot open file
+/// (no such file)", "...: <path>: is a directory, not a file", "...: <path>: invalid JSON: ..."
+/// and read_hf_config's errors.
 inline hf_model read_hf_config_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw_invalid_argument(detail::hf::fn, "cannot open file", file.string());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw_invalid_argument(detail::hf::fn, file.string() + ": invalid JSON: " + e.what());
-  }
+  const nlohmann::json j = io::read_json_file(file, detail::hf::fn);
   hf_model m = read_hf_config(j);
   if (!detail::hf::present(j, "_name_or_path")) m.spec.name = file.stem().string();
   return m;

@@ -15,6 +15,7 @@
 #ifndef NSC_MODEL_NETWORK_HPP
 #define NSC_MODEL_NETWORK_HPP
 
+#include <nsc/detail/checked.hpp>
 #include <nsc/error_handling.hpp>
 #include <nsc/spectral/init.hpp>
 
@@ -68,10 +69,17 @@ struct weight {
   double block_rows() const { return double(out / groups / split_out); }
   double block_cols() const { return double(in / groups * kernel_h * kernel_w / split_in); }
   /// Number of scored blocks: copies * groups * split_out * split_in.
-  double blocks() const { return double(copies * groups * split_out * split_in); }
-  /// Parameters of the weight tensor(s), without bias: copies * out * (in / groups) * k_h * k_w.
-  std::int64_t weight_params() const { return copies * out * (in / groups) * kernel_h * kernel_w; }
-  std::int64_t bias_params() const { return bias ? copies * out : 0; }
+  double blocks() const { return double(copies) * double(groups) * double(split_out) * double(split_in); }
+  /// Parameters of one copy, without bias: out * (in / groups) * k_h * k_w (std::domain_error
+  /// "nsc::weight: parameters of '<name>' overflows ..." beyond 2^63 - 1).
+  std::int64_t copy_params() const {
+    return mul(mul(mul(out, in / groups, "parameters"), kernel_h, "parameters"), kernel_w, "parameters");
+  }
+  /// Parameters of the weight tensor(s), without bias: copies * out * (in / groups) * k_h * k_w
+  /// (checked like copy_params()).
+  std::int64_t weight_params() const { return mul(copies, copy_params(), "parameters"); }
+  /// Bias parameters: copies * out when bias (checked).
+  std::int64_t bias_params() const { return bias ? mul(copies, out, "bias parameters") : 0; }
   double active_fraction() const {
     return active_copies < 0 ? 1.0 : active_copies / double(copies);
   }
@@ -85,6 +93,15 @@ struct weight {
   }
   /// The scored block seen as a Linear(block_cols -> block_rows).
   fans<double> block_fans() const { return {block_cols(), block_rows()}; }
+
+private:
+  /// a * b, or std::domain_error naming this weight (the message is built only on overflow).
+  std::int64_t mul(std::int64_t a, std::int64_t b, const char* what) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+      detail::throw_overflow("nsc::weight", std::string(what) + " of '" + name + "'", '*', a, b);
+    return r;
+  }
 };
 
 /// A Linear(in -> out) weight of the given part (applied once per token).

@@ -13,6 +13,7 @@
 #ifndef NSC_MODEL_RESOURCES_HPP
 #define NSC_MODEL_RESOURCES_HPP
 
+#include <nsc/detail/checked.hpp>
 #include <nsc/model/network.hpp>
 
 #include <cmath>
@@ -29,20 +30,30 @@ struct resources {
   double inactive = 0;        ///< parameters of MoE experts not used per token
   double macs = 0;            ///< multiply-accumulates per token or image
 
-  std::int64_t total() const { return weights + biases + norms + other; }
+  /// All parameters (checked: std::domain_error "nsc::count: params_total overflows ...").
+  std::int64_t total() const {
+    using detail::checked_add;
+    constexpr std::string_view fn = "nsc::count", q = "params_total";
+    return checked_add(checked_add(checked_add(weights, biases, fn, q), norms, fn, q), other, fn, q);
+  }
   std::int64_t non_embedding() const { return total() - embedding; }
   /// Parameters used per token (MoE: top-k experts); equals total() for dense models.
   std::int64_t active() const { return total() - std::llround(inactive); }
   /// total() without biases and norms.
-  std::int64_t without_biases_and_norms() const { return weights + other; }
+  std::int64_t without_biases_and_norms() const {
+    return detail::checked_add(weights, other, "nsc::count", "params without biases and norms");
+  }
   double flops() const { return 2 * macs; }
 
+  /// Adds r field by field (integer fields checked: std::domain_error naming the field).
   resources& operator+=(const resources& r) {
-    weights += r.weights;
-    biases += r.biases;
-    norms += r.norms;
-    other += r.other;
-    embedding += r.embedding;
+    using detail::checked_add;
+    constexpr std::string_view fn = "nsc::count";
+    weights = checked_add(weights, r.weights, fn, "weight parameters");
+    biases = checked_add(biases, r.biases, fn, "bias parameters");
+    norms = checked_add(norms, r.norms, fn, "norm parameters");
+    other = checked_add(other, r.other, fn, "other parameters");
+    embedding = checked_add(embedding, r.embedding, fn, "embedding parameters");
     inactive += r.inactive;
     macs += r.macs;
     return *this;
@@ -55,8 +66,13 @@ inline resources count(const weight& w) {
   if (w.counted) {
     r.weights = w.weight_params();
     r.biases = w.bias_params();
-    r.inactive = (1 - w.active_fraction()) * double(r.weights + r.biases);
-    if (w.kind == part::embedding || w.kind == part::head) r.embedding = r.weights + r.biases;
+    const std::int64_t all = detail::checked_add(r.weights, r.biases, "nsc::count", "parameters of a weight");
+    // Integral top-k: the inactive experts' parameters exactly; else the fraction.
+    if (w.active_copies >= 0 && w.active_copies == std::floor(w.active_copies))
+      r.inactive = double(w.copies - std::int64_t(w.active_copies)) * double(all / w.copies);
+    else
+      r.inactive = (1 - w.active_fraction()) * double(all);
+    if (w.kind == part::embedding || w.kind == part::head) r.embedding = all;
   }
   r.macs = w.macs();
   return r;

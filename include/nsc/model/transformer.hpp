@@ -42,9 +42,11 @@
 #ifndef NSC_MODEL_TRANSFORMER_HPP
 #define NSC_MODEL_TRANSFORMER_HPP
 
+#include <nsc/detail/checked.hpp>
 #include <nsc/error_handling.hpp>
 #include <nsc/model/network.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -124,9 +126,51 @@ inline out_layout parse_out_layout(std::string_view name) {
                          std::string(name));
 }
 
-/// Parameters of one normalisation layer of width d: LayerNorm 2 d, RMSNorm d, none 0.
-constexpr std::int64_t norm_params(norm_kind n, std::int64_t d) noexcept {
-  return n == norm_kind::layernorm ? 2 * d : n == norm_kind::rmsnorm ? d : 0;
+/// Parameters of one normalisation layer of width d: LayerNorm 2 d, RMSNorm d, none 0
+/// (std::domain_error if 2 d overflows).
+constexpr std::int64_t norm_params(norm_kind n, std::int64_t d) {
+  return n == norm_kind::layernorm ? detail::checked_mul<std::int64_t>(2, d, "nsc::norm_params", "LayerNorm parameters")
+         : n == norm_kind::rmsnorm ? d
+                                   : 0;
+}
+
+/// What an attention sublayer is:
+///  * standard: q, k, v, o projections over n_heads query and n_kv_heads key/value heads;
+///  * latent:   DeepSeek's multi-head latent attention (MLA): optional low-rank query
+///              (q_a_proj (q_lora_rank, d) + RMSNorm + q_b_proj), a joint KV down-projection
+///              kv_a_proj_with_mqa (kv_lora_rank + qk_rope_head_dim, d) + RMSNorm(kv_lora_rank),
+///              the up-projection kv_b_proj (n_heads (qk_nope_head_dim + v_head_dim), kv_lora_rank)
+///              and o_proj (d, n_heads v_head_dim);
+///  * linear:   one Linear(d -> d) without bias instead of attention (DeciLM replace_with_linear);
+///  * none:     absent (DeciLM no_op; the block's norm count must not include its norm).
+enum class attention_kind { standard, latent, linear, none };
+
+/// What an FFN sublayer is: standard (dense or MoE), linear (one Linear(d -> d) without bias,
+/// DeciLM replace_with_linear) or none (absent, DeciLM no_op).
+enum class ffn_kind { standard, linear, none };
+
+/// Normalisation of queries and keys inside attention (RMSNorm weights, no bias):
+///  * per_head: one RMSNorm(head_dim) for q and one for k, shared by the heads (Qwen3, Gemma 3);
+///  * whole:    RMSNorm(n_heads head_dim) on q and RMSNorm(n_kv_heads head_dim) on k (OLMo 2).
+enum class qk_norm_kind { none, per_head, whole };
+
+constexpr std::string_view to_string(attention_kind k) noexcept {
+  switch (k) {
+  case attention_kind::standard: return "standard";
+  case attention_kind::latent: return "latent";
+  case attention_kind::linear: return "linear";
+  case attention_kind::none: return "none";
+  }
+  return "?";
+}
+
+constexpr std::string_view to_string(ffn_kind k) noexcept {
+  switch (k) {
+  case ffn_kind::standard: return "standard";
+  case ffn_kind::linear: return "linear";
+  case ffn_kind::none: return "none";
+  }
+  return "?";
 }
 
 /// How LoRA adapters are accounted. Adapters are always scored (as the paper's LoNAS
@@ -139,8 +183,11 @@ struct lora_options {
 
 /// Self-attention of one block. A LoRA rank r > 0 on a projection of shape (out, in) adds
 /// A: (r, in) and B: (out, r), of the attention part, named "<proj>.lora_A" / ".lora_B"; the
-/// adapters are per projection whatever the qkv layout.
+/// adapters are per projection whatever the qkv layout (standard attention only).
+/// Sliding-window attention (sliding_window = W > 0) has the same matrices; each query attends
+/// at most W keys (FLOPs) and the layer caches at most W tokens (KV cache).
 struct attention_spec {
+  attention_kind kind = attention_kind::standard;
   std::int64_t d_model = 0;    ///< residual width (0 in a transformer_spec: the model's d_model)
   std::int64_t n_heads = 0;    ///< query heads, >= 1
   std::int64_t n_kv_heads = 0; ///< key/value heads, dividing n_heads (0: n_heads, i.e. MHA; 1: MQA)
@@ -150,6 +197,14 @@ struct attention_spec {
   bool qkv_bias = false;       ///< biases on q, k, v
   bool out_bias = false;       ///< bias on the output projection
   std::int64_t lora_q = 0, lora_k = 0, lora_v = 0, lora_o = 0; ///< LoRA ranks (0: none)
+  qk_norm_kind qk_norm = qk_norm_kind::none; ///< q_norm / k_norm (standard attention)
+  std::int64_t sliding_window = 0; ///< keys attended / tokens cached at most (0: global attention)
+  // Multi-head latent attention (kind latent):
+  std::int64_t q_lora_rank = 0;      ///< query compression rank (0: a direct q_proj)
+  std::int64_t kv_lora_rank = 0;     ///< the cached KV latent's width, >= 1
+  std::int64_t qk_nope_head_dim = 0; ///< per-head query/key width without rotary part
+  std::int64_t qk_rope_head_dim = 0; ///< per-head rotary width (the key's is shared by all heads)
+  std::int64_t v_head_dim = 0;       ///< per-head value width, >= 1
 
   /// n_kv_heads, or n_heads when 0.
   constexpr std::int64_t kv_heads() const noexcept { return n_kv_heads == 0 ? n_heads : n_kv_heads; }
@@ -157,14 +212,31 @@ struct attention_spec {
   constexpr std::int64_t head_size() const noexcept {
     return head_dim != 0 ? head_dim : (n_heads > 0 ? d_model / n_heads : 0);
   }
+  /// Width of a query/key head: qk_nope_head_dim + qk_rope_head_dim for MLA, else head_size().
+  constexpr std::int64_t qk_head_size() const noexcept {
+    return kind == attention_kind::latent ? qk_nope_head_dim + qk_rope_head_dim : head_size();
+  }
+  /// Width of a value head: v_head_dim for MLA, else head_size().
+  constexpr std::int64_t v_head_size() const noexcept {
+    return kind == attention_kind::latent ? v_head_dim : head_size();
+  }
+  /// Whether the sublayer attends at all (standard or latent).
+  constexpr bool attends() const noexcept {
+    return kind == attention_kind::standard || kind == attention_kind::latent;
+  }
 };
 
 /// Feed-forward block: standard (up: (d_ff, d), down: (d, d_ff)) or gated (gate and up
 /// (d_ff, d), down (d, d_ff); SwiGLU). With n_experts >= 1 it is a mixture of experts: every
 /// expert weight has copies = n_experts and active_copies = top_k, and a router
 /// Linear(d -> n_experts) of part::router is added (also for a single expert, as Hugging Face
-/// builds it). LoRA adapters as in attention_spec, part::ffn, one per expert.
+/// builds it). Shared experts (shared_d_ff > 0, MoE only) are one more always-active FFN of
+/// width shared_d_ff, named "shared_expert.<proj>" (DeepSeek: n_shared_experts x
+/// moe_intermediate_size in one MLP, as Hugging Face builds it), optionally gated by
+/// Linear(d -> 1) "shared_expert_gate" of part::router (Qwen2-MoE). LoRA adapters as in
+/// attention_spec, part::ffn, one per expert.
 struct ffn_spec {
+  ffn_kind kind = ffn_kind::standard;
   std::int64_t d_model = 0; ///< residual width (0 in a transformer_spec: the model's d_model)
   std::int64_t d_ff = 0;    ///< intermediate width (per expert), >= 1
   bool gated = false;       ///< gate_proj present (SwiGLU / GeGLU)
@@ -172,10 +244,15 @@ struct ffn_spec {
   std::int64_t lora_gate = 0, lora_up = 0, lora_down = 0; ///< LoRA ranks (0: none)
   std::int64_t n_experts = 0; ///< 0: dense; >= 1: mixture of experts
   std::int64_t top_k = 0;     ///< experts per token, 1 <= top_k <= n_experts (MoE only)
-  bool router_bias = false;
+  bool router_bias = false;   ///< a bias of n_experts on the router (DeepSeek-V3's e_score_correction_bias)
+  std::int64_t shared_d_ff = 0; ///< width of the shared expert MLP (0: none; MoE only)
+  bool shared_gate = false;     ///< Linear(d -> 1) gate on the shared expert (needs shared_d_ff)
 };
 
-/// One Transformer layer. Pre- or post-norm placement does not change any count.
+/// One Transformer layer. Pre- or post-norm placement does not change any count. n_norms counts
+/// the block's d_model-wide norms (2: before attention and FFN; Gemma 2/3: 4; a DeciLM block
+/// with a no_op sublayer drops that sublayer's norm); q/k norms and MLA's norms are added from
+/// the attention spec.
 struct block_spec {
   attention_spec attention;
   ffn_spec ffn;
@@ -228,7 +305,31 @@ struct spec_context {
 
 inline void check_attention(const attention_spec& a, const spec_context& c) {
   if (a.d_model < 1) c.fail("attention.d_model must be >= 1", a.d_model);
+  if (a.sliding_window < 0) c.fail("attention.sliding_window must be >= 0 (0: global)", a.sliding_window);
+  if (!a.attends()) return; // linear / none: no heads
   if (a.n_heads < 1) c.fail("attention.n_heads must be >= 1", a.n_heads);
+  if (a.kind == attention_kind::latent) {
+    if (a.q_lora_rank < 0) c.fail("attention.q_lora_rank must be >= 0 (0: no query compression)", a.q_lora_rank);
+    if (a.kv_lora_rank < 1) c.fail("attention.kv_lora_rank must be >= 1", a.kv_lora_rank);
+    if (a.qk_nope_head_dim < 0) c.fail("attention.qk_nope_head_dim must be >= 0", a.qk_nope_head_dim);
+    if (a.qk_rope_head_dim < 0) c.fail("attention.qk_rope_head_dim must be >= 0", a.qk_rope_head_dim);
+    if (a.qk_nope_head_dim == 0 && a.qk_rope_head_dim == 0)
+      c.fail("attention.qk_nope_head_dim + qk_rope_head_dim must be >= 1", 0);
+    if (a.v_head_dim < 1) c.fail("attention.v_head_dim must be >= 1", a.v_head_dim);
+    // The widths below are sums of these dims: refuse what would overflow 64 bits.
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(a.qk_nope_head_dim, a.qk_rope_head_dim, &sum) ||
+        __builtin_add_overflow(sum, a.v_head_dim, &sum) ||
+        __builtin_add_overflow(a.kv_lora_rank, a.qk_rope_head_dim, &sum))
+      c.fail("attention latent dims overflow 64 bits when added (qk_nope + qk_rope + v_head_dim, kv_lora_rank + "
+             "qk_rope)",
+             a.kv_lora_rank);
+    if (a.lora_q || a.lora_k || a.lora_v || a.lora_o)
+      c.fail("attention LoRA ranks need standard attention (not latent)",
+             std::max({a.lora_q, a.lora_k, a.lora_v, a.lora_o}));
+    if (a.qk_norm != qk_norm_kind::none) c.fail("attention.qk_norm needs standard attention", to_string(a.kind));
+    return;
+  }
   if (a.n_kv_heads < 0) c.fail("attention.n_kv_heads must be >= 0 (0: n_heads)", a.n_kv_heads);
   if (a.n_kv_heads > 0 && a.n_heads % a.n_kv_heads != 0)
     c.fail("attention.n_kv_heads must divide n_heads = " + std::to_string(a.n_heads), a.n_kv_heads);
@@ -245,6 +346,7 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
 
 inline void check_ffn(const ffn_spec& f, const spec_context& c) {
   if (f.d_model < 1) c.fail("ffn.d_model must be >= 1", f.d_model);
+  if (f.kind != ffn_kind::standard) return; // linear / none: no width
   if (f.d_ff < 1) c.fail("ffn.d_ff must be >= 1", f.d_ff);
   if (f.lora_gate < 0) c.fail("ffn.lora_gate must be >= 0", f.lora_gate);
   if (f.lora_up < 0) c.fail("ffn.lora_up must be >= 0", f.lora_up);
@@ -254,6 +356,10 @@ inline void check_ffn(const ffn_spec& f, const spec_context& c) {
   if (f.n_experts >= 1 && (f.top_k < 1 || f.top_k > f.n_experts))
     c.fail("ffn.top_k must be in [1, n_experts = " + std::to_string(f.n_experts) + "]", f.top_k);
   if (f.n_experts == 0 && f.top_k != 0) c.fail("ffn.top_k needs n_experts >= 1", f.top_k);
+  if (f.shared_d_ff < 0) c.fail("ffn.shared_d_ff must be >= 0 (0: no shared expert)", f.shared_d_ff);
+  if (f.shared_d_ff > 0 && f.n_experts == 0)
+    c.fail("ffn.shared_d_ff needs a mixture of experts (n_experts >= 1)", f.shared_d_ff);
+  if (f.shared_gate && f.shared_d_ff == 0) c.fail("ffn.shared_gate needs shared_d_ff >= 1", 0);
 }
 
 inline void check_block(const block_spec& b, const spec_context& c) {
@@ -286,19 +392,66 @@ inline void add_lora(std::vector<weight>& ws, const std::string& host, part kind
   }
 }
 
+/// MLA's matrices: down-projections whole, up-projections per head (per_head layout; whole
+/// otherwise), o_proj per `a.out`.
+inline std::vector<weight> latent_attention_weights(const attention_spec& a) {
+  const std::int64_t d = a.d_model, h = a.n_heads, r = a.kv_lora_rank;
+  const std::int64_t qk = a.qk_head_size(), nope = a.qk_nope_head_dim, vd = a.v_head_dim;
+  const bool split = a.qkv == qkv_layout::per_head;
+  std::vector<weight> ws;
+  auto mul = [](std::int64_t x, std::int64_t y) { return checked_mul(x, y, "nsc::attention_weights", "latent attention width"); };
+  if (a.q_lora_rank > 0) {
+    ws.push_back(linear("q_a_proj", part::attention, a.q_lora_rank, d, a.qkv_bias));
+    weight qb = linear("q_b_proj", part::attention, mul(h, qk), a.q_lora_rank);
+    if (split) qb.split_out = h;
+    ws.push_back(std::move(qb));
+  } else {
+    weight q = linear("q_proj", part::attention, mul(h, qk), d);
+    if (split) q.split_out = h;
+    ws.push_back(std::move(q));
+  }
+  ws.push_back(linear("kv_a_proj_with_mqa", part::attention, r + a.qk_rope_head_dim, d, a.qkv_bias));
+  if (split) {
+    // kv_b_proj's rows interleave per head [k_nope (nope), v (v_head_dim)]: scored as the key
+    // and value up-projections of each head.
+    if (nope > 0) {
+      weight kb = linear("kv_b_proj.k", part::attention, mul(h, nope), r);
+      kb.split_out = h;
+      ws.push_back(std::move(kb));
+    }
+    weight vb = linear("kv_b_proj.v", part::attention, mul(h, vd), r);
+    vb.split_out = h;
+    ws.push_back(std::move(vb));
+  } else {
+    ws.push_back(linear("kv_b_proj", part::attention, mul(h, nope + vd), r));
+  }
+  weight o = linear("o_proj", part::attention, d, mul(h, vd), a.out_bias);
+  if (a.out == out_layout::per_head) o.split_in = h;
+  ws.push_back(std::move(o));
+  return ws;
+}
+
 inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
                                                        const lora_options& lo) {
-  const std::int64_t d = a.d_model, h = a.n_heads, kv = a.kv_heads(), hd = a.head_size();
+  if (a.kind == attention_kind::none) return {};
+  if (a.kind == attention_kind::linear) return {linear("linear_attn", part::attention, a.d_model, a.d_model)};
+  if (a.kind == attention_kind::latent) return latent_attention_weights(a);
+  const std::int64_t d = a.d_model, h = a.n_heads, kv = a.kv_heads();
+  constexpr std::string_view fn = "nsc::attention_weights";
+  const std::int64_t qw = checked_mul(h, a.head_size(), fn, "query width n_heads * head_dim");
+  const std::int64_t kw = checked_mul(kv, a.head_size(), fn, "key/value width n_kv_heads * head_dim");
   std::vector<weight> ws;
   switch (a.qkv) {
   case qkv_layout::merged:
-    ws.push_back(linear("qkv_proj", part::attention, (h + 2 * kv) * hd, d, a.qkv_bias));
+    ws.push_back(linear("qkv_proj", part::attention,
+                        checked_add(qw, checked_mul<std::int64_t>(2, kw, fn, "merged QKV width"), fn, "merged QKV width"),
+                        d, a.qkv_bias));
     break;
   case qkv_layout::per_head:
   case qkv_layout::separate: {
-    weight q = linear("q_proj", part::attention, h * hd, d, a.qkv_bias);
-    weight k = linear("k_proj", part::attention, kv * hd, d, a.qkv_bias);
-    weight v = linear("v_proj", part::attention, kv * hd, d, a.qkv_bias);
+    weight q = linear("q_proj", part::attention, qw, d, a.qkv_bias);
+    weight k = linear("k_proj", part::attention, kw, d, a.qkv_bias);
+    weight v = linear("v_proj", part::attention, kw, d, a.qkv_bias);
     if (a.qkv == qkv_layout::per_head) {
       q.split_out = h;
       k.split_out = kv;
@@ -310,17 +463,19 @@ inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
     break;
   }
   }
-  add_lora(ws, "q_proj", part::attention, h * hd, d, a.lora_q, 1, -1, lo);
-  add_lora(ws, "k_proj", part::attention, kv * hd, d, a.lora_k, 1, -1, lo);
-  add_lora(ws, "v_proj", part::attention, kv * hd, d, a.lora_v, 1, -1, lo);
-  weight o = linear("o_proj", part::attention, d, h * hd, a.out_bias);
+  add_lora(ws, "q_proj", part::attention, qw, d, a.lora_q, 1, -1, lo);
+  add_lora(ws, "k_proj", part::attention, kw, d, a.lora_k, 1, -1, lo);
+  add_lora(ws, "v_proj", part::attention, kw, d, a.lora_v, 1, -1, lo);
+  weight o = linear("o_proj", part::attention, d, qw, a.out_bias);
   if (a.out == out_layout::per_head) o.split_in = h;
   ws.push_back(std::move(o));
-  add_lora(ws, "o_proj", part::attention, d, h * hd, a.lora_o, 1, -1, lo);
+  add_lora(ws, "o_proj", part::attention, d, qw, a.lora_o, 1, -1, lo);
   return ws;
 }
 
 inline std::vector<weight> ffn_weights_unchecked(const ffn_spec& f, const lora_options& lo) {
+  if (f.kind == ffn_kind::none) return {};
+  if (f.kind == ffn_kind::linear) return {linear("linear_ffn", part::ffn, f.d_model, f.d_model)};
   const std::int64_t d = f.d_model, k = f.d_ff;
   const bool moe = f.n_experts >= 1;
   const std::int64_t copies = moe ? f.n_experts : 1;
@@ -336,10 +491,42 @@ inline std::vector<weight> ffn_weights_unchecked(const ffn_spec& f, const lora_o
   if (f.gated) expert("gate_proj", k, d);
   expert("up_proj", k, d);
   expert("down_proj", d, k);
+  if (moe && f.shared_d_ff > 0) {
+    const std::int64_t ks = f.shared_d_ff;
+    if (f.gated) ws.push_back(linear("shared_expert.gate_proj", part::ffn, ks, d, f.bias));
+    ws.push_back(linear("shared_expert.up_proj", part::ffn, ks, d, f.bias));
+    ws.push_back(linear("shared_expert.down_proj", part::ffn, d, ks, f.bias));
+    if (f.shared_gate) ws.push_back(linear("shared_expert_gate", part::router, 1, d));
+  }
   if (f.gated) add_lora(ws, "gate_proj", part::ffn, k, d, f.lora_gate, copies, active, lo);
   add_lora(ws, "up_proj", part::ffn, k, d, f.lora_up, copies, active, lo);
   add_lora(ws, "down_proj", part::ffn, d, k, f.lora_down, copies, active, lo);
   return ws;
+}
+
+/// Norm parameters inside an attention sublayer: q/k norms (RMSNorm) and MLA's q_a_layernorm
+/// (q_lora_rank) and kv_a_layernorm (kv_lora_rank).
+inline std::int64_t attention_norm_params(const attention_spec& a) {
+  constexpr std::string_view fn = "nsc::make_block";
+  if (a.kind == attention_kind::latent) return checked_add(a.q_lora_rank, a.kv_lora_rank, fn, "MLA norm parameters");
+  if (a.kind != attention_kind::standard) return 0;
+  switch (a.qk_norm) {
+  case qk_norm_kind::none: return 0;
+  case qk_norm_kind::per_head: return checked_mul<std::int64_t>(2, a.head_size(), fn, "q/k norm parameters");
+  case qk_norm_kind::whole:
+    return checked_mul(checked_add(a.n_heads, a.kv_heads(), fn, "q/k norm parameters"), a.head_size(), fn,
+                       "q/k norm parameters");
+  }
+  return 0;
+}
+
+/// Multiply-accumulates of the attention products per attended key and query token:
+/// n_heads (qk_head_size + v_head_size) (scores QK^T plus values AV); 0 without attention.
+inline std::int64_t attention_macs_per_key(const attention_spec& a) {
+  if (!a.attends()) return 0;
+  constexpr std::string_view fn = "nsc::make_block";
+  return checked_mul(a.n_heads, checked_add(a.qk_head_size(), a.v_head_size(), fn, "attention MACs per key"), fn,
+                     "attention MACs per key");
 }
 
 inline layer make_block_unchecked(const block_spec& b, double seq_len, std::string name,
@@ -348,8 +535,11 @@ inline layer make_block_unchecked(const block_spec& b, double seq_len, std::stri
   l.name = std::move(name);
   l.weights = attention_weights_unchecked(b.attention, lo);
   for (weight& w : ffn_weights_unchecked(b.ffn, lo)) l.weights.push_back(std::move(w));
-  l.norm_params = b.n_norms * norm_params(b.norm, b.attention.d_model);
-  l.extra_macs = 2 * seq_len * double(b.attention.n_heads) * double(b.attention.head_size());
+  l.norm_params = checked_add(checked_mul(b.n_norms, norm_params(b.norm, b.attention.d_model), "nsc::make_block",
+                                          "norm parameters"),
+                              attention_norm_params(b.attention), "nsc::make_block", "norm parameters");
+  const double keys = b.attention.sliding_window > 0 ? std::min(seq_len, double(b.attention.sliding_window)) : seq_len;
+  l.extra_macs = keys * double(attention_macs_per_key(b.attention));
   return l;
 }
 
@@ -374,7 +564,10 @@ inline std::vector<weight> ffn_weights(const ffn_spec& f, const lora_options& lo
 }
 
 /// One Transformer layer at sequence length T: the attention and FFN weights, n_norms norms of
-/// width d_model, and extra_macs = 2 T n_heads head_dim (QK^T and AV per token). The d_model of
+/// width d_model (+ q/k and MLA norms), and extra_macs = keys n_heads (qk_head_size +
+/// v_head_size) (QK^T and AV per token; keys = T, or min(T, sliding_window); 2 T n_heads
+/// head_dim for standard attention; 0 for linear / no-op attention: the paper's full-attention
+/// convention; nsc/model/deployment.hpp has causal prefill and decode). The d_model of
 /// attention and ffn must be given (>= 1) and equal. Throws std::invalid_argument
 /// "nsc::make_block: <field> <rule> (got <v>)"; T must be finite and >= 1.
 inline layer make_block(const block_spec& b, double seq_len, std::string name = "block",
