@@ -54,18 +54,6 @@ private:
   std::vector<std::pair<double, double>> terms_;
 };
 
-/// psi of ONE block of `w` under `s` (the factor that score.hpp's psi_of multiplies by
-/// w.blocks()); 0 when `w` is not scored.
-inline double block_psi(const weight& w, const scoring& s, psi_cache* cache = nullptr) {
-  if (!is_scored(w, s)) return 0;
-  const init& ini = w.initialisation ? *w.initialisation : s.initialisation;
-  const fans<double> f = s.source == variance_source::block ? w.block_fans() : w.tensor_fans();
-  const entry_moments<double> m = moments(ini, f, default_policy());
-  const double r = w.block_rows(), c = w.block_cols();
-  auto compute = [&] { return psi(r, c, m, s.est, default_policy()); };
-  return cache ? cache->get(r, c, m, s.est, compute) : compute();
-}
-
 /// Adds every scored block of `l` to `sum`.
 inline void add_terms(term_sum& sum, const layer& l, const scoring& s, psi_cache* cache = nullptr) {
   for (const weight& w : l.weights)

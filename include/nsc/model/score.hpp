@@ -85,18 +85,22 @@ inline bool is_scored(const weight& w, const scoring& s) {
   return true;
 }
 
-/// psi of all blocks of `w` (0 if it is not scored): blocks * psi(block_rows, block_cols) with the
+/// psi of ONE block of `w` (0 if it is not scored): psi(block_rows, block_cols) with the
 /// variance of the weight's own initialisation if it has one, else the convention's, and fans
 /// per `s.source`. Domain errors from the spectral layer propagate (std::domain_error).
-inline double psi_of(const weight& w, const scoring& s, psi_cache* cache = nullptr) {
+inline double block_psi(const weight& w, const scoring& s, psi_cache* cache = nullptr) {
   if (!is_scored(w, s)) return 0;
   const init& ini = w.initialisation ? *w.initialisation : s.initialisation;
   const fans<double> f = s.source == variance_source::block ? w.block_fans() : w.tensor_fans();
   const entry_moments<double> m = moments(ini, f, default_policy());
   const double r = w.block_rows(), c = w.block_cols();
   auto compute = [&] { return psi(r, c, m, s.est, default_policy()); };
-  const double one = cache ? cache->get(r, c, m, s.est, compute) : compute();
-  return w.blocks() * one;
+  return cache ? cache->get(r, c, m, s.est, compute) : compute();
+}
+
+/// psi of all blocks of `w` (0 if it is not scored): blocks * block_psi(w, s).
+inline double psi_of(const weight& w, const scoring& s, psi_cache* cache = nullptr) {
+  return w.blocks() * block_psi(w, s, cache);
 }
 
 constexpr std::size_t part_count = 7;
