@@ -260,6 +260,31 @@ TEST_CASE("LoNAS: the one-pass front against every multiset of widths", "[search
   CHECK_FALSE(ns::search_lonas(space, {.budget = 4.5e9, .cost = ns::lonas_cost::params, .mck = {}}).best);
 }
 
+TEST_CASE("LoNAS: the identical-group path equals the one-pass DP", "[search][lonas][mmck]") {
+  for (auto cost : {ns::lonas_cost::params, ns::lonas_cost::macs}) {
+    const auto space = ns::lonas_llama7b_space();
+    ns::lonas_search_settings fast{.budget = std::nullopt, .cost = cost, .mck = {}};
+    ns::lonas_search_settings plain = fast;
+    plain.identical_groups = false;
+    const auto a = ns::search_lonas(space, fast), b = ns::search_lonas(space, plain);
+    REQUIRE(a.front.size() == 129);
+    REQUIRE(a.front.size() == b.front.size());
+    for (std::size_t i = 0; i < a.front.size(); ++i) {
+      CHECK(a.front[i].params == b.front[i].params);
+      CHECK(a.front[i].macs == b.front[i].macs);
+      CHECK(counts(a.front[i].widths) == counts(b.front[i].widths));
+      CHECK(counts(a.front[i].ranks) == counts(b.front[i].ranks));
+      CHECK(rel_close(a.front[i].nsc, b.front[i].nsc, 1e-13));
+    }
+    for (double budget : {4.6e9, 5.7e9, 6.7e9, 1.2e12, 1.44e12}) {
+      fast.budget = plain.budget = budget;
+      const auto x = ns::search_lonas(space, fast), y = ns::search_lonas(space, plain);
+      REQUIRE(x.best.has_value() == y.best.has_value());
+      if (x.best) CHECK(x.best->params == y.best->params);
+    }
+  }
+}
+
 TEST_CASE("LoNAS: a TFLOPs budget gives the same subnets as the params front", "[search][lonas]") {
   const auto space = ns::lonas_llama7b_space();
   const auto byp = ns::search_lonas(space);

@@ -316,23 +316,50 @@ private:
   std::vector<std::size_t> sparse_choice(std::size_t state) const {
     if (groups_ == 0) return {};
     const auto& s = *sparse_;
-    std::vector<std::vector<std::size_t>> bucket(s.class_groups.size());
-    std::vector<std::pair<std::size_t, std::size_t>> todo{{s.root, state}};
+    if (s.class_groups.size() == 1) {  // all groups identical: the sorted multiset
+      std::vector<std::size_t> out;
+      out.reserve(groups_);
+      std::size_t todo[256];
+      std::size_t idx[256];
+      std::size_t top = 0;
+      todo[top] = s.root, idx[top++] = state;
+      while (top) {
+        --top;
+        const auto& node = s.nodes[todo[top]];
+        const std::size_t i = idx[top];
+        if (node.leaf) {
+          out.push_back(node.a[i]);
+        } else {  // doubling trees are O(log G) deep: at most 2 entries per level on the stack
+          todo[top] = node.left, idx[top++] = node.a[i];
+          todo[top] = node.right, idx[top++] = node.b[i];
+        }
+      }
+      std::sort(out.begin(), out.end());
+      return out;
+    }
+    // leaves reached, as (class, option); then per class ascending option over its positions
+    std::vector<std::pair<std::size_t, std::size_t>> leaves;
+    leaves.reserve(groups_);
+    std::vector<std::pair<std::size_t, std::size_t>> todo;
+    todo.reserve(64);
+    todo.push_back({s.root, state});
     while (!todo.empty()) {
       const auto [n, i] = todo.back();
       todo.pop_back();
       const auto& node = s.nodes[n];
       if (node.leaf) {
-        bucket[node.cls].push_back(node.a[i]);
+        leaves.push_back({node.cls, node.a[i]});
       } else {
         todo.push_back({node.left, node.a[i]});
         todo.push_back({node.right, node.b[i]});
       }
     }
+    std::sort(leaves.begin(), leaves.end());
     std::vector<std::size_t> out(groups_);
-    for (std::size_t c = 0; c < bucket.size(); ++c) {
-      std::sort(bucket[c].begin(), bucket[c].end());
-      for (std::size_t t = 0; t < bucket[c].size(); ++t) out[s.class_groups[c][t]] = bucket[c][t];
+    for (std::size_t t = 0; t < leaves.size();) {
+      const std::size_t c = leaves[t].first;
+      for (std::size_t u = 0; u < s.class_groups[c].size(); ++u, ++t)
+        out[s.class_groups[c][u]] = leaves[t].second;
     }
     return out;
   }
@@ -608,7 +635,50 @@ private:
       }
       return true;
     };
-    if (!bounded_) {
+    std::int64_t unit = 0, lo = 0, hi = 0;
+    bool bucket = false;
+    if (!bounded_ && K_ == 1 && na > 0 && nb > 0) {
+      // one dimension on a small lattice: a bucket per reachable total (exact, O(na nb + span))
+      lo = A.cost[0] + Bn.cost[0];
+      hi = std::min(cap[0], A.cost[na - 1] > cap[0] - Bn.cost[nb - 1] ? cap[0] : A.cost[na - 1] + Bn.cost[nb - 1]);
+      for (std::size_t a = 0; a < na; ++a) unit = std::gcd(unit, A.cost[a] - A.cost[0]);
+      for (std::size_t b = 0; b < nb; ++b) unit = std::gcd(unit, Bn.cost[b] - Bn.cost[0]);
+      if (unit == 0) unit = 1;
+      bucket = lo <= hi && (hi - lo) / unit <= std::int64_t(4 * na * nb + 1024);
+    }
+    if (bucket) {
+      const std::size_t span = std::size_t((hi - lo) / unit) + 1;
+      check_room(span, "a merge");
+      struct slot {
+        std::uint32_t a = 0, b = 0;
+        bool has = false;
+      };
+      std::vector<slot> at(span);
+      std::vector<Value> val(span);
+      for (std::size_t b = 0; b < nb; ++b) {
+        const std::int64_t cb = Bn.cost[b];
+        for (std::size_t a = self ? b : 0; a < na; ++a) {
+          std::int64_t c;
+          if (!mmck_add(A.cost[a], cb, c) || c > hi) break;
+          info_.candidates++;
+          const std::size_t i = std::size_t((c - lo) / unit);
+          Value v = A.value[a] + Bn.value[b];
+          slot& x = at[i];
+          bool take = !x.has || val[i] < v;
+          if (!take && !(v < val[i]))
+            take = keyB[b] < keyB[x.b] || (keyB[b] == keyB[x.b] && keyA[a] < keyA[x.a]);
+          if (take) {
+            val[i] = std::move(v);
+            x = {std::uint32_t(a), std::uint32_t(b), true};
+          }
+        }
+      }
+      for (std::size_t i = 0; i < span; ++i) {
+        if (!at[i].has) continue;
+        sum[0] = lo + std::int64_t(i) * unit;
+        f.offer(sum.data(), val[i], at[i].a, at[i].b);
+      }
+    } else if (!bounded_) {
       // heap merge of the shifted copies A + B[b] (each sorted by cost)
       check_room(std::min<std::uint64_t>(std::uint64_t(na) * nb, std::uint64_t(1) << 40), "a merge");
       struct cursor {
