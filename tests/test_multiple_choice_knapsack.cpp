@@ -716,8 +716,8 @@ TEST_CASE("every throw path names the function and the rule", "[mck][errors]") {
       REQUIRE_THROWS_WITH(mck_quantize_budget(c, 1.0),
                           Contains("nsc::mck_quantize") && Contains("budget must be finite"));
     }
-    REQUIRE_THROWS_WITH(mck_quantize_cost(1e30, 1.0), Contains("cost / delta must be <= 2^53"));
-    REQUIRE_THROWS_WITH(mck_quantize_budget(1e30, 1e-3), Contains("budget / delta must be <= 2^53"));
+    REQUIRE_THROWS_WITH(mck_quantize_cost(1e30, 1.0), Contains("cost / delta must be < 2^53"));
+    REQUIRE_THROWS_WITH(mck_quantize_budget(1e30, 1e-3), Contains("budget / delta must be < 2^53"));
     const nsc::search::mck_real_groups<double> g{{{1.0, 0.5}, {2.0, -0.5}}};
     REQUIRE_THROWS_WITH(checked_solve_mck(g, 1.0, 0.1), Contains("nsc::mck_quantize"));
   }

@@ -952,6 +952,7 @@ void mmck_validate(const mmck_groups<Value>& groups, const std::vector<std::int6
       mmck_fail("the sum over groups of the largest |value| must fit in the value type (got ",
                 overflow ? std::string("more than 2^64") : std::to_string(total), " > ", limit, ")");
   }
+  if (!groups.empty()) mck_check_value_sum("nsc::solve_mmck", groups, [](const auto& o) -> const Value& { return o.value; });
 }
 
 /// True when two groups are equal option by option (value ==, same costs).
