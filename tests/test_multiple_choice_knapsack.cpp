@@ -718,6 +718,14 @@ TEST_CASE("every throw path names the function and the rule", "[mck][errors]") {
     }
     REQUIRE_THROWS_WITH(mck_quantize_cost(1e30, 1.0), Contains("cost / delta must be < 2^53"));
     REQUIRE_THROWS_WITH(mck_quantize_budget(1e30, 1e-3), Contains("budget / delta must be < 2^53"));
+    // issue 13: at 2^53, k + 1 == k in double and the correction loop never ended
+    REQUIRE_THROWS_WITH(mck_quantize_budget(9007199254740992.0, 1.0), Contains("budget / delta must be < 2^53"));
+    REQUIRE_THROWS_WITH(mck_quantize_cost(9007199254740992.0, 1.0), Contains("cost / delta must be < 2^53"));
+    REQUIRE(mck_quantize_budget(9007199254740000.0, 1.0) == 9007199254740000);
+    // issue 13: values whose sum overflows to inf are refused (the DP sum would print null)
+    REQUIRE_THROWS_WITH(solve_mck(mck_groups<double>{{{1e308, 0}}, {{1e308, 0}}}, 1),
+                        Contains("nsc::solve_mck: the sum over groups of the largest |value| must be finite"));
+    REQUIRE(*solve_mck(mck_groups<double>{{{1e307, 0}}, {{1e307, 0}}}, 1).best(1) == 2e307);
     const nsc::search::mck_real_groups<double> g{{{1.0, 0.5}, {2.0, -0.5}}};
     REQUIRE_THROWS_WITH(checked_solve_mck(g, 1.0, 0.1), Contains("nsc::mck_quantize"));
   }
