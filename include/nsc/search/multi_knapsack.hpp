@@ -469,8 +469,46 @@ public:
       }
     }
     if (s_.single_budget && s_.bound) setup_bound(out);
+    if (bounded_ && gap_ > 2 * slack_) {
+      // Sharpen the incumbent first: the same DP with the gap cut to 1e-4 and 1e-2 of itself (a
+      // heuristic: it may drop the optimum) gives feasible selections, often optimal; each run
+      // that fits the memory cap can only raise the incumbent, hence shrink the exact gap.
+      const double wide = gap_ - slack_;
+      double incumbent = ub_ - wide;
+      for (double f : {1e-4, 1e-2}) {
+        mmck_sparse<Value> trial;
+        trial.K = out.K;
+        trial.group_class = out.group_class;
+        trial.class_groups = out.class_groups;
+        gap_ = slack_ + wide * f;
+        try {
+          build(trial);
+          const auto& root = trial.nodes[trial.root];
+          for (std::size_t i = 0; i < root.count(); ++i)
+            incumbent = std::max(incumbent, double((long double)root.value[i]));
+        } catch (const std::invalid_argument&) {
+          // the heuristic run needed more than the cap: keep the incumbent
+        }
+        reset_nodes();
+        if (ub_ - incumbent <= slack_) break;
+      }
+      gap_ = std::max(0.0, ub_ - incumbent) + slack_;
+      info_.incumbent = incumbent;
+    }
+    build(out);
+    return out;
+  }
+
+private:
+  void reset_nodes() {
+    key_.clear();
+    node_cls_min_.clear();
+    bytes_ = 0;
+  }
+
+  /// One node per class (doubling), then the chain in class order; out.root set.
+  void build(mmck_sparse<Value>& out) {
     nodes_ = &out.nodes;
-    // one node per class (doubling), then the chain in class order
     std::optional<std::size_t> root;
     for (std::size_t c = 0; c < out.class_groups.size(); ++c) {
       const std::size_t m = out.class_groups[c].size();
@@ -478,9 +516,7 @@ public:
       std::size_t node;
       if (m == 1 || !s_.identical_groups) {
         node = leaf;
-        if (m > 1) {  // not combining: add the groups one by one
-          for (std::size_t t = 1; t < m; ++t) node = combine(node, leaf, false);
-        }
+        for (std::size_t t = 1; t < m; ++t) node = combine(node, leaf, false);
       } else {
         info_.identical = true;
         std::optional<std::size_t> acc;
@@ -497,10 +533,8 @@ public:
       root = root ? combine(*root, node, false) : node;
     }
     out.root = *root;
-    return out;
   }
 
-private:
   void classify(mmck_sparse<Value>& out) {
     const std::size_t G = g_.size();
     out.group_class.assign(G, 0);
@@ -726,15 +760,20 @@ private:
       std::iota(ob.begin(), ob.end(), std::size_t{0});
       std::sort(ob.begin(), ob.end(), [&](std::size_t x, std::size_t y) { return Bn.loss[x] < Bn.loss[y]; });
       std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+      const std::size_t pair_cap = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / 8;
       for (std::size_t a = 0; a < na; ++a) {
         const double room = gap_ - A.loss[a];
         for (std::size_t t = 0; t < nb && Bn.loss[ob[t]] <= room; ++t) {
           const std::size_t b = ob[t];
           if (self && a < b) continue;
-          if (make(a, b)) pairs.push_back({std::uint32_t(a), std::uint32_t(b)});
+          if (!make(a, b)) continue;
+          if (pairs.size() >= pair_cap)  // refused before growing past the cap
+            mmck_fail("the bounded Pareto-state DP needs more than ", s_.max_table_bytes,
+                      " bytes (a merge of ", na, " x ", nb, " states has more than ", pair_cap,
+                      " candidate pairs within the bound's gap ", gap_, "), more than max_table_bytes (got ",
+                      s_.max_table_bytes, ")");
+          pairs.push_back({std::uint32_t(a), std::uint32_t(b)});
         }
-        if (pairs.size() > s_.max_table_bytes / 8)
-          check_room(pairs.size(), "the candidate pairs of a merge");
       }
       info_.candidates += pairs.size();
       check_room(pairs.size(), "a merge");
@@ -778,6 +817,101 @@ private:
     return double(r);
   }
 
+  /// A feasible selection's value, or nullopt: every group starts at its cheapest option by the
+  /// priced cost sum_k prices_k c_k / B_k, then moves up the upper concave envelope of its
+  /// (priced cost, value) points, best value-per-price step first (a heap over the groups),
+  /// skipping steps that break a budget; finally each group takes the best option that still
+  /// fits. The classic near-LP greedy of the multiple-choice knapsack (its gap is at most one
+  /// group's value range); O(G J log J + steps log G).
+  std::optional<Value> greedy_incumbent(const std::vector<double>& prices) const {
+    const std::size_t G = g_.size();
+    if (G == 0) return Value{};
+    std::vector<std::vector<std::size_t>> hull(rep_of_class_.size());
+    std::vector<std::vector<long double>> wcost(rep_of_class_.size());
+    for (std::size_t c = 0; c < rep_of_class_.size(); ++c) {
+      const auto& opts = g_[rep_of_class_[c]];
+      auto& w = wcost[c];
+      w.resize(opts.size());
+      for (std::size_t j = 0; j < opts.size(); ++j) {
+        long double t = 0;
+        for (std::size_t k = 0; k < K_; ++k) t += (long double)prices[k] * (long double)opts[j].cost[k] / scale_[k];
+        w[j] = t;
+      }
+      std::vector<std::size_t> order(opts.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        if (w[x] != w[y]) return w[x] < w[y];
+        return (long double)opts[y].value < (long double)opts[x].value;
+      });
+      auto& h = hull[c];
+      for (std::size_t j : order) {
+        const long double v = (long double)opts[j].value;
+        if (!h.empty() && !((long double)opts[h.back()].value < v)) continue;  // not higher
+        while (h.size() >= 2) {  // keep the envelope concave
+          const std::size_t p = h[h.size() - 2], q = h.back();
+          const long double s1 = ((long double)opts[q].value - (long double)opts[p].value) * (w[j] - w[q]);
+          const long double s2 = (v - (long double)opts[q].value) * (w[q] - w[p]);
+          if (s2 >= s1) h.pop_back();
+          else break;
+        }
+        h.push_back(j);
+      }
+    }
+    std::vector<std::size_t> pos(G, 0), pick(G);
+    std::vector<std::int64_t> used(K_, 0);
+    for (std::size_t g = 0; g < G; ++g) {
+      const std::size_t c = cls_of_group_[g];
+      pick[g] = hull[c][0];
+      for (std::size_t k = 0; k < K_; ++k)
+        if (!mmck_add(used[k], g_[g][pick[g]].cost[k], used[k])) return std::nullopt;
+    }
+    for (std::size_t k = 0; k < K_; ++k)
+      if (used[k] > B_[k]) return std::nullopt;
+    using step = std::pair<long double, std::size_t>;  // (value per priced cost, group)
+    std::priority_queue<step> heap;
+    auto push = [&](std::size_t g) {
+      const std::size_t c = cls_of_group_[g];
+      if (pos[g] + 1 >= hull[c].size()) return;
+      const std::size_t a = hull[c][pos[g]], b = hull[c][pos[g] + 1];
+      const auto& opts = g_[g];
+      const long double dw = wcost[c][b] - wcost[c][a];
+      const long double dv = (long double)opts[b].value - (long double)opts[a].value;
+      heap.push({dw > 0 ? dv / dw : std::numeric_limits<long double>::infinity(), g});
+    };
+    for (std::size_t g = 0; g < G; ++g) push(g);
+    auto fits_swap = [&](std::size_t g, std::size_t j) {
+      for (std::size_t k = 0; k < K_; ++k) {
+        const std::int64_t x = used[k] - g_[g][pick[g]].cost[k];
+        std::int64_t y;
+        if (!mmck_add(x, g_[g][j].cost[k], y) || y > B_[k]) return false;
+      }
+      return true;
+    };
+    auto swap = [&](std::size_t g, std::size_t j) {
+      for (std::size_t k = 0; k < K_; ++k) used[k] += g_[g][j].cost[k] - g_[g][pick[g]].cost[k];
+      pick[g] = j;
+    };
+    while (!heap.empty()) {
+      const std::size_t g = heap.top().second;
+      heap.pop();
+      const std::size_t c = cls_of_group_[g];
+      const std::size_t next = hull[c][pos[g] + 1];
+      if (!fits_swap(g, next)) continue;  // this group stops here
+      swap(g, next);
+      ++pos[g];
+      push(g);
+    }
+    for (std::size_t g = 0; g < G; ++g) {
+      std::size_t best = pick[g];
+      for (std::size_t j = 0; j < g_[g].size(); ++j)
+        if (g_[g][best].value < g_[g][j].value && fits_swap(g, j)) best = j;
+      if (best != pick[g]) swap(g, best);
+    }
+    Value inc{};
+    for (std::size_t g = 0; g < G; ++g) inc = inc + g_[g][pick[g]].value;
+    return inc;
+  }
+
   void setup_bound(const mmck_sparse<Value>& out) {
     if constexpr (!std::is_convertible_v<Value, long double> && !std::is_arithmetic_v<Value>) {
       return;
@@ -785,45 +919,11 @@ private:
       const std::size_t C = out.class_groups.size();
       scale_.assign(K_, 1);
       for (std::size_t k = 0; k < K_; ++k) scale_[k] = double(std::max<std::int64_t>(B_[k], 1));
-      // incumbent: greedy from the cheapest (normalised) option of each group, then upgrades
-      std::vector<std::size_t> pick(g_.size());
-      std::vector<std::int64_t> used(K_, 0);
-      bool ok = true;
-      for (std::size_t g = 0; g < g_.size(); ++g) {
-        std::size_t best = 0;
-        long double bc = std::numeric_limits<long double>::infinity();
-        for (std::size_t j = 0; j < g_[g].size(); ++j) {
-          long double t = 0;
-          for (std::size_t k = 0; k < K_; ++k) t += (long double)g_[g][j].cost[k] / scale_[k];
-          if (t < bc) bc = t, best = j;
-        }
-        pick[g] = best;
-        for (std::size_t k = 0; k < K_; ++k) ok = ok && mmck_add(used[k], g_[g][best].cost[k], used[k]);
-      }
-      for (std::size_t k = 0; k < K_ && ok; ++k) ok = used[k] <= B_[k];
-      if (!ok) return;  // no incumbent: no pruning (the DP decides feasibility)
-      for (int pass = 0; pass < 4; ++pass) {
-        bool changed = false;
-        for (std::size_t g = 0; g < g_.size(); ++g) {
-          std::size_t best = pick[g];
-          for (std::size_t j = 0; j < g_[g].size(); ++j) {
-            if (!(g_[g][best].value < g_[g][j].value)) continue;
-            bool fits = true;
-            for (std::size_t k = 0; k < K_ && fits; ++k)
-              fits = used[k] - g_[g][pick[g]].cost[k] + g_[g][j].cost[k] <= B_[k];
-            if (fits) best = j;
-          }
-          if (best != pick[g]) {
-            for (std::size_t k = 0; k < K_; ++k) used[k] += g_[g][best].cost[k] - g_[g][pick[g]].cost[k];
-            pick[g] = best;
-            changed = true;
-          }
-        }
-        if (!changed) break;
-      }
-      Value inc{};
-      for (std::size_t g = 0; g < g_.size(); ++g) inc = inc + g_[g][pick[g]].value;
-      const double incumbent = double((long double)inc);
+      // incumbent: the greedy of greedy_incumbent with uniform prices, improved below with the
+      // Lagrangian prices
+      std::optional<Value> inc_v = greedy_incumbent(std::vector<double>(K_, 1.0));
+      if (!inc_v) return;  // no incumbent found: no pruning (the DP decides feasibility)
+      double incumbent = double((long double)*inc_v);
       // value scale for the rounding slack
       long double vscale = 0;
       for (std::size_t g = 0; g < g_.size(); ++g) {
@@ -858,25 +958,44 @@ private:
         return double(ub);
       };
       std::vector<double> grad;
-      for (int it = 0; it < 200; ++it) {
+      // Polyak steps towards the incumbent, the factor halved after 25 steps without progress
+      double factor = 1.0;
+      int stall = 0;
+      for (int it = 0; it < 3000 && factor > 1e-7; ++it) {
         const double ub = evaluate(lam, grad);
-        if (ub < best_ub) best_ub = ub, best_lam = lam;
+        if (!(best_ub < std::numeric_limits<double>::infinity()) || ub < best_ub - 1e-12 * std::fabs(best_ub)) {
+          best_ub = ub, best_lam = lam, stall = 0;
+        } else if (++stall >= 25) {
+          factor *= 0.5, stall = 0, lam = best_lam;
+          continue;
+        }
         double norm = 0;
         for (std::size_t k = 0; k < K_; ++k) {
           if (lam[k] <= 0 && grad[k] > 0) grad[k] = 0;  // projection
           norm += grad[k] * grad[k];
         }
         if (norm == 0 || best_ub - incumbent <= 0) break;
-        const double step = 0.5 * (ub - incumbent) / norm * (it < 100 ? 1.0 : 0.3);
+        const double step = factor * (ub - incumbent) / norm;
         for (std::size_t k = 0; k < K_; ++k) lam[k] = std::max(0.0, lam[k] - step * grad[k]);
       }
       lambda_ = best_lam;
+      {
+        std::vector<double> prices = lambda_;
+        bool any = false;
+        for (double x : prices) any = any || x > 0;
+        if (any) {
+          for (double& x : prices) x = std::max(x, 1e-9 * *std::max_element(lambda_.begin(), lambda_.end()));
+          if (auto v = greedy_incumbent(prices)) incumbent = std::max(incumbent, double((long double)*v));
+        }
+      }
       const double ub = evaluate(lambda_, grad);
       phi_ = phi;
       long double lscale = 0;
       for (std::size_t k = 0; k < K_; ++k) lscale += (long double)lambda_[k] * (1.0L + (long double)g_.size());
       const double slack = double(1e-9L * (vscale + lscale + 1e-300L) + 1e-12L);
       gap_ = ub - incumbent + slack;
+      ub_ = ub;
+      slack_ = slack;
       bounded_ = true;
       info_.bounded = true;
       info_.upper_bound = ub;
@@ -887,6 +1006,7 @@ private:
   void rep_for(const mmck_sparse<Value>& out) {
     rep_of_class_.clear();
     for (const auto& cg : out.class_groups) rep_of_class_.push_back(cg[0]);
+    cls_of_group_ = out.group_class;
   }
 
   const mmck_groups<Value>& g_;
@@ -897,6 +1017,7 @@ private:
   std::vector<std::vector<std::int64_t>> cls_min_;
   std::vector<std::int64_t> total_min_;
   std::vector<std::size_t> rep_of_class_;
+  std::vector<std::size_t> cls_of_group_;
   std::vector<std::vector<std::uint32_t>> key_;
   std::vector<std::vector<std::int64_t>> node_cls_min_;
   std::vector<mmck_node<Value>>* nodes_ = nullptr;
@@ -904,7 +1025,7 @@ private:
   // bound
   bool bounded_ = false;
   std::vector<double> lambda_, phi_, scale_;
-  double gap_ = 0;
+  double gap_ = 0, ub_ = 0, slack_ = 0;
 };
 
 } // namespace detail
