@@ -714,7 +714,9 @@ private:
       }
     } else if (!bounded_) {
       // heap merge of the shifted copies A + B[b] (each sorted by cost)
-      check_room(std::min<std::uint64_t>(std::uint64_t(na) * nb, std::uint64_t(1) << 40), "a merge");
+      // streaming: memory grows only with the kept states, checked as they are kept
+      const std::size_t per = K_ * 8 + sizeof(Value) + 8;
+      const std::size_t room = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / per;
       struct cursor {
         std::size_t a, b;
       };
@@ -751,7 +753,10 @@ private:
         heap.pop();
         info_.candidates++;
         make(c.a, c.b);
-        f.offer(sum.data(), A.value[c.a] + Bn.value[c.b], std::uint32_t(c.a), std::uint32_t(c.b));
+        if (f.offer(sum.data(), A.value[c.a] + Bn.value[c.b], std::uint32_t(c.a), std::uint32_t(c.b)) &&
+            n.count() > room)
+          check_room(n.count(), "a merge of " + std::to_string(na) + " x " + std::to_string(nb) +
+                                    " states, refused when its kept states pass the cap");
         push_valid({c.a + 1, c.b});
       }
     } else {
