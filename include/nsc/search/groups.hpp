@@ -9,6 +9,11 @@
 ///     auto r = nsc::search::search_groups(g, {.budget = 50, .front = true});
 ///     r.best->choice, r.best->value, r.best->cost, r.front
 ///
+///     // several named costs per option (named_option::costs) and one budget per name:
+///     auto m = nsc::search::search_groups_budgets(g, {.cost_names = {"kv_bytes", "params"},
+///                                                     .budgets = {3072, 6e6}});
+///     m.best->costs, m.front (Pareto set), m.top (k best), m.info.describe()
+///
 /// Costs are real numbers >= 0 on a grid of resolution `resolution` (default 1): each cost is
 /// rounded UP to the grid and the budget DOWN (mck_quantize_cost / _budget), so every answer is
 /// feasible in real units; with costs that are multiples of the resolution (integers for the

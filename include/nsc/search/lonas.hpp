@@ -41,6 +41,8 @@
 /// doubling the layer's Pareto set (5 points -> 9 -> 17 -> 33 -> 65 -> 129 for LLaMA-7B; about
 /// 20x less work than the one-pass DP over 32 x 129 cells x 10 options, see the README speed-up
 /// table); settings.identical_groups = false runs the one-pass solve_mck (same front, tested).
+/// With the identical-group path, stats.cells counts the Pareto states kept and stats.cell_updates
+/// the candidate pairs merged (the sparse DP's work), not table cells.
 ///
 /// Tie-breaking (deterministic): lowest option index wins an exact tie at a DP cell (rank 32
 /// before 28, wider before narrower); a budget's answer is the cheapest cost reaching the best

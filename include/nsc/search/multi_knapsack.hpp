@@ -367,6 +367,35 @@ private:
 
 namespace detail {
 
+/// True when two groups are equal option by option (value ==, same costs).
+template <class Value>
+bool mmck_same_group(const std::vector<mmck_option<Value>>& a,
+                     const std::vector<mmck_option<Value>>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t j = 0; j < a.size(); ++j)
+    if (!(a[j].value == b[j].value) || a[j].cost != b[j].cost) return false;
+  return true;
+}
+
+/// The group indices sorted so that identical groups are adjacent (by size, then option by
+/// option value and costs; ties by index).
+template <class Value>
+std::vector<std::size_t> mmck_group_order(const mmck_groups<Value>& g) {
+  std::vector<std::size_t> order(g.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const auto &a = g[x], &b = g[y];
+    if (a.size() != b.size()) return a.size() < b.size();
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (a[j].value < b[j].value) return true;
+      if (b[j].value < a[j].value) return false;
+      if (a[j].cost != b[j].cost) return a[j].cost < b[j].cost;
+    }
+    return x < y;
+  });
+  return order;
+}
+
 /// Lexicographic comparison of two K-cost rows.
 inline int mmck_cmp(const std::int64_t* x, const std::int64_t* y, std::size_t K) {
   for (std::size_t k = 0; k < K; ++k)
@@ -545,26 +574,8 @@ private:
       }
       return;
     }
-    auto less = [&](std::size_t x, std::size_t y) {
-      const auto &a = g_[x], &b = g_[y];
-      if (a.size() != b.size()) return a.size() < b.size();
-      for (std::size_t j = 0; j < a.size(); ++j) {
-        if (a[j].value < b[j].value) return true;
-        if (b[j].value < a[j].value) return false;
-        if (a[j].cost != b[j].cost) return a[j].cost < b[j].cost;
-      }
-      return x < y;
-    };
-    auto same = [&](std::size_t x, std::size_t y) {
-      const auto &a = g_[x], &b = g_[y];
-      if (a.size() != b.size()) return false;
-      for (std::size_t j = 0; j < a.size(); ++j)
-        if (!(a[j].value == b[j].value) || a[j].cost != b[j].cost) return false;
-      return true;
-    };
-    std::vector<std::size_t> order(G);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), less);
+    const std::vector<std::size_t> order = mmck_group_order(g_);
+    auto same = [&](std::size_t x, std::size_t y) { return mmck_same_group(g_[x], g_[y]); };
     std::vector<std::size_t> rep(G);  // class representative = smallest index
     for (std::size_t i = 0; i < G;) {
       std::size_t j = i + 1;
@@ -1081,31 +1092,10 @@ void mmck_validate(const mmck_groups<Value>& groups, const std::vector<std::int6
   if (!groups.empty()) mck_check_value_sum("nsc::solve_mmck", groups, [](const auto& o) -> const Value& { return o.value; });
 }
 
-/// True when two groups are equal option by option (value ==, same costs).
-template <class Value>
-bool mmck_same_group(const std::vector<mmck_option<Value>>& a,
-                     const std::vector<mmck_option<Value>>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t j = 0; j < a.size(); ++j)
-    if (!(a[j].value == b[j].value) || a[j].cost != b[j].cost) return false;
-  return true;
-}
-
 /// Whether any two groups are identical (O(G log G) comparisons of groups).
 template <class Value>
 bool mmck_has_identical(const mmck_groups<Value>& g) {
-  std::vector<std::size_t> order(g.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    const auto &a = g[x], &b = g[y];
-    if (a.size() != b.size()) return a.size() < b.size();
-    for (std::size_t j = 0; j < a.size(); ++j) {
-      if (a[j].value < b[j].value) return true;
-      if (b[j].value < a[j].value) return false;
-      if (a[j].cost != b[j].cost) return a[j].cost < b[j].cost;
-    }
-    return x < y;
-  });
+  const auto order = mmck_group_order(g);
   for (std::size_t i = 1; i < order.size(); ++i)
     if (mmck_same_group(g[order[i - 1]], g[order[i]])) return true;
   return false;

@@ -10,6 +10,12 @@
 ///     auto r = nsc::search::search_transformer_space(s, {.budget = 12e6, .front = true});
 ///     r.best->layers, r.best->nsc, r.best->params, r.best->flops
 ///
+///     s.costs = {"params", "flops"};                            // several budgets at once
+///     auto m = nsc::search::search_transformer_space_budgets(s, {90e6, 230e6}, {.front = true});
+///     m.best->costs, m.front, m.top, m.info.describe()          // solve_mmck (multi_knapsack.hpp)
+///
+/// Cost names come from transformer_cost_registry() (params, flops; a new cost such as KV bytes
+/// is one more entry: name, description, function of the option's block and counts).
 /// Each option is lowered with make_block (base block_spec: norms, gating, biases, scoring
 /// layouts of Q/K/V and the output projection; d_model, d_ff, heads set from the option), scored
 /// with nsc::score(layer, rule) and costed with nsc::count(layer): params = total(), flops =
@@ -248,6 +254,27 @@ inline std::vector<std::vector<transformer_option_info>> transformer_space_table
   return out;
 }
 
+namespace detail {
+/// The candidate of option indices `choice` (one per layer): layers, NSC summed in layer order,
+/// params and FLOPs with checked sums.
+inline transformer_space_candidate transformer_space_candidate_of(
+    const std::vector<std::vector<transformer_option_info>>& tables,
+    const std::vector<std::size_t>& choice, std::string_view fn) {
+  transformer_space_candidate c;
+  c.choice = choice;
+  double v = 0;
+  for (std::size_t i = 0; i < choice.size(); ++i) {
+    const auto& o = tables[i][choice[i]];
+    c.layers.push_back(o.choice);
+    v += o.nsc;
+    c.params = nsc::detail::checked_add(c.params, o.params, fn, "params");
+    c.flops = nsc::detail::checked_add(c.flops, o.flops, fn, "flops");
+  }
+  c.nsc = v;
+  return c;
+}
+} // namespace detail
+
 /// NSC-DP over the space (see the file comment). Errors: those of transformer_space_tables, a
 /// budget that is not finite and >= 0, the knapsack's (memory cap: the DP has one cell per
 /// distinct reachable cost / gcd, so very fine-grained costs with a huge budget are refused).
@@ -276,18 +303,7 @@ inline transformer_space_result search_transformer_space(
   const mck_result<double> r = solve_mck(groups, B, settings.mck);
   out.stats.add(r, groups);
   auto make = [&](const std::vector<std::size_t>& choice) {
-    transformer_space_candidate c;
-    c.choice = choice;
-    double v = 0;
-    for (std::size_t i = 0; i < choice.size(); ++i) {
-      const auto& o = out.tables[i][choice[i]];
-      c.layers.push_back(o.choice);
-      v += o.nsc;
-      c.params = nsc::detail::checked_add(c.params, o.params, fn, "params");
-      c.flops = nsc::detail::checked_add(c.flops, o.flops, fn, "flops");
-    }
-    c.nsc = v;
-    return c;
+    return detail::transformer_space_candidate_of(out.tables, choice, fn);
   };
   if (const auto ch = r.choice(B)) out.best = make(*ch);
   if (settings.front)
@@ -345,18 +361,8 @@ inline transformer_space_budgets_result search_transformer_space_budgets(
   out.stats.cells += r.info.path == mmck_path::sparse ? r.info.states : r.info.cells;
   out.stats.cell_updates += r.info.work;
   auto make = [&](const budget_selection<double>& x) {
-    transformer_space_candidate c;
-    c.choice = x.choice;
+    transformer_space_candidate c = detail::transformer_space_candidate_of(out.tables, x.choice, fn);
     c.costs = x.cost;
-    double v = 0;
-    for (std::size_t i = 0; i < x.choice.size(); ++i) {
-      const auto& o = out.tables[i][x.choice[i]];
-      c.layers.push_back(o.choice);
-      v += o.nsc;
-      c.params = nsc::detail::checked_add(c.params, o.params, fn, "params");
-      c.flops = nsc::detail::checked_add(c.flops, o.flops, fn, "flops");
-    }
-    c.nsc = v;
     return c;
   };
   if (r.best) out.best = make(*r.best);
