@@ -265,7 +265,8 @@ TEST_CASE("LoNAS: the identical-group path equals the one-pass DP", "[search][lo
     const auto space = ns::lonas_llama7b_space();
     ns::lonas_search_settings fast{.budget = std::nullopt, .cost = cost, .mck = {}};
     ns::lonas_search_settings plain = fast;
-    plain.identical_groups = false;
+    fast.identical_groups = true;
+    CHECK_FALSE(plain.identical_groups);  // the default: one pass of solve_mck
     const auto a = ns::search_lonas(space, fast), b = ns::search_lonas(space, plain);
     REQUIRE(a.front.size() == 129);
     REQUIRE(a.front.size() == b.front.size());
