@@ -10,7 +10,7 @@ set -eu
 job=${1:-demo}
 cd "$(dirname "$0")/.."
 
-common="g++ cmake ninja-build libboost-dev libeigen3-dev nlohmann-json3-dev libcli11-dev python3"
+common="g++ cmake ninja-build libboost-dev libeigen3-dev nlohmann-json3-dev libcli11-dev libopenblas-dev python3"
 case "$job" in
   demo) pkgs="$common python3-matplotlib" ;;
   test|sanitize|bench) pkgs="$common clang catch2 libbenchmark-dev" ;;

@@ -42,7 +42,7 @@ TEST_CASE("psi_w matches a known spectrum: tall, wide, square, all methods", "[e
     CHECK(rel(nsc::psi_w(w, psi_w_method::gram), want) < 1e-13);
     CHECK(rel(nsc::psi_w(w, psi_w_method::svd), want) < 1e-13);
     const auto d = nsc::psi_w_detailed(w);
-    CHECK(d.used == psi_w_method::gram); // well scaled: the cheap route is accurate
+    CHECK(d.used == psi_w_method::cholesky); // well scaled: the cheapest route is accurate
     CHECK(d.gram_error_estimate < nsc::psi_w_gram_tolerance<double>());
     CHECK(rel(d.value, want) < 1e-13);
     // psi(W) = psi(W^T), whatever the expression type.
@@ -189,3 +189,89 @@ TEST_CASE("a non-throwing policy returns NaN", "[eigen][errors]") {
 
 // ---- gradient ----------------------------------------------------------------------------------
 
+
+TEST_CASE("the Cholesky route: ln det(I + G), its error estimate and when automatic leaves it",
+          "[eigen][psi_w][cholesky]") {
+  boost::random::mt19937_64 rng(2026);
+  // Well scaled, tall and wide: cholesky agrees with the exact spectrum.
+  for (const auto& [m, n] : {std::pair<Eigen::Index, Eigen::Index>{90, 60}, {60, 90}, {64, 64}}) {
+    const vector<double> s = geometric_spectrum<double>(std::min(m, n), 0.05, 4.0);
+    const matrix<double> w = with_spectrum<double>(m, n, s, rng);
+    const auto d = nsc::psi_w_detailed(w, psi_w_method::cholesky);
+    CHECK(d.used == psi_w_method::cholesky);
+    CHECK(rel(d.value, exact_psi(s)) < 1e-13);
+    CHECK(d.gram_error_estimate > 0);
+    CHECK(d.gram_error_estimate < nsc::psi_w_gram_tolerance<double>());
+  }
+  // A trained-like spike (s_max = 30 over a bulk in [0.1, 1]): automatic stays on cholesky and
+  // is accurate.
+  {
+    vector<double> s = geometric_spectrum<double>(40, 0.1, 1.0);
+    s(0) = 30;
+    const matrix<double> w = with_spectrum<double>(64, 40, s, rng);
+    const auto d = nsc::psi_w_detailed(w);
+    CHECK(d.used == psi_w_method::cholesky);
+    CHECK(rel(d.value, exact_psi(s)) < 1e-13);
+  }
+  // Ill-scaled: forced cholesky reports an estimate above the tolerance; automatic goes to SVD.
+  {
+    vector<double> s = geometric_spectrum<double>(40, 1e-3, 1.0);
+    s(0) = 1e6;
+    const matrix<double> w = with_spectrum<double>(60, 40, s, rng);
+    const auto c = nsc::psi_w_detailed(w, psi_w_method::cholesky);
+    CHECK(c.used == psi_w_method::cholesky);
+    CHECK(c.gram_error_estimate > nsc::psi_w_gram_tolerance<double>());
+    CHECK(nsc::psi_w_detailed(w).used == psi_w_method::svd);
+  }
+  // Tiny entries: psi ~ 1e-200 is far below the Cholesky route's absolute error ~p eps, so
+  // automatic takes the eigenvalue route, which is relative to lambda_max.
+  {
+    const vector<double> s = geometric_spectrum<double>(6, 0.5, 2.0) * 1e-100;
+    const matrix<double> t = with_spectrum<double>(9, 6, s, rng);
+    const auto d = nsc::psi_w_detailed(t);
+    CHECK(d.used == psi_w_method::gram);
+    CHECK(d.value == Approx(s.squaredNorm()).epsilon(1e-13));
+  }
+  // Rank truncation with method cholesky uses the eigenvalues; the full rank is cholesky.
+  {
+    const vector<double> s = geometric_spectrum<double>(10, 0.2, 5.0);
+    const matrix<double> w = with_spectrum<double>(14, 10, s, rng);
+    CHECK(rel(nsc::psi_w_top_r(w, 3, psi_w_method::cholesky), exact_psi(s, 3)) < 1e-13);
+    CHECK(rel(nsc::psi_w_top_r(w, 10, psi_w_method::cholesky), exact_psi(s)) < 1e-13);
+  }
+  // Overflowing Gram matrix: falls back to SVD.
+  {
+    const vector<double> big = geometric_spectrum<double>(6, 0.5, 2.0) * 1e200;
+    const matrix<double> w = with_spectrum<double>(9, 6, big, rng);
+    CHECK(nsc::psi_w_detailed(w, psi_w_method::cholesky).used == psi_w_method::svd);
+  }
+  // Float and complex scalars.
+  {
+    const vector<double> s = geometric_spectrum<double>(20, 0.1, 2.0);
+    const matrix<double> w = with_spectrum<double>(30, 20, s, rng);
+    const matrix<float> wf = w.cast<float>();
+    CHECK(rel(nsc::psi_w(wf, psi_w_method::cholesky), exact_psi(s)) < 2e-6);
+    const matrix<std::complex<double>> wc = w.cast<std::complex<double>>();
+    CHECK(rel(nsc::psi_w(wc, psi_w_method::cholesky), exact_psi(s)) < 1e-13);
+  }
+  CHECK(nsc::to_string(psi_w_method::cholesky) == "cholesky");
+}
+
+TEST_CASE("the tiled Gram product (used with several Eigen threads) equals the rank update",
+          "[eigen][psi_w][cholesky]") {
+  boost::random::mt19937_64 rng(11);
+  for (const auto& [m, n] : {std::pair<Eigen::Index, Eigen::Index>{100, 70}, {70, 100}, {33, 33}}) {
+    const vector<double> s = geometric_spectrum<double>(std::min(m, n), 0.1, 3.0);
+    const matrix<double> w = with_spectrum<double>(m, n, s, rng);
+    const nsc::detail::matrix_ref<double> ref(w);
+    const matrix<double> a = nsc::detail::lower_gram<double>(ref);
+    for (Eigen::Index tile : {1, 16, 32, 200}) {
+      const matrix<double> b = nsc::detail::lower_gram_tiled<double>(ref, tile);
+      const matrix<double> la = a.triangularView<Eigen::Lower>();
+      const matrix<double> lb = b.triangularView<Eigen::Lower>();
+      INFO(m << " x " << n << ", tile " << tile);
+      CHECK((la - lb).norm() <= 1e-14 * la.norm());
+      CHECK(b.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().norm() == 0);
+    }
+  }
+}

@@ -35,6 +35,7 @@
 // exact integer (a string of digits when above 2^64 - 1).
 #include "cli.hpp"
 
+#include <nsc/io/checkpoint_psi.hpp> // --weights
 #include <nsc/io/hf_config.hpp>
 #include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
@@ -69,6 +70,7 @@ struct score_args {
   std::string source; // empty: block, or tensor for --init hf
   bool score_embeddings = false;
   bool count_lora = false;
+  std::string weights; // --weights: psi_W of a safetensors checkpoint in place of psi at init
 };
 
 /// Thousands separators on a string of digits.
@@ -141,7 +143,9 @@ int run_score(const score_args& a) {
   const nsc::scoring sc = make_scoring(a, m);
   const nsc::network net = nsc::hf_network(m, a.seq_len);
   nsc::psi_cache cache;
-  const nsc::network_score ns = nsc::score(net, sc, &cache);
+  const nsc::network_score ns =
+      a.weights.empty() ? nsc::score(net, sc, &cache)
+                        : nsc::io::score_with_checkpoint(net, sc, a.config, a.weights);
   const nsc::resources total = nsc::count(net);
   if (a.seq_len != std::floor(a.seq_len))
     throw std::invalid_argument("nsc score: --seq-len must be an integer number of tokens (got " +
@@ -184,6 +188,7 @@ int run_score(const score_args& a) {
     j["attention"] = a.attention;
     j["text_config"] = m.text_config;
     j["nsc"] = ns.nsc;
+    if (!a.weights.empty()) j["weights"] = a.weights;
     j["params_total"] = total.total();
     j["params_non_embedding"] = total.non_embedding();
     j["params_active"] = total.active();
@@ -336,6 +341,9 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
       ->check(CLI::IsMember({"block", "tensor"}));
   sub->add_flag("--score-embeddings", args->score_embeddings,
                 "also score the embedding tables and the LM head");
+  sub->add_option("--weights", args->weights,
+                  "score with psi_W of this safetensors checkpoint (file, index or directory) in "
+                  "place of psi at initialisation (per-head Q/K/V, whole o_proj; see nsc weights)");
   sub->add_flag("--count-lora", args->count_lora,
                 "count LoRA adapters (config field lora_ranks) in #Params and FLOPs");
   return [args] { return run_score(*args); };

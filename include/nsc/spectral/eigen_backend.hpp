@@ -56,7 +56,9 @@ namespace nsc {
 
 /// How psi_w obtains the spectrum.
 enum class psi_w_method {
-  /// Gram route unless its error estimate exceeds psi_w_gram_tolerance, then SVD (default).
+  /// The cheapest accurate route (default): for the full psi, cholesky when its error estimate
+  /// is within psi_w_gram_tolerance, else gram when its estimate is, else svd; for a rank-r
+  /// truncation (r < min(m, n)) gram, else svd.
   automatic,
   /// Eigenvalues of the smaller Gram matrix (W^T W or W W^T): they are s_i^2 directly.
   /// Cost ~ p^2 q (the symmetric product) + ~(4/3) p^3 (tridiagonalisation), p = min(m, n),
@@ -67,7 +69,12 @@ enum class psi_w_method {
   /// Singular values by Eigen's BDCSVD (divide and conquer; Jacobi below 16 columns).
   /// Cost ~ 4 p^2 q - (4/3) p^3 (bidiagonalisation, the dominant part), about 3-4x the Gram
   /// route. Absolute error of each s_i ~ eps * s_max.
-  svd
+  svd,
+  /// psi = ln det(I + G) = 2 sum_i ln L_ii from the Cholesky factor L of I + G, G the smaller
+  /// Gram matrix. Cost ~ p^2 q (the symmetric product, Eigen's rankUpdate) + p^3 / 3: the
+  /// cheapest exact route, and the one BLAS (dsyrk + dpotrf) speeds up most. Full psi only
+  /// (psi_w_top_r with this method uses gram). Falls back to SVD if G overflows.
+  cholesky
 };
 
 constexpr std::string_view to_string(psi_w_method m) noexcept {
@@ -75,6 +82,7 @@ constexpr std::string_view to_string(psi_w_method m) noexcept {
   case psi_w_method::automatic: return "automatic";
   case psi_w_method::gram: return "gram";
   case psi_w_method::svd: return "svd";
+  case psi_w_method::cholesky: return "cholesky";
   }
   return "?";
 }
@@ -148,11 +156,38 @@ bool check_finite(const matrix_ref<Scalar>& W, const char* function, Real& resul
   return false; // not reached
 }
 
-/// The lower triangle of the smaller Gram matrix: W^H W (n x n) if m >= n, else W W^H.
+/// The lower triangle of the smaller Gram matrix: W^H W (n x n) if m >= n, else W W^H, formed
+/// in Scalar by Eigen's symmetric rank update (half the flops of a general product; dsyrk when
+/// Eigen dispatches to BLAS). When Eigen runs several threads (OpenMP) and does not use BLAS,
+/// the lower triangle is formed in tiles instead: each off-diagonal tile is a general product
+/// (which Eigen parallelises), each diagonal tile a rank update, so the flop count stays ~p^2 q
+/// and both cores work. Same values either way up to the order of summation.
+template <class Scalar>
+dynamic_matrix<Scalar> lower_gram_tiled(const matrix_ref<Scalar>& W, Eigen::Index tile) {
+  const bool tall = W.rows() >= W.cols();
+  const Eigen::Index p = tall ? W.cols() : W.rows();
+  dynamic_matrix<Scalar> g = dynamic_matrix<Scalar>::Zero(p, p);
+  for (Eigen::Index i0 = 0; i0 < p; i0 += tile) {
+    const Eigen::Index b = i0 + tile <= p ? tile : p - i0;
+    if (tall) {
+      if (i0 > 0) g.block(i0, 0, b, i0).noalias() = W.middleCols(i0, b).adjoint() * W.leftCols(i0);
+      g.block(i0, i0, b, b).template selfadjointView<Eigen::Lower>().rankUpdate(
+          W.middleCols(i0, b).adjoint());
+    } else {
+      if (i0 > 0) g.block(i0, 0, b, i0).noalias() = W.middleRows(i0, b) * W.topRows(i0).adjoint();
+      g.block(i0, i0, b, b).template selfadjointView<Eigen::Lower>().rankUpdate(W.middleRows(i0, b));
+    }
+  }
+  return g;
+}
+
 template <class Scalar>
 dynamic_matrix<Scalar> lower_gram(const matrix_ref<Scalar>& W) {
   const bool tall = W.rows() >= W.cols();
   const Eigen::Index p = tall ? W.cols() : W.rows();
+#if !defined(EIGEN_USE_BLAS)
+  if (Eigen::nbThreads() > 1 && p >= 1024) return lower_gram_tiled<Scalar>(W, 512);
+#endif
   dynamic_matrix<Scalar> g = dynamic_matrix<Scalar>::Zero(p, p);
   if (tall)
     g.template selfadjointView<Eigen::Lower>().rankUpdate(W.adjoint());
@@ -178,17 +213,81 @@ Real psi_by_svd(const matrix_ref<Scalar>& W, Eigen::Index r) {
   return sum;
 }
 
+/// The largest eigenvalue of the symmetric positive semi-definite matrix whose lower triangle is
+/// `g`, estimated by power iteration (a lower bound, typically within a few per cent after the
+/// 12 steps; enough for an error model). The start vector has fixed pseudo-random signs and
+/// magnitudes in [0.5, 1.5] (a constant vector is orthogonal to the top eigenvector of, e.g.,
+/// a matrix whose rows sum to zero).
+template <class Scalar, class Real>
+Real largest_eigenvalue_estimate(const dynamic_matrix<Scalar>& g) {
+  using vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  vector v(g.rows());
+  std::uint64_t state = 0x9E3779B97F4A7C15ULL;
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double u = double(state >> 11) * 0x1.0p-53; // [0, 1)
+    v(i) = Scalar((state >> 10) & 1 ? 0.5 + u : -0.5 - u);
+  }
+  if (v.size() > 0) v /= v.norm();
+  Real lambda = 0;
+  for (int k = 0; k < 12; ++k) {
+    vector w = g.template selfadjointView<Eigen::Lower>() * v;
+    lambda = Eigen::numext::real(v.dot(w));
+    const Real norm = w.norm();
+    if (norm == 0) return Real(0);
+    if (!(boost::math::isfinite)(norm)) return std::numeric_limits<Real>::infinity(); // overflow
+    v = w / norm;
+  }
+  return lambda;
+}
+
+/// The Cholesky route's error model (see psi_w_detailed): E = sqrt(p + q) eps (1 + lambda_max) p.
+template <class Real>
+Real cholesky_error_bound(Eigen::Index rows, Eigen::Index cols, Real lambda_max) {
+  using std::sqrt;
+  const Eigen::Index p = rows < cols ? rows : cols;
+  return sqrt(static_cast<Real>(rows + cols)) * std::numeric_limits<Real>::epsilon() *
+         (1 + lambda_max) * static_cast<Real>(p);
+}
+
 template <class Scalar, class Real, class Policy>
 psi_w_details<Real> psi_w_impl(const matrix_ref<Scalar>& W, Eigen::Index r,
                                psi_w_method method, const char* function, const Policy& pol) {
+  using std::log;
   using std::log1p;
   const Eigen::Index p = W.rows() < W.cols() ? W.rows() : W.cols();
   Real bad = std::numeric_limits<Real>::quiet_NaN();
   if (check_finite<Scalar, Real>(W, function, bad, pol)) return {bad, method, Real(0)};
   if (r > p) r = p;
-  if (r == 0) return {Real(0), method == psi_w_method::svd ? method : psi_w_method::gram, Real(0)};
+  const bool full = r == p;
+  if (method == psi_w_method::cholesky && !full) method = psi_w_method::gram;
+  if (r == 0)
+    return {Real(0),
+            method == psi_w_method::svd ? method
+            : (full && method != psi_w_method::gram) ? psi_w_method::cholesky
+                                                     : psi_w_method::gram,
+            Real(0)};
   if (method != psi_w_method::svd) {
-    const dynamic_matrix<Scalar> g = lower_gram(W);
+    dynamic_matrix<Scalar> g = lower_gram(W);
+    if (!g.allFinite()) return {psi_by_svd<Scalar, Real>(W, r), psi_w_method::svd, Real(0)};
+    if (full && method != psi_w_method::gram) {
+      const Real lambda_hat = largest_eigenvalue_estimate<Scalar, Real>(g);
+      g.diagonal().array() += Scalar(1);
+      // In place: no second p x p matrix.
+      const Eigen::LLT<Eigen::Ref<dynamic_matrix<Scalar>>, Eigen::Lower> llt(g);
+      if (llt.info() == Eigen::Success) {
+        Real sum = 0;
+        for (Eigen::Index i = 0; i < p; ++i) sum += log(Real(Eigen::numext::real(g(i, i))));
+        sum *= 2;
+        const Real bound = cholesky_error_bound<Real>(W.rows(), W.cols(), lambda_hat);
+        const Real estimate = sum > 0 ? bound / sum : Real(0);
+        if (method == psi_w_method::cholesky || bound <= psi_w_gram_tolerance<Real>() * sum)
+          return {sum, psi_w_method::cholesky, estimate};
+      } else if (method == psi_w_method::cholesky) {
+        return {psi_by_svd<Scalar, Real>(W, r), psi_w_method::svd, Real(0)};
+      }
+      g = lower_gram(W); // the factorisation overwrote it; the eigenvalue route needs G
+    }
     const Eigen::SelfAdjointEigenSolver<dynamic_matrix<Scalar>> es(g, Eigen::EigenvaluesOnly);
     const auto& lambda = es.eigenvalues(); // ascending
     if (es.info() == Eigen::Success && lambda.allFinite()) {
@@ -211,54 +310,52 @@ psi_w_details<Real> psi_w_impl(const matrix_ref<Scalar>& W, Eigen::Index r,
   return {psi_by_svd<Scalar, Real>(W, r), psi_w_method::svd, Real(0)};
 }
 
-/// The largest eigenvalue of the symmetric positive semi-definite matrix whose lower triangle is
-/// `g`, estimated by power iteration (a lower bound, typically within a few per cent after the
-/// 12 steps; enough for an error model).
-template <class Scalar, class Real>
-Real largest_eigenvalue_estimate(const dynamic_matrix<Scalar>& g) {
-  using vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
-  vector v = vector::Constant(g.rows(), Scalar(1) / std::sqrt(Real(g.rows())));
-  Real lambda = 0;
-  for (int k = 0; k < 12; ++k) {
-    vector w = g.template selfadjointView<Eigen::Lower>() * v;
-    lambda = Eigen::numext::real(v.dot(w));
-    const Real norm = w.norm();
-    if (norm == 0) return Real(0);
-    if (!(boost::math::isfinite)(norm)) return std::numeric_limits<Real>::infinity(); // overflow
-    v = w / norm;
-  }
-  return lambda;
-}
-
 } // namespace detail
 
 /// psi_W(W) = sum_{i=1}^{min(m,n)} ln(1 + s_i^2) = ln det(I + W^T W) (math.md section 1), with
 /// how it was computed.
 ///
-/// Choice of route (method = automatic). The Gram route computes the eigenvalues lambda_i =
-/// s_i^2 of the smaller Gram matrix G. Forming G in floating point and a backward-stable
-/// symmetric eigensolver perturb every eigenvalue by at most ||Delta G|| (Weyl); we model
-/// ||Delta G|| as c eps lambda_max with c = p + q (the dimension-linear growth of the
-/// classical bounds, gamma_q for the q-term inner products of G and O(p) for the Householder
-/// tridiagonalisation). Measured on Gaussian matrices from 16 x 16 to 1000 x 300 against a
-/// long double SVD, the worst single eigenvalue is off by 0.15 - 0.45 (p + q) eps lambda_max,
-/// while the errors largely cancel in the sum: psi itself was within ~3e-15, so the model is
-/// conservative for psi by two orders of magnitude or more. Since d psi / d lambda_i =
-/// 1 / (1 + lambda_i), to first order
+/// Choice of route (method = automatic). G, the smaller Gram matrix (p x p, p = min(m, n),
+/// q = max(m, n)), is always formed in Scalar (double for double W: forming it in float would
+/// cost ~sqrt(q) 6e-8 lambda_max on every entry, i.e. ~1e-3 relative on psi of a 4096 x 11008
+/// matrix; a float checkpoint is converted to double first).
 ///
-///     |psi_gram - psi| <~ E = c eps lambda_max sum_i 1 / (1 + lambda_i)
+/// 1. Cholesky (the default for the full psi): psi = ln det(I + G) = 2 sum ln L_ii,
+///    LL^T = I + G. I + G >= I, so the factorisation is stable whatever W; the error is that of
+///    G itself plus the factorisation's backward error, both ~eps lambda_max in norm, and
+///    d psi = tr((I + G)^-1 Delta G) <= ||Delta G|| sum_i 1 / (1 + lambda_i) <= ||Delta G|| p.
+///    With the probabilistic rounding model of inner products (Higham & Mary 2019: length-q
+///    sums err by ~sqrt(q) u with high probability, not q u) the bound used is
 ///
-/// and the Gram route is kept when E <= tol * psi with tol = psi_w_gram_tolerance<Real>()
-/// = eps^(2/3) (3.7e-11 in double); otherwise the SVD recomputes psi. The SVD's singular
-/// values are accurate to ~eps s_max each, i.e. d(s_i^2) ~ eps s_max s_i instead of
-/// eps s_max^2: a factor s_max / s_i better on the small ones, which is what matters for an
-/// ill-scaled matrix (s_max ~ 1e6: the Gram route's model error is ~(p + q) 2e-4 absolute on
-/// every lambda_i, the SVD's ~1e-10).
-/// For i.i.d. random matrices lambda_max ~ x (1 + sqrt beta)^2 and E / psi <~ 4 eps (p + q)
-/// (1.3e-11 for 4096 x 11008), so every initialised weight with p + q below ~4e4 (double)
-/// takes the cheap route.
+///        E_chol = sqrt(p + q) eps (1 + lambda_max) p,
 ///
-/// Cost: Gram ~ p^2 q + (4/3) p^3 flops; SVD ~ 4 p^2 q - (4/3) p^3.
+///    lambda_max estimated by 12 power iterations on G (O(p^2) each); the route is kept when
+///    E_chol <= tol * psi, tol = psi_w_gram_tolerance<Real>() = eps^(2/3) (3.7e-11 in double).
+///    For an initialised 4096 x 11008 weight E_chol / psi ~ 1e-12; one with s_max = 30 over a
+///    unit bulk still passes (~2e-11); a matrix with s_max / s_bulk ~ 1e6 does not. Callers
+///    with a looser accuracy target (nsc weights: 1e-9) force cholesky and check
+///    gram_error_estimate themselves. Against
+///    exact spectra (tests/test_eigen_backend.cpp) the route is within 1e-13 wherever it is
+///    chosen.
+/// 2. Eigenvalues of G (also the automatic route of psi_w_top_r): every eigenvalue of the
+///    computed G is off by at most ||Delta G|| (Weyl); we model ||Delta G|| as
+///    c eps lambda_max with c = p + q (the dimension-linear growth of the classical bounds,
+///    gamma_q for the q-term inner products of G and O(p) for the Householder
+///    tridiagonalisation). Measured on Gaussian matrices from 16 x 16 to 1000 x 300 against a
+///    long double SVD, the worst single eigenvalue is off by 0.15 - 0.45 (p + q) eps lambda_max,
+///    while the errors largely cancel in the sum. Since d psi / d lambda_i = 1 / (1 + lambda_i),
+///    to first order |psi_gram - psi| <~ E = c eps lambda_max sum_i 1 / (1 + lambda_i), and the
+///    route is kept when E <= tol * psi. It rescues tiny matrices (psi << p eps, where the
+///    Cholesky route's absolute error ~p eps is too large) and rank truncation.
+/// 3. Otherwise the SVD recomputes psi. The SVD's singular values are accurate to ~eps s_max
+///    each, i.e. d(s_i^2) ~ eps s_max s_i instead of eps s_max^2: a factor s_max / s_i better
+///    on the small ones, which is what matters for an ill-scaled matrix.
+/// `gram_error_estimate` is the relative estimate of the route taken (0 for svd).
+///
+/// Cost: Cholesky ~ p^2 q + p^3 / 3 flops (+ 12 p^2); Gram ~ p^2 q + (4/3) p^3 (the
+/// tridiagonalisation is memory-bound and far slower per flop); SVD ~ 4 p^2 q - (4/3) p^3.
+/// With EIGEN_USE_BLAS (CMake NSC_USE_BLAS) the product and the factorisation run in BLAS
+/// (dsyrk, dpotrf when LAPACKE is present).
 /// Domain: entries must be finite (domain error naming the function otherwise). A matrix with
 /// no rows or no columns gives 0.
 template <class Derived, class Policy>
