@@ -105,26 +105,8 @@ nlohmann::json exact_json(nsc::u128 v) {
 }
 
 nsc::scoring make_scoring(const score_args& a, const nsc::hf_model& m) {
-  const nsc::estimator est = nsc::parse_estimator(a.estimator);
-  nsc::scoring s;
-  if (a.init_name == "hf") {
-    s = nsc::hf_scoring(m, est);
-  } else {
-    s.est = est;
-    s.source = nsc::variance_source::block;
-    switch (nsc::parse_init_kind(a.init_name)) {
-    case nsc::init_kind::xavier_normal: s.initialisation = nsc::init::xavier_normal(); break;
-    case nsc::init_kind::xavier_uniform: s.initialisation = nsc::init::xavier_uniform(); break;
-    case nsc::init_kind::kaiming_normal: s.initialisation = nsc::init::kaiming_normal(); break;
-    case nsc::init_kind::kaiming_uniform: s.initialisation = nsc::init::kaiming_uniform(); break;
-    case nsc::init_kind::torch_default: s.initialisation = nsc::init::torch_default(); break;
-    case nsc::init_kind::normal: s.initialisation = nsc::init::normal(m.initializer_range); break;
-    case nsc::init_kind::truncated_normal:
-      s.initialisation = nsc::init::truncated_normal(m.initializer_range);
-      break;
-    case nsc::init_kind::orthogonal: s.initialisation = nsc::init::orthogonal(); break;
-    }
-  }
+  nsc::scoring s =
+      nsc::scoring_for_init(a.init_name, m.initializer_range, nsc::parse_estimator(a.estimator));
   if (a.source == "block") s.source = nsc::variance_source::block;
   if (a.source == "tensor") s.source = nsc::variance_source::tensor;
   s.score_embeddings = a.score_embeddings;

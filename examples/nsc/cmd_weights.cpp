@@ -67,20 +67,6 @@ struct weights_args {
   bool progress = false;
 };
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return q + "'";
-}
-
-std::string plot_script() {
-#ifdef NSC_SOURCE_DIR
-  return std::string(NSC_SOURCE_DIR) + "/scripts/plot_weights.py";
-#else
-  return "scripts/plot_weights.py";
-#endif
-}
-
 std::string shape_text(const std::vector<std::int64_t>& s) {
   std::string t;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -198,23 +184,16 @@ int run_weights(const weights_args& a) {
   if (!a.plot.empty()) {
     const fs::path tmp = fs::temp_directory_path() / ("nsc_weights_" + std::to_string(::getpid()) + ".json");
     nsc_cli::write_text_file(tmp.string(), j.dump() + "\n");
-    std::vector<std::string> pythons;
-    if (const char* env = std::getenv("NSC_PYTHON"); env && *env) pythons.emplace_back(env);
-    pythons.emplace_back("python3");
-    if (fs::exists("/usr/bin/python3")) pythons.emplace_back("/usr/bin/python3");
-    const std::string tail = " " + quote(plot_script()) + " " + quote(tmp.string()) + " -o " + quote(a.plot);
-    bool ok = false;
-    for (const std::string& py : pythons)
-      if (std::system((quote(py) + tail + " >/dev/null 2>&1").c_str()) == 0) {
-        ok = true;
-        break;
-      }
+    using nsc_cli::shell_quote;
+    const std::string tail = shell_quote(nsc_cli::script_path("plot_weights.py")) + " " +
+                             shell_quote(tmp.string()) + " -o " + shell_quote(a.plot);
+    const bool ok = nsc_cli::run_python(tail);
     if (ok) {
       fs::remove(tmp);
       j["plot"] = a.plot;
       plot_note = "plot     " + a.plot + " (psi_W / psi_MP per layer for each matrix kind)";
     } else {
-      plot_note = "plot     not written (python3 with matplotlib needed); run: python3" + tail;
+      plot_note = "plot     not written (python3 with matplotlib needed); run: python3 " + tail;
     }
   }
 

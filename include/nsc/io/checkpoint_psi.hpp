@@ -5,7 +5,7 @@
 ///
 /// Synopsis
 ///
-///     scoring        scoring_for_init(name, initializer_range, estimator)   as nsc score --init
+///     scoring        scoring_for_init(name, initializer_range, estimator)   (nsc/model/score.hpp)
 ///     weights_report psi_w_report(checkpoint, family, geometry, options)
 ///     network_score  score_with_weights(network, scoring, report)
 ///
@@ -96,35 +96,6 @@ struct weights_report {
   std::vector<std::string> skipped; ///< tensors not reported (not 2-D or not floating), "name (reason)"
   double psi_w = 0, psi_init = 0, seconds = 0;
 };
-
-/// The scoring convention named as `nsc score --init` names it: "hf" is Hugging Face's own
-/// normal(0, initializer_range^2) with the variance of the whole tensor (nsc::hf_scoring);
-/// any torch.nn.init name (nsc::parse_init_kind) is that initialisation with each block's own
-/// fans (variance_source::block, the paper's), normal and truncated_normal with std =
-/// initializer_range. Default "xavier_normal": the scoring nsc score uses by default.
-/// Throws std::invalid_argument for an unknown name (parse_init_kind's message).
-inline scoring scoring_for_init(std::string_view name, double initializer_range,
-                                estimator est = estimator::mp) {
-  scoring s;
-  s.est = est;
-  if (name == "hf") {
-    s.initialisation = init::normal(initializer_range);
-    s.source = variance_source::tensor;
-    return s;
-  }
-  s.source = variance_source::block;
-  switch (parse_init_kind(name)) {
-  case init_kind::xavier_normal: s.initialisation = init::xavier_normal(); break;
-  case init_kind::xavier_uniform: s.initialisation = init::xavier_uniform(); break;
-  case init_kind::kaiming_normal: s.initialisation = init::kaiming_normal(); break;
-  case init_kind::kaiming_uniform: s.initialisation = init::kaiming_uniform(); break;
-  case init_kind::torch_default: s.initialisation = init::torch_default(); break;
-  case init_kind::normal: s.initialisation = init::normal(initializer_range); break;
-  case init_kind::truncated_normal: s.initialisation = init::truncated_normal(initializer_range); break;
-  case init_kind::orthogonal: s.initialisation = init::orthogonal(); break;
-  }
-  return s;
-}
 
 namespace detail::cp {
 
