@@ -97,7 +97,7 @@ int run_weights(const weights_args& a) {
 
   nsc::io::psi_w_report_options opt;
   opt.init_scoring =
-      nsc::io::scoring_for_init(a.init_name, geo.initializer_range, nsc::parse_estimator(a.estimator));
+      nsc::scoring_for_init(a.init_name, geo.initializer_range, nsc::parse_estimator(a.estimator));
   opt.svd = a.svd;
   opt.accuracy = a.accuracy;
   const bool bar = a.progress || isatty(2);
