@@ -2,12 +2,20 @@
 // B (budget cells) and J (options per group), one sweep per parameter with the other two
 // fixed, each fitted with ->Complexity(oN) where N = G * B * J.
 //
+// K budgets (solve_mmck, issue 8): the K = 1 path against solve_mck on the same instances (the
+// engine's dense_1d is solve_mck with dominance pruning), a dense 2-D table, and the
+// Llama-3-70B-shaped instance of benchmarks/llama70b_instance.hpp: one query under all three
+// budgets (params, FLOPs, KV bytes) at several budget vectors, and the whole (params, KV) front.
+//
 // Counters:
 //   cell_updates  relaxations actually performed (sum over groups and options of the
 //                 cells c >= cost), as a rate: updates per second;
 //   GBJ           the nominal bound G * (B + 1) * J the complexity is fitted against;
 //   table_MiB     bytes of the DP tables (back-pointers + rows).
+#include <nsc/search/multi_knapsack.hpp>
 #include <nsc/search/multiple_choice_knapsack.hpp>
+
+#include "llama70b_instance.hpp"
 
 #include <benchmark/benchmark.h>
 #include <boost/multiprecision/cpp_bin_float.hpp>
@@ -84,7 +92,111 @@ void sweep_options(benchmark::internal::Benchmark* b) {
   for (std::int64_t options = 4; options <= 64; options *= 2) b->Args({32, 8192, options});
 }
 
+// ---- K budgets --------------------------------------------------------------------------
+
+// solve_mmck with one budget on bm_solve_mck's instance (dense_1d: must be no slower).
+void bm_solve_mmck_k1(benchmark::State& state) {
+  const auto inst = make_instance<double>(state.range(0), state.range(1), state.range(2));
+  nsc::search::mmck_groups<double> g(inst.size());
+  for (std::size_t i = 0; i < inst.size(); ++i)
+    for (const auto& o : inst[i]) g[i].push_back({o.value, {o.cost}});
+  for (auto _ : state) {
+    const auto r = nsc::search::solve_mmck(g, {state.range(1)});
+    benchmark::DoNotOptimize(r.front().size());
+  }
+}
+
+// A dense 2-D instance: G groups of J options, costs in [0, C] per dimension, budget vector
+// (G C / 2, G C / 2); cells per second.
+void bm_mmck_dense2d(benchmark::State& state) {
+  const std::int64_t G = state.range(0), J = state.range(1), C = state.range(2);
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::int64_t> cost(0, C);
+  std::uniform_real_distribution<double> value(0.0, 100.0);
+  nsc::search::mmck_groups<double> g(static_cast<std::size_t>(G));
+  for (auto& grp : g)
+    for (std::int64_t j = 0; j < J; ++j) grp.push_back({value(rng), {j == 0 ? 0 : cost(rng), j == 1 ? 1 : cost(rng)}});
+  nsc::search::mmck_settings s;
+  s.method = nsc::search::mmck_method::dense;
+  s.identical_groups = false;
+  nsc::search::mmck_info info;
+  for (auto _ : state) {
+    const auto r = nsc::search::solve_mmck(g, {G * C / 2, G * C / 2}, s);
+    info = r.info();
+    benchmark::DoNotOptimize(r.front().size());
+  }
+  state.counters["cells"] = benchmark::Counter(double(info.cells));
+  state.counters["cell_updates"] = benchmark::Counter(double(info.work), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_MiB"] = benchmark::Counter(double(info.peak_bytes) / (1 << 20));
+}
+
+// The Llama-3-70B-shaped instance: one query under (params, FLOPs, KV) at fractions of the full
+// model (range: index into the table below); sparse + identical groups + Lagrangian bound.
+constexpr double llama_fractions[][3] = {{0.5, 0.6, 0.25},  {0.7, 0.65, 0.9}, {0.613, 0.59, 0.5},
+                                         {0.9, 0.95, 0.1},  {0.37, 0.41, 0.33}, {0.23, 0.3, 0.77}};
+void bm_llama70b_query(benchmark::State& state) {
+  const auto g = nsc_bench::llama70b_groups(3);
+  const auto full = nsc_bench::llama70b_full(3);
+  const auto& f = llama_fractions[state.range(0)];
+  const std::vector<std::int64_t> B{std::int64_t(double(full[0]) * f[0]), std::int64_t(double(full[1]) * f[1]),
+                                    std::int64_t(double(full[2]) * f[2])};
+  nsc::search::mmck_settings s;
+  s.single_budget = true;
+  nsc::search::mmck_info info;
+  double best = 0;
+  state.SetLabel("params " + std::to_string(f[0]).substr(0, 5) + ", flops " + std::to_string(f[1]).substr(0, 5) +
+                 ", kv " + std::to_string(f[2]).substr(0, 5) + " of full");
+  for (auto _ : state) {
+    try {
+      const auto r = nsc::search::solve_mmck(g, B, s);
+      info = r.info();
+      best = *r.best(B);
+    } catch (const std::invalid_argument& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+  state.counters["states"] = benchmark::Counter(double(info.states));
+  state.counters["candidates/s"] = benchmark::Counter(double(info.candidates), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_KiB"] = benchmark::Counter(double(info.peak_bytes) / 1024);
+  state.counters["gap"] = benchmark::Counter(info.upper_bound - info.incumbent);
+  state.counters["nsc"] = benchmark::Counter(best);
+}
+
+// The whole two-budget (params, KV bytes) front of the first `layers` layers (80: the model).
+void bm_llama70b_front(benchmark::State& state) {
+  auto g = nsc_bench::llama70b_groups(3);
+  g.resize(static_cast<std::size_t>(state.range(0)));
+  for (auto& grp : g)
+    for (auto& o : grp) o.cost = {o.cost[0], o.cost[2]};
+  std::vector<std::int64_t> B{0, 0};
+  for (const auto& grp : g) B[0] += grp.back().cost[0], B[1] += grp.back().cost[1];
+  nsc::search::mmck_info info;
+  std::size_t points = 0;
+  for (auto _ : state) {
+    try {
+      const auto r = nsc::search::solve_mmck(g, B);
+      info = r.info();
+      points = r.front().size();
+    } catch (const std::invalid_argument& e) {
+      state.SkipWithError(e.what());
+      break;
+    }
+  }
+  state.counters["front_points"] = benchmark::Counter(double(points));
+  state.counters["states"] = benchmark::Counter(double(info.states));
+  state.counters["candidates/s"] = benchmark::Counter(double(info.candidates), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_MiB"] = benchmark::Counter(double(info.peak_bytes) / (1 << 20));
+}
+
 } // namespace
+
+BENCHMARK(bm_solve_mmck_k1)->Name("solve_mmck<double>/K=1/sweep_B")->Apply(sweep_budget)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_mmck_dense2d)->Name("solve_mmck<double>/dense2d")->Args({16, 8, 16})->Args({32, 8, 32})->Args({64, 8, 32})->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_llama70b_query)->Name("llama70b/3-budget query")->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->Iterations(1);
+// 80 layers (the model) is not run: the front grows ~4x per doubling of the layers (3,754 / 14,575
+// / 57,891 points at 2 / 4 / 8) and the doubling merges are quadratic in it (README).
+BENCHMARK(bm_llama70b_front)->Name("llama70b/(params,kv) front")->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 BENCHMARK_TEMPLATE(bm_solve_mck, double)
     ->Name("solve_mck<double>/sweep_B")

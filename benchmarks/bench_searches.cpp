@@ -8,6 +8,7 @@
 //                         (branch and bound: DPs only for configurations that can still win);
 //                         "+merged front": every configuration's DP and the merged front
 //   LoNAS LLaMA-7B        search_lonas(lonas_llama7b_space(), 5.7e9): the whole 129-point front
+//                         (identical layers doubled by solve_mmck; "one-pass DP" is solve_mck)
 //   LoNAS from config     lonas_space_from_spec(llama-7b spec) + search (make_block + score)
 //   AutoFormer-T/S/B      search_autoformer(space): factored (default) and joint (the paper's
 //                         single knapsack of (mlp_ratio, num_heads) options), both with branch
@@ -97,6 +98,15 @@ std::vector<workload> workloads() {
        [] {
          const auto r = ns::search_lonas(ns::lonas_llama7b_space(),
                                          {.budget = 5.7e9, .cost = ns::lonas_cost::params, .mck = {}});
+         if (!r.best || r.best->params != 5'690'097'664) throw std::runtime_error("LoNAS: wrong answer");
+         benchmark::DoNotOptimize(r.front.data());
+         return r.stats;
+       }},
+      {"LoNAS LLaMA-7B 5.7B +front, one-pass DP", 0.46,
+       [] {
+         ns::lonas_search_settings s{.budget = 5.7e9, .cost = ns::lonas_cost::params, .mck = {}};
+         s.identical_groups = false;  // the one-pass solve_mck over 32 groups (before issue 8)
+         const auto r = ns::search_lonas(ns::lonas_llama7b_space(), s);
          if (!r.best || r.best->params != 5'690'097'664) throw std::runtime_error("LoNAS: wrong answer");
          benchmark::DoNotOptimize(r.front.data());
          return r.stats;

@@ -1,5 +1,6 @@
 // Tests for nsc/search/multiple_choice_knapsack.hpp and nsc/search/pareto.hpp.
 // Reference answers come from brute force (every selection enumerated), never from the DP.
+#include <nsc/search/multi_knapsack.hpp>
 #include <nsc/search/multiple_choice_knapsack.hpp>
 #include <nsc/search/pareto.hpp>
 
@@ -8,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -252,6 +254,67 @@ double double_value(std::mt19937_64& rng) {
   return std::uniform_real_distribution<double>(-3.0, 3.0)(rng);
 }
 
+// ---- every instance of this file also goes through the K-budget engine (K = 1) ------------
+// solve_mmck with one budget must give solve_mck's answers: dense_1d (automatic), the sparse
+// Pareto-state DP (identical groups off: the same choices; on: the same values), and the
+// bounded single-budget solve at the budget itself.
+int cross_checked = 0;
+
+template <class Value>
+void cross_check_engine(const mck_groups<Value>& groups, i64 budget, const mck_result<Value>& r,
+                        std::size_t max_bytes) {
+  nsc::search::mmck_groups<Value> g(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    for (const auto& o : groups[i]) g[i].push_back({o.value, {o.cost}});
+  std::vector<i64> probes{0, budget, budget / 2, budget / 3};
+  for (const auto& p : r.front()) probes.push_back(p.cost);
+  if (budget <= 64)
+    for (i64 b = 0; b <= budget; ++b) probes.push_back(b);
+  for (int variant = 0; variant < 4; ++variant) {
+    nsc::search::mmck_settings s;
+    s.max_table_bytes = std::max<std::size_t>(max_bytes, std::size_t(1) << 26);
+    if (variant >= 1) s.method = nsc::search::mmck_method::sparse;
+    s.identical_groups = variant == 2;
+    s.single_budget = variant == 3;
+    const auto m = nsc::search::solve_mmck(g, {budget}, s);
+    for (i64 b : probes) {
+      if (s.single_budget && b != budget) continue;
+      const auto want = r.best(b);
+      const auto got = m.best({b});
+      REQUIRE(got.has_value() == want.has_value());
+      if (!want) continue;
+      if (variant == 2 && !std::numeric_limits<Value>::is_integer) {
+        REQUIRE(static_cast<double>(*got) == Approx(static_cast<double>(*want)).epsilon(1e-12).margin(1e-12));
+      } else {
+        REQUIRE(*got == *want);
+        REQUIRE(m.choice({b}) == r.choice(b));
+        REQUIRE((*m.best_cost({b}))[0] == *r.best_cost(b));
+      }
+    }
+    if (!s.single_budget && variant != 2) {
+      const auto f = r.front();
+      REQUIRE(m.front().size() == f.size());
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        REQUIRE(m.front()[i].cost[0] == f[i].cost);
+        REQUIRE(m.front()[i].value == f[i].value);
+      }
+    }
+  }
+}
+
+template <class Value, std::integral Budget>
+mck_result<Value> checked_solve_mck(const mck_groups<Value>& groups, Budget budget,
+                                    const mck_settings& settings = {}) {
+  auto r = solve_mck(groups, i64(budget), settings);
+  ++cross_checked;
+  cross_check_engine(groups, i64(budget), r, settings.max_table_bytes);
+  return r;
+}
+template <class... A>
+auto checked_solve_mck(const A&... a) {
+  return solve_mck(a...);
+}
+
 } // namespace
 
 TEST_CASE("solve_mck equals brute force on random integer instances", "[mck][brute]") {
@@ -260,7 +323,7 @@ TEST_CASE("solve_mck equals brute force on random integer instances", "[mck][bru
     const auto groups = random_groups<i64>(rng, int_value);
     const i64 budget = uniform(rng, 0, max_total_cost(groups) + 3);
     INFO("trial " << trial << ", budget " << budget);
-    const auto r = solve_mck(groups, budget);
+    const auto r = checked_solve_mck(groups, budget);
     REQUIRE(r.group_count() == groups.size());
     REQUIRE(r.budget() == budget);
     check_against_brute(groups, budget, r, trial % 3 == 0);
@@ -273,7 +336,7 @@ TEST_CASE("solve_mck equals brute force on random double instances", "[mck][brut
     const auto groups = random_groups<double>(rng, double_value);
     const i64 budget = uniform(rng, 0, max_total_cost(groups) + 3);
     INFO("trial " << trial << ", budget " << budget);
-    check_against_brute(groups, budget, solve_mck(groups, budget), trial % 3 == 0);
+    check_against_brute(groups, budget, checked_solve_mck(groups, budget), trial % 3 == 0);
   }
 }
 
@@ -283,28 +346,28 @@ TEST_CASE("larger random instances: more options per group, wider costs", "[mck]
     const auto groups = random_groups<i64>(rng, int_value, {3, 9, 25});
     const i64 budget = uniform(rng, 0, max_total_cost(groups) + 3);
     INFO("trial " << trial << ", budget " << budget);
-    check_against_brute(groups, budget, solve_mck(groups, budget), false);
+    check_against_brute(groups, budget, checked_solve_mck(groups, budget), false);
   }
 }
 
 TEST_CASE("tie-breaking is deterministic and documented", "[mck][ties]") {
   SECTION("equal options: the lowest original index wins") {
     const mck_groups<i64> g{{{5, 1}, {5, 1}, {5, 1}}, {{2, 0}, {2, 0}}};
-    const auto r = solve_mck(g, 3);
+    const auto r = checked_solve_mck(g, 3);
     REQUIRE(*r.choice(3) == std::vector<std::size_t>{0, 0});
     REQUIRE(*r.choice_exact(1) == std::vector<std::size_t>{0, 0});
   }
   SECTION("equal value in one cell from different predecessors: the lowest index wins") {
     const mck_groups<i64> g{{{0, 0}, {1, 1}}, {{5, 1}, {6, 2}}};
-    const auto r = solve_mck(g, 3);
+    const auto r = checked_solve_mck(g, 3);
     REQUIRE(*r.best_exact(2) == 6);  // 1 + 5 and 0 + 6
     REQUIRE(*r.choice_exact(2) == std::vector<std::size_t>{1, 0});
     const mck_groups<i64> h{{{0, 0}, {1, 1}}, {{6, 2}, {5, 1}}};
-    REQUIRE(*solve_mck(h, 3).choice_exact(2) == std::vector<std::size_t>{0, 0});
+    REQUIRE(*checked_solve_mck(h, 3).choice_exact(2) == std::vector<std::size_t>{0, 0});
   }
   SECTION("equal value at different costs: best(b) uses the smallest exact cost") {
     const mck_groups<i64> g{{{5, 2}, {5, 1}, {4, 0}}};
-    const auto r = solve_mck(g, 2);
+    const auto r = checked_solve_mck(g, 2);
     REQUIRE(*r.best(2) == 5);
     REQUIRE(*r.best_cost(2) == 1);
     REQUIRE(*r.choice(2) == std::vector<std::size_t>{1});
@@ -319,8 +382,8 @@ TEST_CASE("tie-breaking is deterministic and documented", "[mck][ties]") {
     for (int trial = 0; trial < 50; ++trial) {
       const auto groups = random_groups<i64>(rng, [](std::mt19937_64& r) { return uniform(r, 0, 1); });
       const i64 budget = max_total_cost(groups);
-      const auto a = solve_mck(groups, budget);
-      const auto b = solve_mck(groups, budget);
+      const auto a = checked_solve_mck(groups, budget);
+      const auto b = checked_solve_mck(groups, budget);
       for (i64 x = 0; x <= budget; ++x) REQUIRE(a.choice(x) == b.choice(x));
     }
   }
@@ -329,7 +392,7 @@ TEST_CASE("tie-breaking is deterministic and documented", "[mck][ties]") {
 TEST_CASE("zero groups, zero budget, infeasible budgets", "[mck][edge]") {
   SECTION("zero groups: the empty selection, cost 0, value 0, for every budget") {
     const mck_groups<double> none;
-    const auto r = solve_mck(none, 4);
+    const auto r = checked_solve_mck(none, 4);
     for (i64 b = 0; b <= 4; ++b) {
       REQUIRE(r.status(b) == mck_status::optimal);
       REQUIRE(*r.best(b) == 0.0);
@@ -343,15 +406,15 @@ TEST_CASE("zero groups, zero budget, infeasible budgets", "[mck][edge]") {
   }
   SECTION("zero budget") {
     const mck_groups<i64> g{{{3, 0}, {9, 2}}, {{-1, 0}}};
-    const auto r = solve_mck(g, 0);
+    const auto r = checked_solve_mck(g, 0);
     REQUIRE(*r.best(0) == 2);
     REQUIRE(*r.choice(0) == std::vector<std::size_t>{0, 0});
     const mck_groups<i64> h{{{3, 1}}};
-    REQUIRE(solve_mck(h, 0).status(0) == mck_status::infeasible);
+    REQUIRE(checked_solve_mck(h, 0).status(0) == mck_status::infeasible);
   }
   SECTION("budget below the cheapest selection: a status, not an exception") {
     const mck_groups<i64> g{{{1, 4}, {2, 6}}, {{1, 3}}};
-    const auto r = solve_mck(g, 6);
+    const auto r = checked_solve_mck(g, 6);
     REQUIRE(r.cost_offset() == 7);
     REQUIRE(r.cells() == 0);
     for (i64 b = 0; b <= 6; ++b) {
@@ -368,7 +431,7 @@ TEST_CASE("zero groups, zero budget, infeasible budgets", "[mck][edge]") {
   SECTION("huge costs with a small gcd-reduced table solve without allocating much") {
     const i64 big = i64{1} << 40;
     const mck_groups<i64> g{{{0, 3 * big}, {5, 5 * big}}, {{1, big}, {2, 2 * big}, {7, 9 * big}}};
-    const auto r = solve_mck(g, std::numeric_limits<i64>::max());
+    const auto r = checked_solve_mck(g, std::numeric_limits<i64>::max());
     REQUIRE(r.cost_unit() == big);
     REQUIRE(r.cost_offset() == 4 * big);
     REQUIRE(r.cells() == 11);
@@ -403,8 +466,8 @@ TEST_CASE("min-shift and gcd reductions are exact: scaled instances give the sam
     }
     const i64 scaled_budget = k * budget + shift + uniform(rng, 0, k - 1);
     INFO("trial " << trial << ", k " << k);
-    const auto r = solve_mck(groups, budget);
-    const auto s = solve_mck(scaled, scaled_budget);
+    const auto r = checked_solve_mck(groups, budget);
+    const auto s = checked_solve_mck(scaled, scaled_budget);
     REQUIRE(s.cells() == r.cells());
     // d = 1 by convention when every shifted cost is 0 (or nothing is feasible).
     REQUIRE((s.cost_unit() == k * r.cost_unit() || (s.cost_unit() == 1 && r.cost_unit() == 1)));
@@ -423,7 +486,7 @@ TEST_CASE("min-shift and gcd reductions are exact: scaled instances give the sam
       if ((c - shift) % k != 0) REQUIRE_FALSE(s.best_exact(c));
     }
     const i64 small_budget = std::min<i64>(scaled_budget, 60);
-    check_against_brute(scaled, small_budget, solve_mck(scaled, small_budget), false);
+    check_against_brute(scaled, small_budget, checked_solve_mck(scaled, small_budget), false);
   }
 }
 
@@ -436,8 +499,8 @@ TEST_CASE("dominance pruning does not change budget answers", "[mck][pruning]") 
     auto run = [&](auto groups) {
       const i64 budget = uniform(rng, 0, max_total_cost(groups) + 2);
       INFO("trial " << trial);
-      const auto a = solve_mck(groups, budget);
-      const auto b = solve_mck(groups, budget, dominated);
+      const auto a = checked_solve_mck(groups, budget);
+      const auto b = checked_solve_mck(groups, budget, dominated);
       REQUIRE(b.pruning() == mck_pruning::dominated);
       if (b.cells() < a.cells()) ++fewer_cells;
       for (i64 x = 0; x <= budget; ++x) {
@@ -464,9 +527,9 @@ TEST_CASE("dominance pruning does not change budget answers", "[mck][pruning]") 
 
   SECTION("same_cost pruning keeps exact-cost answers that full dominance would lose") {
     const mck_groups<i64> g{{{5, 0}, {3, 1}}};
-    REQUIRE(*solve_mck(g, 1).best_exact(1) == 3);
-    REQUIRE(solve_mck(g, 1).best_in_band(1, 1)->value == 3);
-    const auto d = solve_mck(g, 1, dominated);
+    REQUIRE(*checked_solve_mck(g, 1).best_exact(1) == 3);
+    REQUIRE(checked_solve_mck(g, 1).best_in_band(1, 1)->value == 3);
+    const auto d = checked_solve_mck(g, 1, dominated);
     REQUIRE(*d.best(1) == 5);
     REQUIRE_THROWS_WITH(d.best_exact(1), Contains("nsc::mck_result::best_exact") &&
                                              Contains("mck_pruning::same_cost"));
@@ -528,7 +591,7 @@ TEST_CASE("quantized real costs: feasible in real units, within the documented g
       const double delta = deltas[static_cast<std::size_t>(uniform(rng, 0, 4))];
       const double budget = std::uniform_real_distribution<double>(0.0, max_total + 0.5)(rng);
       INFO("trial " << trial << ", delta " << delta << ", budget " << budget);
-      const auto r = solve_mck(groups, budget, delta);
+      const auto r = checked_solve_mck(groups, budget, delta);
       const i64 kb = mck_quantize_budget(budget, delta);
       REQUIRE(r.budget() == kb);
 
@@ -576,56 +639,56 @@ TEST_CASE("quantized real costs: feasible in real units, within the documented g
 TEST_CASE("every throw path names the function and the rule", "[mck][errors]") {
   const mck_groups<double> ok{{{1.0, 1}, {2.0, 3}}};
   SECTION("malformed instances") {
-    REQUIRE_THROWS_AS(solve_mck(mck_groups<double>(1), 3), std::invalid_argument);
-    REQUIRE_THROWS_WITH(solve_mck(mck_groups<double>{{{1.0, 0}}, {}}, 3),
+    REQUIRE_THROWS_AS(checked_solve_mck(mck_groups<double>(1), 3), std::invalid_argument);
+    REQUIRE_THROWS_WITH(checked_solve_mck(mck_groups<double>{{{1.0, 0}}, {}}, 3),
                         Contains("nsc::solve_mck") && Contains("at least one option") &&
                             Contains("group 1"));
-    REQUIRE_THROWS_WITH(solve_mck(mck_groups<double>{{{1.0, 0}, {2.0, -2}}}, 3),
+    REQUIRE_THROWS_WITH(checked_solve_mck(mck_groups<double>{{{1.0, 0}, {2.0, -2}}}, 3),
                         Contains("nsc::solve_mck") && Contains("costs must be >= 0") &&
                             Contains("got -2"));
-    REQUIRE_THROWS_WITH(solve_mck(ok, -1),
+    REQUIRE_THROWS_WITH(checked_solve_mck(ok, -1),
                         Contains("nsc::solve_mck") && Contains("budget must be >= 0") &&
                             Contains("got -1"));
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (double bad : {nan, inf, -inf}) {
-      REQUIRE_THROWS_WITH(solve_mck(mck_groups<double>{{{0.0, 0}}, {{1.0, 0}, {bad, 1}}}, 3),
+      REQUIRE_THROWS_WITH(checked_solve_mck(mck_groups<double>{{{0.0, 0}}, {{1.0, 0}, {bad, 1}}}, 3),
                           Contains("nsc::solve_mck") && Contains("values must be finite") &&
                               Contains("group 1, option 1"));
     }
     const long double linf = std::numeric_limits<long double>::infinity();
-    REQUIRE_THROWS_WITH(solve_mck(mck_groups<long double>{{{linf, 0}}}, 3),
+    REQUIRE_THROWS_WITH(checked_solve_mck(mck_groups<long double>{{{linf, 0}}}, 3),
                         Contains("values must be finite"));
     // Large finite values and zero are fine.
-    REQUIRE(*solve_mck(mck_groups<double>{{{std::numeric_limits<double>::max(), 0}}}, 0).best(0) ==
+    REQUIRE(*checked_solve_mck(mck_groups<double>{{{std::numeric_limits<double>::max(), 0}}}, 0).best(0) ==
             std::numeric_limits<double>::max());
     const i64 big = std::numeric_limits<i64>::max() / 2 + 1;
-    REQUIRE_THROWS_WITH(solve_mck(mck_groups<i64>{{{big, 0}}, {{-big, 0}}}, 1),
+    REQUIRE_THROWS_WITH(checked_solve_mck(mck_groups<i64>{{{big, 0}}, {{-big, 0}}}, 1),
                         Contains("nsc::solve_mck") && Contains("must fit in the value type"));
-    REQUIRE_THROWS_WITH(solve_mck(mck_groups<i64>{{{std::numeric_limits<i64>::min(), 0}}}, 1),
+    REQUIRE_THROWS_WITH(checked_solve_mck(mck_groups<i64>{{{std::numeric_limits<i64>::min(), 0}}}, 1),
                         Contains("must fit in the value type"));
-    REQUIRE(*solve_mck(mck_groups<i64>{{{big - 1, 0}}, {{big - 1, 0}}}, 1).best(0) == 2 * (big - 1));
+    REQUIRE(*checked_solve_mck(mck_groups<i64>{{{big - 1, 0}}, {{big - 1, 0}}}, 1).best(0) == 2 * (big - 1));
   }
   SECTION("memory cap: refused before allocating, with the needed bytes") {
     const mck_groups<double> g{{{1.0, 0}, {2.0, 1}}, {{1.0, 0}, {2.0, 1000}}};
-    const auto r = solve_mck(g, 1001);
+    const auto r = checked_solve_mck(g, 1001);
     REQUIRE(r.cells() == 1002);
     mck_settings cap;
     cap.max_table_bytes = r.table_bytes();
-    REQUIRE_NOTHROW(solve_mck(g, 1001, cap));
+    REQUIRE_NOTHROW(checked_solve_mck(g, 1001, cap));
     cap.max_table_bytes = r.table_bytes() - 1;
-    REQUIRE_THROWS_WITH(solve_mck(g, 1001, cap),
+    REQUIRE_THROWS_WITH(checked_solve_mck(g, 1001, cap),
                         Contains("nsc::solve_mck") && Contains("max_table_bytes") &&
                             Contains(std::to_string(r.table_bytes()) + " bytes") &&
                             Contains("got " + std::to_string(r.table_bytes() - 1)));
     // 2^62 cells: refused with the default 1 GiB cap, never allocated.
     const mck_groups<double> huge{{{1.0, 0}, {2.0, 1}}, {{1.0, 0}, {2.0, i64{1} << 62}}};
-    REQUIRE_THROWS_WITH(solve_mck(huge, i64{1} << 62), Contains("max_table_bytes"));
-    REQUIRE_THROWS_WITH(solve_mck(huge, std::numeric_limits<i64>::max()),
+    REQUIRE_THROWS_WITH(checked_solve_mck(huge, i64{1} << 62), Contains("max_table_bytes"));
+    REQUIRE_THROWS_WITH(checked_solve_mck(huge, std::numeric_limits<i64>::max()),
                         Contains("max_table_bytes"));
   }
   SECTION("queries outside [0, B]") {
-    const auto r = solve_mck(ok, 5);
+    const auto r = checked_solve_mck(ok, 5);
     REQUIRE_THROWS_WITH(r.best(-1), Contains("nsc::mck_result::best") && Contains("got -1"));
     REQUIRE_THROWS_WITH(r.best(6), Contains("nsc::mck_result::best") && Contains("[0, B = 5]"));
     REQUIRE_THROWS_WITH(r.status(6), Contains("nsc::mck_result::status"));
@@ -653,10 +716,18 @@ TEST_CASE("every throw path names the function and the rule", "[mck][errors]") {
       REQUIRE_THROWS_WITH(mck_quantize_budget(c, 1.0),
                           Contains("nsc::mck_quantize") && Contains("budget must be finite"));
     }
-    REQUIRE_THROWS_WITH(mck_quantize_cost(1e30, 1.0), Contains("cost / delta must be <= 2^53"));
-    REQUIRE_THROWS_WITH(mck_quantize_budget(1e30, 1e-3), Contains("budget / delta must be <= 2^53"));
+    REQUIRE_THROWS_WITH(mck_quantize_cost(1e30, 1.0), Contains("cost / delta must be < 2^53"));
+    REQUIRE_THROWS_WITH(mck_quantize_budget(1e30, 1e-3), Contains("budget / delta must be < 2^53"));
+    // issue 13: at 2^53, k + 1 == k in double and the correction loop never ended
+    REQUIRE_THROWS_WITH(mck_quantize_budget(9007199254740992.0, 1.0), Contains("budget / delta must be < 2^53"));
+    REQUIRE_THROWS_WITH(mck_quantize_cost(9007199254740992.0, 1.0), Contains("cost / delta must be < 2^53"));
+    REQUIRE(mck_quantize_budget(9007199254740000.0, 1.0) == 9007199254740000);
+    // issue 13: values whose sum overflows to inf are refused (the DP sum would print null)
+    REQUIRE_THROWS_WITH(solve_mck(mck_groups<double>{{{1e308, 0}}, {{1e308, 0}}}, 1),
+                        Contains("nsc::solve_mck: the sum over groups of the largest |value| must be finite"));
+    REQUIRE(*solve_mck(mck_groups<double>{{{1e307, 0}}, {{1e307, 0}}}, 1).best(1) == 2e307);
     const nsc::search::mck_real_groups<double> g{{{1.0, 0.5}, {2.0, -0.5}}};
-    REQUIRE_THROWS_WITH(solve_mck(g, 1.0, 0.1), Contains("nsc::mck_quantize"));
+    REQUIRE_THROWS_WITH(checked_solve_mck(g, 1.0, 0.1), Contains("nsc::mck_quantize"));
   }
   SECTION("merge_fronts and solve_outer") {
     using P = pareto_point<double>;
@@ -698,12 +769,12 @@ TEST_CASE("other value types: cpp_bin_float_50, long double, ranges of ranges",
         return cpp_bin_float_50(uniform(r, -20, 20)) / 3;  // thirds: not exact in binary
       });
       const i64 budget = uniform(rng, 0, max_total_cost(groups) + 2);
-      check_against_brute(groups, budget, solve_mck(groups, budget), trial % 4 == 0);
+      check_against_brute(groups, budget, checked_solve_mck(groups, budget), trial % 4 == 0);
     }
     const mck_groups<cpp_bin_float_50> nan_value{{{cpp_bin_float_50(std::numeric_limits<double>::quiet_NaN()), 0}}};
-    REQUIRE_THROWS_WITH(solve_mck(nan_value, 0), Contains("values must be finite"));
+    REQUIRE_THROWS_WITH(checked_solve_mck(nan_value, 0), Contains("values must be finite"));
     const mck_groups<cpp_bin_float_50> inf_value{{{std::numeric_limits<cpp_bin_float_50>::infinity(), 0}}};
-    REQUIRE_THROWS_WITH(solve_mck(inf_value, 0), Contains("values must be finite"));
+    REQUIRE_THROWS_WITH(checked_solve_mck(inf_value, 0), Contains("values must be finite"));
   }
   SECTION("long double") {
     std::mt19937_64 rng(51);
@@ -712,15 +783,15 @@ TEST_CASE("other value types: cpp_bin_float_50, long double, ranges of ranges",
         return static_cast<long double>(double_value(r));
       });
       const i64 budget = uniform(rng, 0, max_total_cost(groups) + 2);
-      check_against_brute(groups, budget, solve_mck(groups, budget), false);
+      check_against_brute(groups, budget, checked_solve_mck(groups, budget), false);
     }
   }
   SECTION("an array of spans") {
     const std::vector<mck_option<i64>> a{{1, 0}, {4, 2}};
     const std::vector<mck_option<i64>> b{{2, 1}, {3, 3}};
     const std::array<std::span<const mck_option<i64>>, 2> groups{a, b};
-    const auto r = solve_mck(groups, 5);
-    const auto s = solve_mck(mck_groups<i64>{a, b}, 5);
+    const auto r = checked_solve_mck(groups, 5);
+    const auto s = checked_solve_mck(mck_groups<i64>{a, b}, 5);
     for (i64 x = 0; x <= 5; ++x) REQUIRE(r.choice(x) == s.choice(x));
     REQUIRE(*r.best(5) == 7);
   }
@@ -847,4 +918,9 @@ TEST_CASE("solve_outer equals brute force over the outer x inner product", "[par
       REQUIRE(res.best->tag.choice == res.front.back().tag.choice);
     }
   }
+}
+
+TEST_CASE("every solve_mck instance of this file went through solve_mmck too", "[mck][mmck]") {
+  // Catch runs test cases in declaration order by default: this one is last.
+  REQUIRE(cross_checked > 9000);
 }

@@ -260,6 +260,31 @@ TEST_CASE("LoNAS: the one-pass front against every multiset of widths", "[search
   CHECK_FALSE(ns::search_lonas(space, {.budget = 4.5e9, .cost = ns::lonas_cost::params, .mck = {}}).best);
 }
 
+TEST_CASE("LoNAS: the identical-group path equals the one-pass DP", "[search][lonas][mmck]") {
+  for (auto cost : {ns::lonas_cost::params, ns::lonas_cost::macs}) {
+    const auto space = ns::lonas_llama7b_space();
+    ns::lonas_search_settings fast{.budget = std::nullopt, .cost = cost, .mck = {}};
+    ns::lonas_search_settings plain = fast;
+    plain.identical_groups = false;
+    const auto a = ns::search_lonas(space, fast), b = ns::search_lonas(space, plain);
+    REQUIRE(a.front.size() == 129);
+    REQUIRE(a.front.size() == b.front.size());
+    for (std::size_t i = 0; i < a.front.size(); ++i) {
+      CHECK(a.front[i].params == b.front[i].params);
+      CHECK(a.front[i].macs == b.front[i].macs);
+      CHECK(counts(a.front[i].widths) == counts(b.front[i].widths));
+      CHECK(counts(a.front[i].ranks) == counts(b.front[i].ranks));
+      CHECK(rel_close(a.front[i].nsc, b.front[i].nsc, 1e-13));
+    }
+    for (double budget : {4.6e9, 5.7e9, 6.7e9, 1.2e12, 1.44e12}) {
+      fast.budget = plain.budget = budget;
+      const auto x = ns::search_lonas(space, fast), y = ns::search_lonas(space, plain);
+      REQUIRE(x.best.has_value() == y.best.has_value());
+      if (x.best) CHECK(x.best->params == y.best->params);
+    }
+  }
+}
+
 TEST_CASE("LoNAS: a TFLOPs budget gives the same subnets as the params front", "[search][lonas]") {
   const auto space = ns::lonas_llama7b_space();
   const auto byp = ns::search_lonas(space);
@@ -715,7 +740,7 @@ TEST_CASE("SPACE.json: errors name the field and the value", "[search][io]") {
   CHECK_THAT(read_error(R"({"transformer": {"d_model": 512, "n_layers": 3, "layers": [[{"d_ff": 64, "n_heads": 8}]]}})"),
              Contains("/transformer/n_layers: must equal the number of entries of 'layers' (1) (got 3)"));
   CHECK_THAT(read_error(R"({"transformer": {"d_model": 512, "n_layers": 2, "choices": [{"d_ff": 64, "n_heads": 8}], "cost": "bytes"}})"),
-             Contains("/transformer/cost: unknown cost; expected params or flops (got \"bytes\")"));
+             Contains("/transformer/cost: unknown cost; expected one of params, flops (got \"bytes\")"));
   CHECK_THAT(read_error(R"({"transformer": {"d_model": 512, "n_layers": 2, "choices": [{"d_ff": 64, "n_heads": 8}], "scoring": {"init": "glorot"}}})"),
              Contains("/transformer/scoring/init: unknown initialisation"));
   CHECK_THAT(read_error(R"({"transformer": {"d_model": 512, "n_layers": 2, "choices": [{"d_ff": 64, "n_heads": 8}], "scoring": {"init": "normal"}}})"),
@@ -723,7 +748,127 @@ TEST_CASE("SPACE.json: errors name the field and the value", "[search][io]") {
   CHECK_THAT(read_error(R"({"transformer": {"d_model": 512, "n_layers": 2, "choices": [], "layers": []}})"),
              Contains("/transformer: needs exactly one of 'choices'"));
   CHECK_THAT(read_error(R"({"budget": -1, "groups": [{"options": [{"value": 1, "cost": 2}]}]})"),
-             Contains("/budget: must be a finite number >= 0 (got -1)"));
+             Contains("/budget: must be a finite number >= 0 or an object of named budgets (got -1)"));
   CHECK_THROWS_WITH(nsc::io::read_search_space_file("no/such/space.json"),
-                    Contains("cannot open file (got no/such/space.json)"));
+                    Contains("nsc::read_search_space: no/such/space.json: cannot open file (no such file)"));
+  // named costs and budgets
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": {"params": 1}}, {"value": 2, "cost": 3}]}]})"),
+             Contains("/groups/0/options/1/cost: the first option's cost names its costs"));
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": 1}, {"value": 2, "cost": {"params": 3}}]}]})"),
+             Contains("/groups/0/options/1/cost: the first option's cost is a number"));
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": {"a": 1, "b": 2}}, {"value": 2, "cost": {"a": 3, "c": 1}}]}]})"),
+             Contains("/groups/0/options/1/cost/c: unknown cost name (the first option names a, b)"));
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": {"a": 1, "b": 2}}, {"value": 2, "cost": {"a": 3}}]}]})"),
+             Contains("/groups/0/options/1/cost: missing cost 'b'"));
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": {"a": -1}}]}]})"),
+             Contains("/groups/0/options/0/cost/a: must be a finite number >= 0 (got -1)"));
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": {}}]}]})"),
+             Contains("a cost object needs at least one named cost"));
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": {"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1}}]}]})"),
+             Contains("at most 8 named costs"));
+  CHECK_THAT(read_error(R"({"budget": {"z": 1}, "groups": [{"options": [{"value": 1, "cost": {"a": 1}}]}]})"),
+             Contains("/budget/z: unknown budget name (the costs are a)"));
+  CHECK_THAT(read_error(R"({"budget": 5, "groups": [{"options": [{"value": 1, "cost": {"a": 1, "b": 1}}]}]})"),
+             Contains("/budget: a bare number needs a single cost; name the budgets (a, b)"));
+  CHECK_THAT(read_error(R"({"transformer": {"d_model": 64, "n_layers": 1, "choices": [{"d_ff": 64, "n_heads": 4}], "cost": ["params", "params"]}})"),
+             Contains("/transformer/cost/1: duplicate cost name"));
+  CHECK_THAT(read_error(R"({"transformer": {"d_model": 64, "n_layers": 1, "choices": [{"d_ff": 64, "n_heads": 4}], "cost": []}})"),
+             Contains("/transformer/cost: a list of 1 to 8 cost names"));
+  // hostile values are quoted truncated, never dumped whole
+  std::string big = R"({"groups": [{"options": [{"value": 1, "cost": 2, "extra": [)";
+  for (int i = 0; i < 10000; ++i) big += "1,";
+  big += "1]}]}]}";
+  const std::string e = read_error(big);
+  CHECK_THAT(e, Contains("unknown field"));
+  CHECK(e.size() < 400);
+}
+
+TEST_CASE("SPACE.json: named costs, budgets per name, transformer cost lists", "[search][io][budgets]") {
+  const auto f = nsc::io::read_search_space_file(source_file("examples/spaces/kv_ffn_groups.json"));
+  CHECK(f.cost_names == std::vector<std::string>{"kv_bytes", "params"});
+  REQUIRE(f.budgets.size() == 2);
+  CHECK(*f.budgets[0] == 3072);
+  CHECK(*f.budgets[1] == 6000000);
+  CHECK(!f.budget);
+  REQUIRE(f.groups[0].options[0].costs == std::vector<double>{256, 1114112});
+  ns::groups_budgets_settings s;
+  s.cost_names = f.cost_names;
+  s.budgets = f.budgets;
+  const auto r = ns::search_groups_budgets(f.groups, s);
+  REQUIRE(r.best);
+  // brute force over the 8^4 selections
+  double best = -1;
+  for (int x = 0; x < 4096; ++x) {
+    double v = 0, kv = 0, p = 0;
+    for (int g = 0, y = x; g < 4; ++g, y /= 8) {
+      const auto& o = f.groups[std::size_t(g)].options[std::size_t(y % 8)];
+      v += o.value;
+      kv += o.costs[0];
+      p += o.costs[1];
+    }
+    if (kv <= 3072 && p <= 6e6) best = std::max(best, v);
+  }
+  CHECK(r.best->value == Approx(best).epsilon(1e-14));
+  CHECK(r.best->costs[0] <= 3072);
+  CHECK(r.best->costs[1] <= 6e6);
+
+  const auto t = nsc::io::read_search_space_file(source_file("examples/spaces/gqa_transformer_params_flops.json"));
+  CHECK(t.cost_names == std::vector<std::string>{"params", "flops"});
+  const auto rt = ns::search_transformer_space_budgets(t.transformer, t.budgets);
+  REQUIRE(rt.best);
+  CHECK(rt.best->params <= 90000000);
+  CHECK(rt.best->flops <= 230000000);
+  CHECK(rt.best->costs == std::vector<i64>{rt.best->params, rt.best->flops});
+  // brute force over the multisets (identical layers): 5 options, 8 layers
+  const auto tables = ns::transformer_space_tables(t.transformer);
+  double tb = -1;
+  std::vector<std::size_t> c(8, 0);
+  while (true) {
+    double v = 0;
+    i64 p = 0, fl = 0;
+    for (std::size_t i = 0; i < 8; ++i) {
+      v += tables[i][c[i]].nsc;
+      p += tables[i][c[i]].params;
+      fl += tables[i][c[i]].flops;
+    }
+    if (p <= 90000000 && fl <= 230000000) tb = std::max(tb, v);
+    std::size_t i = 0;
+    while (i < 8 && ++c[i] == 5) c[i++] = 0;
+    if (i == 8) break;
+  }
+  CHECK(rt.best->nsc == Approx(tb).epsilon(1e-13));
+  // a single cost through the multi path equals search_transformer_space
+  const auto one = nsc::io::read_search_space_file(source_file("examples/spaces/gqa_transformer.json"));
+  const auto a = ns::search_transformer_space(one.transformer, {.budget = 9e7, .front = true, .mck = {}});
+  const auto b = ns::search_transformer_space_budgets(one.transformer, {9e7}, {.front = true, .top = 0, .min_distance = 0, .mmck = {}});
+  REQUIRE(a.best);
+  REQUIRE(b.best);
+  CHECK(a.best->nsc == Approx(b.best->nsc).epsilon(1e-14)); // layer order of the sum differs
+  CHECK(a.best->params == b.best->params);
+  REQUIRE(a.front.size() == b.front.size());
+  for (std::size_t i = 0; i < a.front.size(); ++i) CHECK(a.front[i].params == b.front[i].params);
+  CHECK_THROWS_WITH(ns::search_transformer_space_budgets(one.transformer, {1.0, 2.0}),
+                    Contains("more budgets than cost names"));
+  CHECK_THROWS_WITH(ns::search_transformer_space_budgets(one.transformer, {-1.0}),
+                    Contains("budget 'params' must be finite and >= 0 (got -1)"));
+}
+
+TEST_CASE("issue 13: budgets never round up, huge budgets end, value sums stay finite", "[search][budgets]") {
+  // budget_floor's old 1e-12 guard turned 4,398,046,511,119 into 4,398,046,511,123
+  CHECK(ns::budget_floor(4398046511119.0, "t") == 4398046511119);
+  CHECK(ns::budget_floor(5.7e9, "t") == 5700000000);
+  CHECK(ns::budget_floor(0x1p62 - 1024, "t") == (i64(1) << 62) - 1024);
+  // a budget of 2^53 or more once hung mck_quantize_budget: now clamped (groups) or an error
+  std::vector<ns::named_group> g{{"a", {{"x", 1.0, 3.0}}}};
+  const auto r = ns::search_groups(g, {.budget = 9007199254740992.0, .resolution = 1, .front = false, .mck = {}});
+  REQUIRE(r.best);
+  CHECK(r.best->cost == 3);
+  CHECK(ns::search_groups(g, {.budget = 1e300, .resolution = 1, .front = false, .mck = {}}).best);
+  ns::groups_budgets_settings s;
+  s.budgets = {9007199254740992.0};
+  CHECK(ns::search_groups_budgets(g, s).best->grid_costs[0] == 3);
+  // values of 1e308 sum to inf: a clear error, never "nsc": null
+  std::vector<ns::named_group> h{{"a", {{"x", 1e308, 1.0}}}, {"b", {{"y", 1e308, 1.0}}}};
+  CHECK_THROWS_WITH(ns::search_groups(h, {}), Contains("the sum over groups of the largest |value| must be finite"));
+  CHECK_THROWS_WITH(ns::search_groups_budgets(h, {}), Contains("must be finite"));
 }

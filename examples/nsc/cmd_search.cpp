@@ -6,7 +6,8 @@
 //   nsc search nats-sss [--params B] [--dataset cifar10|cifar100|imagenet16-120]
 //                       [--protocol xautodl|reference-fr|reference-1x1] [--top K]
 //                       [--data PATH] [--json] [--front]
-//   nsc search --space SPACE.json [--budget B] [--json] [--front]
+//   nsc search --space SPACE.json [--budget NAME=VALUE]... [--front] [--top K [--min-distance D]]
+//                                 [--json]
 //
 // txl, autoformer and nats-sss are the paper's searches (reference-conventions.md, "The
 // searches"; nsc/search/{transformer_xl,autoformer,nats_sss}.hpp). --space runs the generic
@@ -28,13 +29,17 @@
 #include <nsc/presets/transformer_xl.hpp>
 #include <nsc/search/autoformer.hpp>
 #include <nsc/search/common.hpp>
+#include <nsc/io/input_file.hpp>
+#include <nsc/search/budget_search.hpp>
 #include <nsc/search/groups.hpp>
 #include <nsc/search/nats_sss.hpp>
 #include <nsc/search/transformer_space.hpp>
 #include <nsc/search/transformer_xl.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -427,135 +432,264 @@ int run_nats(const nats_args& a) {
 
 struct generic_args {
   std::string space;
-  std::optional<double> budget;
+  std::vector<std::string> budgets;  ///< "NAME=VALUE" or a bare number (the single cost)
   bool json = false;
   bool front = false;
+  std::size_t top = 0;
+  std::size_t min_distance = 0;
 };
+
+/// A budget value: a finite number >= 0 (decimal or exponent notation), the whole text.
+double parse_budget_value(const std::string& text, const std::string& what) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(begin, &end);
+  if (text.empty() || end != begin + text.size() || !std::isfinite(v) || v < 0 || errno == ERANGE)
+    throw std::invalid_argument("nsc search: --budget " + what + ": must be a finite number >= 0 (got '" +
+                                nsc::io::excerpt(text, 40) + "')");
+  return v;
+}
+
+/// The budgets per cost name: the file's, overridden by each --budget NAME=VALUE (a bare number
+/// is the single cost's budget).
+std::vector<std::optional<double>> resolve_budgets(const nsc::io::search_space_file& f,
+                                                   const std::vector<std::string>& args) {
+  std::vector<std::optional<double>> out = f.budgets;
+  out.resize(f.cost_names.size());
+  std::string names;
+  for (const auto& n : f.cost_names) names += (names.empty() ? "" : ", ") + n;
+  for (const std::string& a : args) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos) {
+      if (f.cost_names.size() != 1)
+        throw std::invalid_argument("nsc search: --budget " + nsc::io::excerpt(a, 40) + ": " + f.name +
+                                    " has several costs (" + names + "); give --budget NAME=VALUE");
+      out[0] = parse_budget_value(a, f.cost_names[0]);
+      continue;
+    }
+    const std::string name = a.substr(0, eq);
+    std::size_t k = f.cost_names.size();
+    for (std::size_t i = 0; i < f.cost_names.size(); ++i)
+      if (f.cost_names[i] == name) k = i;
+    if (k == f.cost_names.size())
+      throw std::invalid_argument("nsc search: --budget " + nsc::io::excerpt(a, 40) + ": unknown cost '" +
+                                  nsc::io::excerpt(name, 40) + "' (the costs of " + f.name + " are " + names + ")");
+    out[k] = parse_budget_value(a.substr(eq + 1), name);
+  }
+  return out;
+}
+
+/// "params <= 1,000 and kv_bytes <= 64" (unlimited names left out; "no budget" if none).
+std::string budgets_text(const std::vector<std::string>& names, const std::vector<std::optional<double>>& b) {
+  std::string out;
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (!b[k]) continue;
+    out += (out.empty() ? "" : " and ") + names[k] + " <= " +
+           (*b[k] == std::floor(*b[k]) && *b[k] < 9e18 ? grouped(std::llround(*b[k])) : nsc_cli::fmt(*b[k]));
+  }
+  return out.empty() ? "no budget" : out;
+}
+
+nlohmann::json budgets_json(const std::vector<std::string>& names, const std::vector<std::optional<double>>& b) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t k = 0; k < names.size(); ++k) j[names[k]] = b[k] ? nlohmann::json(*b[k]) : nlohmann::json(nullptr);
+  return j;
+}
+
+template <class T>
+nlohmann::json costs_json(const std::vector<std::string>& names, const std::vector<T>& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t k = 0; k < names.size(); ++k) j[names[k]] = c[k];
+  return j;
+}
+
+nlohmann::json engine_json(const nsc::search::mmck_info& i) {
+  return {{"algorithm", i.describe()},
+          {"path", std::string(nsc::search::to_string(i.path))},
+          {"identical_groups", i.identical},
+          {"bounded", i.bounded},
+          {"classes", i.classes},
+          {"cells", i.cells},
+          {"states", i.states},
+          {"candidates", i.candidates},
+          {"peak_bytes", i.peak_bytes}};
+}
+
+void print_engine(const nsc::search::mmck_info& i) {
+  std::printf("engine   %s: %s cells, %s states, %s candidates, peak %s bytes\n", i.describe().c_str(),
+              grouped(std::int64_t(i.cells)).c_str(), grouped(std::int64_t(i.states)).c_str(),
+              grouped(std::int64_t(i.candidates)).c_str(), grouped(std::int64_t(i.peak_bytes)).c_str());
+}
+
+int infeasible_json(bool json, const nsc::io::search_space_file& f, const std::string& search,
+                    const std::vector<std::optional<double>>& b) {
+  if (json)
+    nsc_cli::print_json({{"status", "infeasible"}, {"search", search}, {"space", f.name},
+                         {"budgets", budgets_json(f.cost_names, b)}});
+  return infeasible("no selection of " + f.name + " has " + budgets_text(f.cost_names, b));
+}
 
 int run_generic(const generic_args& a) {
   const nsc::io::search_space_file f = nsc::io::read_search_space_file(a.space);
-  const std::optional<double> budget = a.budget ? a.budget : f.budget;
+  const auto budgets = resolve_budgets(f, a.budgets);
+  const auto& names = f.cost_names;
+  const bool single = names.size() == 1;
+  nsc::search::budget_search_settings bs;
+  bs.front = a.front;
+  bs.top = a.top;
+  bs.min_distance = a.min_distance;
   if (f.type == nsc::io::search_space_file::kind::groups) {
+    nsc::search::groups_budgets_settings s;
+    s.cost_names = names;
+    s.budgets = budgets;
+    s.resolution = f.resolution;
+    s.search = bs;
     const auto t0 = clock_type::now();
-    const auto r = nsc::search::search_groups(
-        f.groups, {.budget = budget, .resolution = f.resolution, .front = a.front, .mck = {}});
+    const auto r = nsc::search::search_groups_budgets(f.groups, s);
     const double secs = seconds_since(t0);
-    if (!r.best) return infeasible("no selection of " + f.name + " costs at most " + nsc_cli::fmt(*budget));
-    auto cand_json = [&](const nsc::search::groups_candidate& c) {
+    if (!r.best) return infeasible_json(a.json, f, "groups", budgets);
+    auto cand_json = [&](const nsc::search::groups_budgets_candidate& c) {
       nlohmann::json choice = nlohmann::json::array();
       for (std::size_t g = 0; g < c.choice.size(); ++g)
         choice.push_back({{"group", f.groups[g].name}, {"option", f.groups[g].options[c.choice[g]].name}});
-      return nlohmann::json{{"nsc", c.value}, {"cost", c.cost}, {"choice", std::move(choice)}};
+      nlohmann::json j{{"nsc", c.value}, {"costs", costs_json(names, c.costs)}, {"choice", std::move(choice)}};
+      if (single) j["cost"] = c.costs[0];
+      return j;
     };
     if (a.json) {
       nlohmann::json j = cand_json(*r.best);
+      j["status"] = "optimal";
+      j["best"] = cand_json(*r.best);
       j["search"] = "groups";
       j["space"] = f.name;
-      j["budget"] = budget ? nlohmann::json(*budget) : nlohmann::json(nullptr);
+      j["budget"] = single ? (budgets[0] ? nlohmann::json(*budgets[0]) : nlohmann::json(nullptr))
+                           : budgets_json(names, budgets);
+      j["budgets"] = budgets_json(names, budgets);
       j["resolution"] = f.resolution;
       j["time_seconds"] = secs;
-      j["stats"] = stats_json(r.stats);
+      j["engine"] = engine_json(r.info);
       if (a.front) {
         nlohmann::json fr = nlohmann::json::array();
         for (const auto& c : r.front) fr.push_back(cand_json(c));
         j["front"] = std::move(fr);
       }
+      if (a.top) {
+        nlohmann::json tp = nlohmann::json::array();
+        for (const auto& c : r.top) tp.push_back(cand_json(c));
+        j["top"] = std::move(tp);
+      }
       nsc_cli::print_json(j);
       return 0;
     }
-    std::printf("NSC-DP   %s: %zu groups, values and costs from %s\n", f.name.c_str(),
-                f.groups.size(), a.space.c_str());
-    std::printf("budget   %s\n", budget ? nsc_cli::fmt(*budget).c_str() : "none (unconstrained)");
-    std::printf("best     value %.10g, cost %.10g\n", r.best->value, r.best->cost);
+    auto costs_text = [&](const nsc::search::groups_budgets_candidate& c) {
+      std::string t;
+      for (std::size_t k = 0; k < names.size(); ++k) t += (k ? ", " : "") + names[k] + " " + nsc_cli::fmt(c.costs[k]);
+      return t;
+    };
+    std::printf("NSC-DP   %s: %zu groups, values and costs from %s\n", f.name.c_str(), f.groups.size(),
+                a.space.c_str());
+    std::printf("budget   %s\n", budgets_text(names, budgets).c_str());
+    std::printf("best     value %.10g, %s\n", r.best->value, costs_text(*r.best).c_str());
     for (std::size_t g = 0; g < f.groups.size(); ++g)
-      std::printf("         %-20s %s\n", f.groups[g].name.c_str(),
-                  f.groups[g].options[r.best->choice[g]].name.c_str());
+      std::printf("         %-20s %s\n", f.groups[g].name.c_str(), f.groups[g].options[r.best->choice[g]].name.c_str());
     if (a.front) {
-      std::printf("front    %zu points%s\n", r.front.size(),
+      std::printf("front    %zu Pareto points%s\n", r.front.size(),
                   r.front.size() > 25 ? " (sampled; --json lists all)" : "");
       for (std::size_t i : sample_rows(r.front.size(), 25))
-        std::printf("         cost %-14.10g value %.10g\n", r.front[i].cost, r.front[i].value);
+        std::printf("         value %-14.10g %s\n", r.front[i].value, costs_text(r.front[i]).c_str());
     }
-    print_work(r.stats);
+    if (a.top) {
+      std::printf("top      %zu best selections%s\n", r.top.size(),
+                  a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "");
+      for (std::size_t i = 0; i < r.top.size(); ++i)
+        std::printf("         %2zu  value %-14.10g %s\n", i + 1, r.top[i].value, costs_text(r.top[i]).c_str());
+    }
+    print_engine(r.info);
     std::printf("time     %s\n", time_text(secs).c_str());
     return 0;
   }
   const auto& sp = f.transformer;
   const auto t0 = clock_type::now();
-  const auto r = nsc::search::search_transformer_space(sp, {.budget = budget, .front = a.front, .mck = {}});
+  const auto r = nsc::search::search_transformer_space_budgets(sp, budgets, bs);
   const double secs = seconds_since(t0);
-  if (!r.best)
-    return infeasible("no selection of " + f.name + " has " +
-                      std::string(nsc::search::to_string(sp.cost)) + " <= " + nsc_cli::fmt(*budget));
+  if (!r.best) return infeasible_json(a.json, f, "transformer", budgets);
   auto cand_json = [&](const nsc::search::transformer_space_candidate& c) {
     nlohmann::json layers = nlohmann::json::array();
-    for (const auto& l : c.layers)
+    std::vector<std::int64_t> dff, heads;
+    for (const auto& l : c.layers) {
       layers.push_back({{"d_ff", l.d_ff}, {"n_heads", l.n_heads}, {"n_kv_heads", l.n_kv_heads},
                         {"head_dim", l.head_dim}});
-    return nlohmann::json{{"nsc", c.nsc},
-                          {"params", c.params},
-                          {"flops", c.flops},
-                          {"cost", sp.cost == nsc::search::transformer_cost::params ? c.params : c.flops},
-                          {"d_ff", [&] {
-                             std::vector<std::int64_t> v;
-                             for (const auto& l : c.layers) v.push_back(l.d_ff);
-                             return v;
-                           }()},
-                          {"n_heads", [&] {
-                             std::vector<std::int64_t> v;
-                             for (const auto& l : c.layers) v.push_back(l.n_heads);
-                             return v;
-                           }()},
-                          {"layers", std::move(layers)},
-                          {"choice", c.choice}};
+      dff.push_back(l.d_ff);
+      heads.push_back(l.n_heads);
+    }
+    nlohmann::json j{{"nsc", c.nsc},       {"params", c.params}, {"flops", c.flops},
+                     {"costs", costs_json(names, c.costs)},  {"d_ff", dff},
+                     {"n_heads", heads},   {"layers", std::move(layers)}, {"choice", c.choice}};
+    if (single) j["cost"] = c.costs[0];
+    return j;
   };
   if (a.json) {
     nlohmann::json j = cand_json(*r.best);
+    j["status"] = "optimal";
+    j["best"] = cand_json(*r.best);
     j["search"] = "transformer";
     j["space"] = f.name;
     j["d_model"] = sp.d_model;
     j["n_layer"] = sp.layers.size();
-    j["cost_kind"] = std::string(nsc::search::to_string(sp.cost));
+    j["cost_kind"] = single ? nlohmann::json(names[0]) : nlohmann::json(names);
     j["seq_len"] = sp.seq_len;
-    j["budget"] = budget ? nlohmann::json(*budget) : nlohmann::json(nullptr);
+    j["budget"] = single ? (budgets[0] ? nlohmann::json(*budgets[0]) : nlohmann::json(nullptr))
+                         : budgets_json(names, budgets);
+    j["budgets"] = budgets_json(names, budgets);
     j["time_seconds"] = secs;
     j["stats"] = stats_json(r.stats);
+    j["engine"] = engine_json(r.info);
     if (a.front) {
       nlohmann::json fr = nlohmann::json::array();
       for (const auto& c : r.front) fr.push_back(cand_json(c));
       j["front"] = std::move(fr);
     }
+    if (a.top) {
+      nlohmann::json tp = nlohmann::json::array();
+      for (const auto& c : r.top) tp.push_back(cand_json(c));
+      j["top"] = std::move(tp);
+    }
     nsc_cli::print_json(j);
     return 0;
   }
-  std::printf("NSC-DP   %s: Transformer d_model %lld, %zu layers, per-layer choices from %s\n",
-              f.name.c_str(), static_cast<long long>(sp.d_model), sp.layers.size(), a.space.c_str());
-  std::printf("budget   %s %s%s\n", budget ? grouped(std::llround(*budget)).c_str() : "none",
-              std::string(nsc::search::to_string(sp.cost)).c_str(),
-              sp.cost == nsc::search::transformer_cost::flops
-                  ? (" per token at seq_len " + std::to_string(sp.seq_len)).c_str()
-                  : " (layers only)");
-  std::printf("best     NSC %.6f, params %s, FLOPs/token %s\n", r.best->nsc,
-              grouped(r.best->params).c_str(), grouped(r.best->flops).c_str());
+  auto costs_text = [&](const nsc::search::transformer_space_candidate& c) {
+    std::string t;
+    for (std::size_t k = 0; k < names.size(); ++k) t += (k ? ", " : "") + names[k] + " " + grouped(c.costs[k]);
+    return t;
+  };
+  std::printf("NSC-DP   %s: Transformer d_model %lld, %zu layers, per-layer choices from %s\n", f.name.c_str(),
+              static_cast<long long>(sp.d_model), sp.layers.size(), a.space.c_str());
+  std::printf("budget   %s (layers only; FLOPs per token at seq_len %lld)\n", budgets_text(names, budgets).c_str(),
+              static_cast<long long>(sp.seq_len));
+  std::printf("best     NSC %.6f, params %s, FLOPs/token %s\n", r.best->nsc, grouped(r.best->params).c_str(),
+              grouped(r.best->flops).c_str());
   std::printf("         %5s %8s %8s %10s %8s\n", "layer", "d_ff", "n_heads", "n_kv_heads", "head_dim");
   for (std::size_t i = 0; i < r.best->layers.size(); ++i) {
     const auto& l = r.best->layers[i];
     std::printf("         %5zu %8lld %8lld %10lld %8lld\n", i, static_cast<long long>(l.d_ff),
-                static_cast<long long>(l.n_heads),
-                static_cast<long long>(l.n_kv_heads ? l.n_kv_heads : l.n_heads),
+                static_cast<long long>(l.n_heads), static_cast<long long>(l.n_kv_heads ? l.n_kv_heads : l.n_heads),
                 static_cast<long long>(l.head_dim ? l.head_dim : sp.d_model / l.n_heads));
   }
   if (a.front) {
-    std::printf("front    %zu points%s\n", r.front.size(),
+    std::printf("front    %zu Pareto points%s\n", r.front.size(),
                 r.front.size() > 25 ? " (sampled; --json lists all)" : "");
     for (std::size_t i : sample_rows(r.front.size(), 25))
-      std::printf("         %s %-14s NSC %.6f\n", std::string(nsc::search::to_string(sp.cost)).c_str(),
-                  grouped(sp.cost == nsc::search::transformer_cost::params ? r.front[i].params
-                                                                           : r.front[i].flops)
-                      .c_str(),
-                  r.front[i].nsc);
+      std::printf("         NSC %-12.6f %s\n", r.front[i].nsc, costs_text(r.front[i]).c_str());
+  }
+  if (a.top) {
+    std::printf("top      %zu best selections%s\n", r.top.size(),
+                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "");
+    for (std::size_t i = 0; i < r.top.size(); ++i)
+      std::printf("         %2zu  NSC %-12.6f %s\n", i + 1, r.top[i].nsc, costs_text(r.top[i]).c_str());
   }
   print_work(r.stats);
+  print_engine(r.info);
   std::printf("time     %s\n", time_text(secs).c_str());
   return 0;
 }
@@ -572,10 +706,18 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
   sub->add_option("--space", g->space,
                   "SPACE.json: named groups of (value, cost) options, or a Transformer with "
                   "per-layer choices (see examples/spaces/)");
-  sub->add_option("--budget", g->budget, "upper bound on the cost (default: the file's 'budget', else none)")
-      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--budget", g->budgets,
+                  "NAME=VALUE: upper bound on the cost NAME (repeatable: several budgets at once); a "
+                  "bare number bounds the single cost (default: the file's 'budget', else none)");
   sub->add_flag("--json", g->json, "print one JSON object");
-  sub->add_flag("--front", g->front, "also give the Pareto front (every budget at once)");
+  sub->add_flag("--front", g->front,
+                "also give the Pareto set (every budget vector at once: (costs, NSC) points not "
+                "dominated by another selection)");
+  auto* top_opt = sub->add_option("--top", g->top, "also give the K best distinct selections (1..1000)")
+                      ->check(CLI::Range(std::size_t(1), std::size_t(1000)));
+  sub->add_option("--min-distance", g->min_distance,
+                  "with --top: keep selections differing from each kept one in >= D groups")
+      ->needs(top_opt);
 
   auto* txl = sub->add_subcommand(
       "txl", "Transformer-XL: d_model x n_layer outer, per-layer d_inner DP, params band "
@@ -624,10 +766,10 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
 
   return [=]() -> int {
     if (txl->parsed() || afc->parsed() || nats->parsed()) {
-      if (!g->space.empty() || g->budget || g->json || g->front)
+      if (!g->space.empty() || !g->budgets.empty() || g->json || g->front || g->top)
         throw std::invalid_argument(
-            "nsc search: --space, --budget, --json and --front before a search name belong to "
-            "--space; put options after the search name (e.g. nsc search txl --json)");
+            "nsc search: --space, --budget, --json, --front and --top before a search name belong "
+            "to --space; put options after the search name (e.g. nsc search txl --json)");
       if (txl->parsed()) return run_txl(*t);
       if (afc->parsed()) return run_autoformer(*af);
       return run_nats(*na);

@@ -74,10 +74,10 @@ nsc_cli_test(search_nats_infeasible
 # ---- search --space -----------------------------------------------------------------------
 nsc_cli_test(search_space_groups_json
   ARGS search --space examples/spaces/ffn_widths_groups.json --json --front
-  PASS "^\\{\"budget\":10000000[.0]*,\"choice\":\\[\\{\"group\":\"layer0\",\"option\":\"d_ff=[0-9]+\"\\}.*\"cost\":[0-9.e+]+,\"front\":\\[.*\"nsc\":[0-9.e+]+,\"resolution\":1[.0]*,\"search\":\"groups\"")
+  PASS "\"budget\":10000000[.0]*,\"budgets\":\\{\"cost\":10000000[.0]*\\},\"choice\":\\[\\{\"group\":\"layer0\",\"option\":\"d_ff=[0-9]+\"\\}.*\"cost\":[0-9.e+]+,\"costs\":\\{\"cost\":[0-9.e+]+\\}.*\"front\":\\[.*\"nsc\":[0-9.e+]+,\"resolution\":1[.0]*,\"search\":\"groups\",\"space\":\"ffn-widths\",\"status\":\"optimal\"")
 nsc_cli_test(search_space_transformer_json
   ARGS search --space examples/spaces/gqa_transformer.json --budget 9e7 --json
-  PASS "\"cost_kind\":\"params\",\"d_ff\":\\[[0-9,]+\\],\"d_model\":1024,\"flops\":[0-9]+,.*\"n_heads\":\\[[0-9,]+\\],\"n_layer\":8,\"nsc\":[0-9.e+]+,\"params\":[0-9]+,")
+  PASS "\"cost_kind\":\"params\",\"costs\":\\{\"params\":[0-9]+\\},\"d_ff\":\\[[0-9,]+\\],\"d_model\":1024,.*\"flops\":[0-9]+,.*\"n_heads\":\\[[0-9,]+\\],\"n_layer\":8,\"nsc\":[0-9.e+]+,\"params\":[0-9]+,")
 nsc_cli_test(search_space_text
   ARGS search --space examples/spaces/gqa_transformer.json
   PASS "best     NSC [0-9.]+, params [0-9,]+, FLOPs/token")
@@ -86,7 +86,7 @@ nsc_cli_test(search_space_infeasible
   WILL_FAIL)
 nsc_cli_test(search_space_missing
   ARGS search --space no/such/space.json
-  PASS "nsc::read_search_space: cannot open file [(]got no/such/space.json[)]")
+  PASS "nsc::read_search_space: no/such/space.json: cannot open file [(]no such file[)]")
 nsc_cli_test(search_nothing
   ARGS search
   WILL_FAIL)
@@ -162,3 +162,114 @@ nsc_cli_test(prune_emit_config_score_nsc
   PASS "\"nsc\":881196[.]75")
 set_tests_properties(cli:prune_emit_config_score cli:prune_emit_config_score_nsc PROPERTIES
   FIXTURES_REQUIRED nsc_pruned_config)
+
+# ---- several budgets (issue 8) ------------------------------------------------------------
+nsc_cli_test(search_budgets_named_json
+  ARGS search --space examples/spaces/kv_ffn_groups.json --budget params=6e6 --budget kv_bytes=3072 --json
+  PASS "^\\{\"best\":\\{\"choice\":\\[[^]]*\\],\"costs\":\\{\"kv_bytes\":2816[.0]*,\"params\":5963776[.0]*\\},\"nsc\":4438[.]411115[0-9]*\\},\"budget\":\\{\"kv_bytes\":3072[.0]*,\"params\":6000000[.0]*\\}.*\"status\":\"optimal\"")
+nsc_cli_test(search_budgets_file_default
+  ARGS search --space examples/spaces/kv_ffn_groups.json
+  PASS "budget   kv_bytes <= 3,072 and params <= 6,000,000\nbest     value 4438[.]411115, kv_bytes 2816, params 5963776")
+nsc_cli_test(search_budgets_one_dimension
+  ARGS search --space examples/spaces/kv_ffn_groups.json --budget kv_bytes=1024 --budget params=1e12 --json
+  PASS "\"costs\":\\{\"kv_bytes\":1024[.0]*,\"params\":8650752[.0]*\\}")
+# five entries {"choice":[...],"costs":{...},"nsc":4438.41111...} (CMake regexes have no {n})
+string(REPEAT "\\{\"choice\":\\[[^]]*\\],\"costs\":\\{[^}]*\\},\"nsc\":4438[.]41111[0-9]*\\}[],]" 5 _nsc_top5)
+nsc_cli_test(search_budgets_top
+  ARGS search --space examples/spaces/kv_ffn_groups.json --top 5 --json
+  PASS "\"top\":\\[${_nsc_top5}\\}")
+nsc_cli_test(search_budgets_top_distance
+  ARGS search --space examples/spaces/kv_ffn_groups.json --top 3 --min-distance 4
+  PASS "top      3 best selections at distance >= 4")
+nsc_cli_test(search_budgets_front
+  ARGS search --space examples/spaces/kv_ffn_groups.json --front
+  PASS "front    17 Pareto points")
+nsc_cli_test(search_budgets_transformer
+  ARGS search --space examples/spaces/gqa_transformer_params_flops.json --json
+  PASS "\"cost_kind\":\\[\"params\",\"flops\"\\].*\"costs\":\\{\"flops\":225443840,\"params\":79183872\\}")
+nsc_cli_test(search_budgets_infeasible_json
+  ARGS search --space examples/spaces/kv_ffn_groups.json --budget kv_bytes=100 --json
+  PASS "\\{\"budgets\":\\{\"kv_bytes\":100[.0]*,\"params\":6000000[.0]*\\},\"search\":\"groups\",\"space\":\"kv-ffn\",\"status\":\"infeasible\"\\}")
+nsc_cli_test(search_budgets_infeasible_message
+  ARGS search --space examples/spaces/gqa_transformer_params_flops.json --budget flops=1e8
+  PASS "nsc: infeasible: no selection of gqa-transformer-2 has params <= 90,000,000 and flops <= 100,000,000")
+add_test(NAME cli:search_budgets_infeasible_exit_1
+  COMMAND sh -c "$0 search --space examples/spaces/kv_ffn_groups.json --budget kv_bytes=100; test $? -eq 1"
+          $<TARGET_FILE:nsc_cli>
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli:search_budgets_bad_name_exit_2
+  COMMAND sh -c "$0 search --space examples/spaces/kv_ffn_groups.json --budget kv=1; test $? -eq 2"
+          $<TARGET_FILE:nsc_cli>
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+nsc_cli_test(search_budgets_bad_name
+  ARGS search --space examples/spaces/kv_ffn_groups.json --budget kv=1
+  PASS "--budget kv=1: unknown cost 'kv' [(]the costs of kv-ffn are kv_bytes, params[)]")
+nsc_cli_test(search_budgets_bare_number_ambiguous
+  ARGS search --space examples/spaces/kv_ffn_groups.json --budget 5
+  PASS "kv-ffn has several costs [(]kv_bytes, params[)]; give --budget NAME=VALUE")
+nsc_cli_test(search_budgets_bad_value
+  ARGS search --space examples/spaces/kv_ffn_groups.json --budget params=-1
+  PASS "--budget params: must be a finite number >= 0 [(]got '-1'[)]")
+nsc_cli_test(search_budgets_distance_needs_top
+  ARGS search --space examples/spaces/kv_ffn_groups.json --min-distance 2
+  WILL_FAIL)
+add_test(NAME cli:search_budgets_brute_force
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_search_budgets.py
+          $<TARGET_FILE:nsc_cli> ${CMAKE_CURRENT_BINARY_DIR}/search_budgets_random 20261201 200)
+set_tests_properties(cli:search_budgets_brute_force PROPERTIES PASS_REGULAR_EXPRESSION "200 random spaces, 0 failures")
+
+# ---- hostile space files (issue 13) --------------------------------------------------------
+file(WRITE ${_nsc_search_dir}/one_option.json
+  "{\"groups\": [{\"options\": [{\"value\": 1, \"cost\": 3}]}], \"budget\": 9007199254740992}\n")
+nsc_cli_test(search_space_budget_2p53_file
+  ARGS search --space ${_nsc_search_dir}/one_option.json
+  PASS "best     value 1, cost 3")
+set_tests_properties(cli:search_space_budget_2p53_file PROPERTIES TIMEOUT 10)
+nsc_cli_test(search_space_budget_2p53_flag
+  ARGS search --space examples/spaces/ffn_widths_groups.json --budget 9007199254740992
+  PASS "best     value 5931[.]708642, cost 18895872")
+set_tests_properties(cli:search_space_budget_2p53_flag PROPERTIES TIMEOUT 10)
+nsc_cli_test(search_space_budget_huge_transformer
+  ARGS search --space examples/spaces/gqa_transformer.json --budget 1e300
+  PASS "best     NSC 52775[.]358381")
+file(WRITE ${_nsc_search_dir}/huge_values.json
+  "{\"groups\": [{\"options\": [{\"value\": 1e308, \"cost\": 1}]}, {\"options\": [{\"value\": 1e308, \"cost\": 1}]}]}\n")
+nsc_cli_test(search_space_values_overflow
+  ARGS search --space ${_nsc_search_dir}/huge_values.json --json
+  PASS "the sum over groups of the largest [|]value[|] must be finite")
+nsc_cli_test(search_space_values_overflow_exit
+  ARGS search --space ${_nsc_search_dir}/huge_values.json --json
+  WILL_FAIL FAIL "null")
+string(REPEAT "[" 100000 _nsc_deep)
+file(WRITE ${_nsc_search_dir}/deep.json "{\"groups\": ${_nsc_deep}\n")
+nsc_cli_test(search_space_deep_json
+  ARGS search --space ${_nsc_search_dir}/deep.json
+  PASS "nsc::read_search_space: .*deep.json: JSON nested deeper than 64 levels")
+file(WRITE ${_nsc_search_dir}/out_of_range.json
+  "{\"groups\": [{\"options\": [{\"value\": 1e400, \"cost\": 1}]}]}\n")
+nsc_cli_test(search_space_out_of_range_number
+  ARGS search --space ${_nsc_search_dir}/out_of_range.json
+  PASS "nsc::read_search_space: .*out_of_range.json: invalid JSON")
+nsc_cli_test(search_space_directory
+  ARGS search --space ${_nsc_search_dir}
+  PASS "nsc::read_search_space: .*search_spaces: is a directory, not a file")
+file(WRITE ${_nsc_search_dir}/mixed_costs.json
+  "{\"groups\": [{\"options\": [{\"value\": 1, \"cost\": {\"params\": 1}}, {\"value\": 2, \"cost\": 3}]}]}\n")
+nsc_cli_test(search_space_mixed_costs
+  ARGS search --space ${_nsc_search_dir}/mixed_costs.json
+  PASS "/groups/0/options/1/cost: the first option's cost names its costs")
+file(WRITE ${_nsc_search_dir}/missing_cost_name.json
+  "{\"groups\": [{\"options\": [{\"value\": 1, \"cost\": {\"params\": 1, \"kv\": 2}}, {\"value\": 2, \"cost\": {\"params\": 3}}]}]}\n")
+nsc_cli_test(search_space_missing_cost_name
+  ARGS search --space ${_nsc_search_dir}/missing_cost_name.json
+  PASS "/groups/0/options/1/cost: missing cost 'kv'")
+file(WRITE ${_nsc_search_dir}/bad_budget_name.json
+  "{\"groups\": [{\"options\": [{\"value\": 1, \"cost\": {\"params\": 1}}]}], \"budget\": {\"flops\": 3}}\n")
+nsc_cli_test(search_space_bad_budget_name
+  ARGS search --space ${_nsc_search_dir}/bad_budget_name.json
+  PASS "/budget/flops: unknown budget name [(]the costs are params[)]")
+file(WRITE ${_nsc_search_dir}/bad_transformer_cost.json
+  "{\"transformer\": {\"d_model\": 64, \"n_layers\": 1, \"choices\": [{\"d_ff\": 64, \"n_heads\": 4}], \"cost\": [\"params\", \"latency\"]}}\n")
+nsc_cli_test(search_space_bad_transformer_cost
+  ARGS search --space ${_nsc_search_dir}/bad_transformer_cost.json
+  PASS "/transformer/cost/1: unknown cost; expected one of params, flops [(]got \"latency\"[)]")

@@ -10,13 +10,17 @@
 ///     -> .kind == transformer: .transformer (search::transformer_space) -> search::search_transformer_space
 ///
 /// Format: one JSON object with exactly one of "groups" or "transformer", and optionally
-/// "name" (string), "description" (string, ignored) and "budget" (number >= 0, the default
-/// budget; the CLI's --budget wins).
+/// "name" (string), "description" (string, ignored) and "budget" (number >= 0 for a single cost,
+/// or an object {"<cost name>": number >= 0, ...} naming some of the costs; the CLI's --budget
+/// wins per name).
 ///
 ///     {"groups": [{"name": "layer0",                        name optional ("group<i>")
 ///                  "options": [{"name": "narrow",           name optional ("option<j>")
 ///                               "value": 1.5,               finite number (the score)
-///                               "cost": 10}, ...]}, ...],   number >= 0
+///                               "cost": 10}, ...]}, ...],   number >= 0, or named costs
+///                                                           {"params": 1048576, "kv_bytes": 4096}
+///                                                           (every option the same names; names
+///                                                           sorted alphabetically; at most 8)
 ///      "resolution": 1}                                     cost grid > 0 (optional, default 1)
 ///
 ///     {"transformer": {"d_model": 512,                      positive integer
@@ -29,7 +33,9 @@
 ///                      "scoring": {"init": "xavier_normal", "gain": 1, "std": 0.02, "mode": "fan_in",
 ///                                  "truncation": [-2, 2], "estimator": "mp"|"fs",
 ///                                  "variance_source": "block"|"tensor"},
-///                      "cost": "params"|"flops",            default params (flops: per token at seq_len)
+///                      "cost": "params"|"flops"|["params", "flops"],   default params (flops: per
+///                                                           token at seq_len); a list: several
+///                                                           budgets (names: transformer_cost_registry)
 ///                      "seq_len": 256}}                     positive integer, default 256
 ///
 /// Every field is checked; unknown fields are refused (a typo would otherwise be ignored).
@@ -42,6 +48,7 @@
 #define NSC_IO_SEARCH_SPACE_HPP
 
 #include <nsc/error_handling.hpp>
+#include <nsc/io/input_file.hpp>
 #include <nsc/model/score.hpp>
 #include <nsc/model/transformer.hpp>
 #include <nsc/search/groups.hpp>
@@ -69,7 +76,12 @@ struct search_space_file {
   enum class kind { groups, transformer };
   kind type = kind::groups;
   std::string name;                          ///< "name", or the file stem
-  std::optional<double> budget;              ///< "budget" if given
+  std::optional<double> budget;              ///< "budget" if a number (the single cost)
+  /// The cost names: groups: {"cost"} for numeric costs, else the names of the cost objects
+  /// (alphabetical); transformer: transformer.cost_names().
+  std::vector<std::string> cost_names{"cost"};
+  /// The file's budgets, one per cost name (nullopt: none given).
+  std::vector<std::optional<double>> budgets{};
   std::vector<search::named_group> groups;   ///< kind::groups
   double resolution = 1;                     ///< kind::groups: the cost grid
   search::transformer_space transformer;     ///< kind::transformer
@@ -91,7 +103,7 @@ struct reader {
   [[noreturn]] void fail(const std::string& path, std::string_view rule, const json& v) const {
     std::string msg;
     msg.append(source).append(": ").append(path.empty() ? "/" : path).append(": ").append(rule);
-    throw_invalid_argument(fn, msg, v.dump());
+    throw_invalid_argument(fn, msg, json_excerpt(v));
   }
 
   void object(const json& v, const std::string& path) const {
@@ -163,6 +175,75 @@ struct reader {
     }
   }
 
+  /// Numeric costs ({"cost"}) or named ones (the first option's object keys), fixed by the first
+  /// option; every later option must use the same form and the same names.
+  mutable std::vector<std::string> names;
+  mutable bool named = false, decided = false;
+
+  void costs_of(const json& c, const std::string& q, search::named_option& o) const {
+    if (!decided) {
+      decided = true;
+      named = c.is_object();
+      if (named) {
+        if (c.empty()) fail(q + "/cost", "a cost object needs at least one named cost", c);
+        if (c.size() > search::mmck_max_dims)
+          fail(q + "/cost", "at most " + std::to_string(search::mmck_max_dims) + " named costs", c);
+        names.clear();
+        for (const auto& [k, v] : c.items()) names.push_back(k);
+      } else {
+        names = {"cost"};
+      }
+    }
+    if (!named) {
+      if (c.is_object()) fail(q + "/cost", "the first option's cost is a number: every cost must be a number", c);
+      o.cost = number(c, q + "/cost", 0, false, "must be a finite number >= 0");
+      return;
+    }
+    if (!c.is_object())
+      fail(q + "/cost", "the first option's cost names its costs: every cost must be an object of " +
+                            std::to_string(names.size()) + " named costs", c);
+    for (const auto& [k, v] : c.items()) {
+      bool ok = false;
+      for (const auto& n : names) ok = ok || n == k;
+      if (!ok) fail(q + "/cost/" + k, "unknown cost name (the first option names " + list(names) + ")", v);
+    }
+    o.costs.clear();
+    for (const auto& n : names) {
+      if (!c.contains(n)) fail(q + "/cost", "missing cost '" + n + "'");
+      o.costs.push_back(number(c[n], q + "/cost/" + n, 0, false, "must be a finite number >= 0"));
+    }
+    o.cost = o.costs[0];
+  }
+  static std::string list(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& x : v) out.append(out.empty() ? "" : ", ").append(x);
+    return out;
+  }
+
+  /// "budget": a number (one cost) or an object {name: number} over `cost_names`.
+  std::vector<std::optional<double>> budgets_of(const json& b, const std::string& p,
+                                                const std::vector<std::string>& cost_names,
+                                                std::optional<double>& single) const {
+    std::vector<std::optional<double>> out(cost_names.size());
+    if (b.is_object()) {
+      for (const auto& [k, v] : b.items()) {
+        std::size_t at = cost_names.size();
+        for (std::size_t i = 0; i < cost_names.size(); ++i)
+          if (cost_names[i] == k) at = i;
+        if (at == cost_names.size())
+          fail(p + "/" + k, "unknown budget name (the costs are " + list(cost_names) + ")", v);
+        out[at] = number(v, p + "/" + k, 0, false, "must be a finite number >= 0");
+      }
+      return out;
+    }
+    const double x = number(b, p, 0, false, "must be a finite number >= 0 or an object of named budgets");
+    if (cost_names.size() != 1)
+      fail(p, "a bare number needs a single cost; name the budgets (" + list(cost_names) + ")", b);
+    single = x;
+    out[0] = x;
+    return out;
+  }
+
   std::vector<search::named_group> groups(const json& g, const std::string& path) const {
     if (!g.is_array()) fail(path, "must be a list of groups", g);
     if (g.empty()) fail(path, "needs at least one group", g);
@@ -184,8 +265,7 @@ struct reader {
         o.name = opts[j].contains("name") ? string(opts[j]["name"], q + "/name")
                                           : "option" + std::to_string(j);
         o.value = finite(required(opts[j], q, "value"), q + "/value");
-        o.cost = number(required(opts[j], q, "cost"), q + "/cost", 0, false,
-                        "must be a finite number >= 0");
+        costs_of(required(opts[j], q, "cost"), q, o);
         grp.options.push_back(std::move(o));
       }
       out.push_back(std::move(grp));
@@ -313,8 +393,29 @@ struct reader {
     }
     s.base = block_of(t.contains("block") ? t["block"] : json(), p + "/block");
     if (t.contains("scoring")) s.rule = scoring_of(t["scoring"], p + "/scoring");
-    if (t.contains("cost"))
-      s.cost = parsed(t["cost"], p + "/cost", search::parse_transformer_cost);
+    if (t.contains("cost")) {
+      const json& c = t["cost"];
+      if (c.is_array()) {
+        if (c.empty() || c.size() > search::mmck_max_dims)
+          fail(p + "/cost", "a list of 1 to " + std::to_string(search::mmck_max_dims) + " cost names", c);
+        for (std::size_t i = 0; i < c.size(); ++i) {
+          const std::string q = p + "/cost/" + std::to_string(i);
+          const std::string n = parsed(c[i], q, [](const std::string& x) {
+            return std::string(search::find_transformer_cost(x).name);
+          });
+          for (const auto& m : s.costs)
+            if (m == n) fail(q, "duplicate cost name", c[i]);
+          s.costs.push_back(n);
+        }
+        s.cost = s.costs[0] == "flops" ? search::transformer_cost::flops : search::transformer_cost::params;
+      } else {
+        const std::string n = parsed(c, p + "/cost", [](const std::string& x) {
+          return std::string(search::find_transformer_cost(x).name);
+        });
+        if (n == "params" || n == "flops") s.cost = search::parse_transformer_cost(n);
+        else s.costs = {n};
+      }
+    }
     if (t.contains("seq_len")) s.seq_len = positive_int(t["seq_len"], p + "/seq_len");
     // Shape rules (heads dividing d_model, ...) are checked here so the path names the option.
     for (std::size_t i = 0; i < s.layers.size(); ++i) {
@@ -341,7 +442,8 @@ struct reader {
 /// Reads a parsed SPACE.json (format in the file comment); `source` names it in errors.
 inline search_space_file read_search_space(const nlohmann::json& j,
                                            const std::string& source = "<json>") {
-  const detail::space::reader r{source};
+  detail::space::reader r;
+  r.source = source;
   r.object(j, "");
   r.known(j, "", {"name", "description", "budget", "groups", "resolution", "transformer"});
   if (j.contains("description")) (void)r.string(j["description"], "/description");
@@ -349,11 +451,10 @@ inline search_space_file read_search_space(const nlohmann::json& j,
   if (g == t) r.fail("", "needs exactly one of 'groups' or 'transformer'");
   search_space_file out;
   if (j.contains("name")) out.name = r.string(j["name"], "/name");
-  if (j.contains("budget"))
-    out.budget = r.number(j["budget"], "/budget", 0, false, "must be a finite number >= 0");
   if (g) {
     out.type = search_space_file::kind::groups;
     out.groups = r.groups(j["groups"], "/groups");
+    out.cost_names = r.names;
     if (j.contains("resolution"))
       out.resolution = r.number(j["resolution"], "/resolution", 0, true, "must be a finite number > 0");
   } else {
@@ -361,22 +462,22 @@ inline search_space_file read_search_space(const nlohmann::json& j,
       r.fail("/resolution", "only applies to 'groups' spaces", j["resolution"]);
     out.type = search_space_file::kind::transformer;
     out.transformer = r.transformer(j["transformer"], "/transformer");
+    out.cost_names = out.transformer.cost_names();
   }
+  out.budgets.assign(out.cost_names.size(), std::nullopt);
+  if (j.contains("budget")) out.budgets = r.budgets_of(j["budget"], "/budget", out.cost_names, out.budget);
   return out;
 }
 
-/// Reads a SPACE.json file. The name defaults to the file's stem. Errors: "nsc::read_search_space:
-/// cannot open file (got <path>)", "...: <path>: invalid JSON: <parser message>", and those of
-/// read_search_space with the path as the source.
-inline search_space_file read_search_space_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw_invalid_argument(detail::space::fn, "cannot open file", file.string());
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw_invalid_argument(detail::space::fn, file.string() + ": invalid JSON: " + e.what());
-  }
+/// Reads a SPACE.json file through nsc/io/input_file.hpp (size limit 64 MiB, JSON depth limit 64,
+/// the path in every message: missing, a directory, too large, too deep, invalid JSON or a number
+/// out of range such as 1e400). The name defaults to the file's stem. Errors:
+/// "nsc::read_search_space: <path>: cannot open file (no such file)", "...: <path>: is a directory,
+/// not a file", "...: <path>: invalid JSON: <parser message>", and those of read_search_space
+/// with the path as the source.
+inline search_space_file read_search_space_file(const std::filesystem::path& file,
+                                                 const input_limits& limits = {}) {
+  const nlohmann::json j = read_json_file(file, detail::space::fn, limits);
   search_space_file out = read_search_space(j, file.string());
   if (out.name.empty()) out.name = file.stem().string();
   return out;

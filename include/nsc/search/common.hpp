@@ -59,13 +59,15 @@ struct search_stats {
   }
 };
 
-/// The largest integer <= x, for a real budget in integer cost units. x must be finite and >= 0
-/// and below 2^62; std::invalid_argument "<fn>: budget must be finite and >= 0 (got x)".
-/// A relative guard of 1e-12 absorbs decimal noise (5.7e9 stays 5,700,000,000).
+/// The largest integer <= x, for a real budget in integer cost units (exact: a double's value is
+/// an exact rational, and 5.7e9 is exactly 5,700,000,000). No upward guard: an answer may never
+/// cost more than its budget (a 1e-12 guard once turned 4,398,046,511,119 into ...123).
+/// x must be finite and >= 0 and below 2^62; std::invalid_argument "<fn>: budget must be finite
+/// and >= 0 (got x)".
 inline std::int64_t budget_floor(double x, std::string_view fn) {
   if (!(std::isfinite(x) && x >= 0 && x < 0x1p62))
     throw_invalid_argument(fn, "budget must be finite, >= 0 and < 2^62", x);
-  return static_cast<std::int64_t>(std::floor(x + x * 1e-12));
+  return static_cast<std::int64_t>(std::floor(x));
 }
 
 /// The integer band [ceil(centre (1 - tolerance)), floor(centre (1 + tolerance))] with the

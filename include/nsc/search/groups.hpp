@@ -18,7 +18,9 @@
 #ifndef NSC_SEARCH_GROUPS_HPP
 #define NSC_SEARCH_GROUPS_HPP
 
+#include <nsc/detail/checked.hpp>
 #include <nsc/error_handling.hpp>
+#include <nsc/search/budget_search.hpp>
 #include <nsc/search/common.hpp>
 #include <nsc/search/multiple_choice_knapsack.hpp>
 #include <nsc/search/pareto.hpp>
@@ -34,11 +36,13 @@
 
 namespace nsc::search {
 
-/// One option: a name, its value (score) and its real cost (>= 0).
+/// One option: a name, its value (score) and its real cost (>= 0), or several named costs.
 struct named_option {
   std::string name;
   double value = 0;
   double cost = 0;
+  /// Several budgets (search_groups_budgets): one cost per cost name; empty: {cost}.
+  std::vector<double> costs{};
 };
 
 /// One group: a name and its options (at least one).
@@ -105,13 +109,17 @@ inline groups_search_result search_groups(const std::vector<named_group>& groups
       inst[g].push_back({o.value, c});
       largest = std::max(largest, c);
     }
-    reachable += largest;
+    reachable = nsc::detail::checked_add(reachable, largest, fn, "the largest total grid cost");
   }
   groups_search_result out;
   out.stats.outer_configs = 1;
   if (s.budget && !(std::isfinite(*s.budget) && *s.budget >= 0))
     throw_invalid_argument(fn, "budget must be finite and >= 0", *s.budget);
-  out.grid_budget = s.budget ? mck_quantize_budget(*s.budget, s.resolution) : reachable;
+  // A budget at or above every selection's cost constrains nothing: clamp it to the reachable
+  // total instead of quantising it (budgets of 2^53 and more once hung mck_quantize_budget).
+  const bool unconstrained =
+      !s.budget || (long double)*s.budget >= (long double)s.resolution * (long double)reachable;
+  out.grid_budget = unconstrained ? reachable : mck_quantize_budget(*s.budget, s.resolution);
   const mck_result<double> r = solve_mck(inst, out.grid_budget, s.mck);
   out.stats.add(r, inst);
   auto make = [&](const std::vector<std::size_t>& choice) {
@@ -127,6 +135,108 @@ inline groups_search_result search_groups(const std::vector<named_group>& groups
   if (const auto ch = r.choice(out.grid_budget)) out.best = make(*ch);
   if (s.front)
     for (const auto& p : r.front()) out.front.push_back(make(*r.choice(p.cost)));
+  return out;
+}
+
+/// Settings of search_groups_budgets.
+struct groups_budgets_settings {
+  std::vector<std::string> cost_names{"cost"};  ///< K names (each option has K costs)
+  std::vector<std::optional<double>> budgets{};  ///< one per name (shorter: the rest unlimited)
+  double resolution = 1;                         ///< cost grid (> 0), every dimension
+  budget_search_settings search{};               ///< front, top, min_distance, engine settings
+};
+
+/// One selection under several budgets.
+struct groups_budgets_candidate {
+  std::vector<std::size_t> choice;     ///< option index per group
+  double value = 0;                    ///< the chosen values summed in group order from 0
+  std::vector<double> costs;           ///< per name: the sum of the chosen real costs
+  std::vector<std::int64_t> grid_costs;///< per name: the sum of the rounded-up costs
+};
+
+/// Outcome of search_groups_budgets.
+struct groups_budgets_result {
+  std::optional<groups_budgets_candidate> best;  ///< nullopt: infeasible
+  std::vector<groups_budgets_candidate> front;   ///< the Pareto set (with search.front)
+  std::vector<groups_budgets_candidate> top;     ///< the k best (with search.top)
+  std::vector<std::int64_t> grid_budget;         ///< per name, grid units (clamped to reachable)
+  mmck_info info;
+};
+
+/// Named groups under K named budgets at once (search_groups for several costs): each option's
+/// costs (named_option::costs, or {cost} when K = 1) are rounded UP to the grid, each budget DOWN
+/// (a budget at or above the reachable total is unlimited), so every answer is feasible in real
+/// units; exact for costs on the grid. The engine is solve_mmck (see multi_knapsack.hpp for the
+/// algorithm choice and the tie rule) through search_budgets.
+/// Errors: std::invalid_argument "nsc::search::search_groups_budgets: group <i> '<name>'[, option
+/// <j> '<name>']: <rule> (got <v>)" as search_groups, plus "needs <K> costs (<names>)" and a
+/// budget that is not finite and >= 0 (naming the cost); the engine's (memory caps).
+inline groups_budgets_result search_groups_budgets(const std::vector<named_group>& groups,
+                                                   const groups_budgets_settings& s) {
+  constexpr std::string_view fn = "nsc::search::search_groups_budgets";
+  const std::size_t K = s.cost_names.size();
+  if (K < 1 || K > mmck_max_dims)
+    throw_invalid_argument(fn, "needs 1 to " + std::to_string(mmck_max_dims) + " cost names", K);
+  if (s.budgets.size() > K) throw_invalid_argument(fn, "more budgets than cost names", s.budgets.size());
+  if (!(std::isfinite(s.resolution) && s.resolution > 0))
+    throw_invalid_argument(fn, "resolution must be finite and > 0", s.resolution);
+  std::string names;
+  for (const auto& n : s.cost_names) names += (names.empty() ? "" : ", ") + n;
+  mmck_groups<double> inst(groups.size());
+  std::vector<std::int64_t> reachable(K, 0);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const named_group& grp = groups[g];
+    const std::string gw = "group " + std::to_string(g) + (grp.name.empty() ? "" : " '" + grp.name + "'");
+    if (grp.options.empty()) throw_invalid_argument(fn, gw + ": a group needs at least one option");
+    std::vector<std::int64_t> largest(K, 0);
+    for (std::size_t j = 0; j < grp.options.size(); ++j) {
+      const named_option& o = grp.options[j];
+      const std::string w = gw + ", option " + std::to_string(j) + (o.name.empty() ? "" : " '" + o.name + "'");
+      if (!std::isfinite(o.value)) throw_invalid_argument(fn, w + ": value must be finite", o.value);
+      const std::vector<double> cs = o.costs.empty() ? std::vector<double>{o.cost} : o.costs;
+      if (cs.size() != K)
+        throw_invalid_argument(fn, w + ": needs " + std::to_string(K) + " costs (" + names + ")", cs.size());
+      mmck_option<double> x{o.value, std::vector<std::int64_t>(K)};
+      for (std::size_t k = 0; k < K; ++k) {
+        if (!(std::isfinite(cs[k]) && cs[k] >= 0))
+          throw_invalid_argument(fn, w + ": cost '" + s.cost_names[k] + "' must be finite and >= 0", cs[k]);
+        x.cost[k] = mck_quantize_cost(cs[k], s.resolution);
+        largest[k] = std::max(largest[k], x.cost[k]);
+      }
+      inst[g].push_back(std::move(x));
+    }
+    for (std::size_t k = 0; k < K; ++k)
+      reachable[k] = nsc::detail::checked_add(reachable[k], largest[k], fn,
+                                              "the largest total grid cost '" + s.cost_names[k] + "'");
+  }
+  std::vector<std::optional<std::int64_t>> limits(K);
+  for (std::size_t k = 0; k < s.budgets.size(); ++k) {
+    if (!s.budgets[k]) continue;
+    const double b = *s.budgets[k];
+    if (!(std::isfinite(b) && b >= 0))
+      throw_invalid_argument(fn, "budget '" + s.cost_names[k] + "' must be finite and >= 0", b);
+    if ((long double)b >= (long double)s.resolution * (long double)reachable[k]) continue;  // unlimited
+    limits[k] = mck_quantize_budget(b, s.resolution);
+  }
+  const auto r = search_budgets(inst, limits, s.search);
+  groups_budgets_result out;
+  out.grid_budget = r.budget;
+  out.info = r.info;
+  auto make = [&](const budget_selection<double>& x) {
+    groups_budgets_candidate c;
+    c.choice = x.choice;
+    c.grid_costs = x.cost;
+    c.costs.assign(K, 0);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const named_option& o = groups[g].options[x.choice[g]];
+      c.value = c.value + o.value;
+      for (std::size_t k = 0; k < K; ++k) c.costs[k] += o.costs.empty() ? o.cost : o.costs[k];
+    }
+    return c;
+  };
+  if (r.best) out.best = make(*r.best);
+  for (const auto& x : r.front) out.front.push_back(make(x));
+  for (const auto& x : r.top) out.top.push_back(make(x));
   return out;
 }
 

@@ -169,6 +169,25 @@ std::uintmax_t mck_magnitude(V v) {
   }
 }
 
+/// Floating Value: refuses instances whose sum over groups of the largest |value| is not
+/// finite in Value (e.g. two options of 1e308: a DP sum would be inf), so every partial sum
+/// of the DP stays finite. Other types: nothing to check.
+template <class Groups, class Get>
+void mck_check_value_sum(std::string_view fn, const Groups& groups, Get get) {
+  using V = std::remove_cvref_t<decltype(get(groups[0][0]))>;
+  if constexpr (std::is_floating_point_v<V>) {
+    V total = 0;
+    for (const auto& g : groups) {
+      V largest = 0;
+      for (const auto& o : g) largest = std::max(largest, V(std::fabs(get(o))));
+      total += largest;
+    }
+    if (!std::isfinite(total))
+      mck_fail(fn, "the sum over groups of the largest |value| must be finite in the value type "
+                   "(got a sum above ", std::numeric_limits<V>::max(), ")");
+  }
+}
+
 /// Checks the groups (non-empty, costs >= 0, values finite) and, for integral Value, that
 /// `extra + sum_g max_j |v_gj|` fits in Value (so no DP sum overflows).
 template <class Value>
@@ -208,6 +227,7 @@ void mck_validate(std::string_view fn, const mck_groups<Value>& groups,
                ")");
     }
   }
+  mck_check_value_sum(fn, groups, [](const auto& o) -> const Value& { return o.value; });
 }
 
 inline std::int64_t mck_saturating_add(std::int64_t a, std::int64_t b) {
@@ -688,7 +708,7 @@ using mck_real_groups = std::vector<std::vector<mck_real_option<Value>>>;
 /// feasible and is covered by the gap bound of solve_mck(real). Choose delta so that
 /// costs are exact multiples (e.g. integer parameter counts and an integer delta) or
 /// pre-round the costs if that matters.
-/// Domain: cost finite >= 0, delta finite > 0, cost / delta <= 2^53 (delta in the normal
+/// Domain: cost finite >= 0, delta finite > 0, cost / delta < 2^53 (delta in the normal
 /// range). Errors: std::invalid_argument "nsc::mck_quantize: ...".
 inline std::int64_t mck_quantize_cost(double cost, double delta) {
   constexpr std::string_view fn = "nsc::mck_quantize";
@@ -699,8 +719,10 @@ inline std::int64_t mck_quantize_cost(double cost, double delta) {
     detail::mck_fail(fn, "costs must be finite and >= 0 (got ", cost, ")");
   }
   double q = std::ceil(cost / delta);
-  if (!(q <= 0x1p53)) {
-    detail::mck_fail(fn, "cost / delta must be <= 2^53 (got ", cost, " / ", delta, ")");
+  // strictly below 2^53 so that q + 1 and q - 1 are exact (at 2^53, q + 1 == q would never end
+  // the correction loop)
+  if (!(q < 0x1p53)) {
+    detail::mck_fail(fn, "cost / delta must be < 2^53 (got ", cost, " / ", delta, ")");
   }
   while (std::fma(q, delta, -cost) < 0) q += 1;
   while (q > 0 && std::fma(q - 1, delta, -cost) >= 0) q -= 1;
@@ -708,7 +730,9 @@ inline std::int64_t mck_quantize_cost(double cost, double delta) {
 }
 
 /// floor(budget / delta) computed exactly (K * delta <= budget < (K + 1) * delta).
-/// Domain: budget finite >= 0, delta finite > 0, budget / delta <= 2^53.
+/// Domain: budget finite >= 0, delta finite > 0, budget / delta < 2^53 - 1 (a larger budget is
+/// an error here; callers that mean "no limit" clamp to the largest reachable cost first, as
+/// search_groups does).
 inline std::int64_t mck_quantize_budget(double budget, double delta) {
   constexpr std::string_view fn = "nsc::mck_quantize";
   if (!(delta > 0) || !std::isfinite(delta)) {
@@ -718,8 +742,9 @@ inline std::int64_t mck_quantize_budget(double budget, double delta) {
     detail::mck_fail(fn, "budget must be finite and >= 0 (got ", budget, ")");
   }
   double k = std::floor(budget / delta);
-  if (!(k <= 0x1p53)) {
-    detail::mck_fail(fn, "budget / delta must be <= 2^53 (got ", budget, " / ", delta, ")");
+  // strictly below 2^53 so that k + 1 is exact (k + 1 == k at 2^53: the loop below never ended)
+  if (!(k < 0x1p53 - 1)) {
+    detail::mck_fail(fn, "budget / delta must be < 2^53 (got ", budget, " / ", delta, ")");
   }
   while (k > 0 && std::fma(k, delta, -budget) > 0) k -= 1;
   while (std::fma(k + 1, delta, -budget) <= 0) k += 1;

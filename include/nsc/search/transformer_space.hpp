@@ -27,6 +27,8 @@
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
 #include <nsc/model/transformer.hpp>
+#include <nsc/detail/checked.hpp>
+#include <nsc/search/budget_search.hpp>
 #include <nsc/search/common.hpp>
 #include <nsc/search/multiple_choice_knapsack.hpp>
 #include <nsc/search/pareto.hpp>
@@ -69,6 +71,60 @@ inline transformer_cost parse_transformer_cost(std::string_view name) {
                          "unknown cost; expected params or flops", std::string(name));
 }
 
+struct transformer_space;
+struct transformer_layer_choice;
+
+/// What a cost function of the registry sees: the space, the option, its lowered block and
+/// its counts (nsc::count).
+struct transformer_cost_input {
+  const transformer_space& space;
+  const transformer_layer_choice& choice;
+  const layer& block;
+  const resources& counts;
+};
+
+/// One named cost of a Transformer space's options: an integer >= 0 per layer option.
+struct transformer_cost_kind {
+  std::string_view name;
+  std::string_view description;
+  std::int64_t (*compute)(const transformer_cost_input&);
+};
+
+namespace detail {
+inline std::int64_t transformer_cost_params(const transformer_cost_input& in) {
+  return in.counts.total();
+}
+inline std::int64_t transformer_cost_flops(const transformer_cost_input& in) {
+  const double f = 2 * in.counts.macs;
+  if (!(std::isfinite(f) && f >= 0 && f < 0x1p62))
+    throw_invalid_argument("nsc::search::transformer_space", "FLOPs per token must be finite and < 2^62", f);
+  return std::llround(f);
+}
+} // namespace detail
+
+/// The cost names a SPACE.json "cost" may use. A new cost (e.g. "kv_bytes" once the deployment
+/// accounting lands) is one more entry here: a name, a description and the function computing
+/// it from the option's block and counts; the reader, the search and the CLI take it from here.
+inline const std::vector<transformer_cost_kind>& transformer_cost_registry() {
+  static const std::vector<transformer_cost_kind> r{
+      {"params", "parameters of the layer (nsc::count total)", &detail::transformer_cost_params},
+      {"flops", "2 x multiply-accumulates per token at seq_len", &detail::transformer_cost_flops},
+  };
+  return r;
+}
+
+/// The registry entry named `name`; std::invalid_argument "nsc::search::transformer_cost:
+/// unknown cost; expected one of params, flops (got <name>)" otherwise.
+inline const transformer_cost_kind& find_transformer_cost(std::string_view name) {
+  std::string list;
+  for (const auto& k : transformer_cost_registry()) {
+    if (k.name == name) return k;
+    list.append(list.empty() ? "" : ", ").append(k.name);
+  }
+  throw_invalid_argument("nsc::search::transformer_cost", "unknown cost; expected one of " + list,
+                         std::string(name));
+}
+
 /// A per-layer choice space.
 struct transformer_space {
   std::int64_t d_model = 0;
@@ -76,7 +132,15 @@ struct transformer_space {
   block_spec base{};  ///< everything but the shape: norm, gated, biases, qkv/out layouts, LoRA
   scoring rule{};     ///< default: Xavier of each block, psi_MP (the paper's)
   transformer_cost cost = transformer_cost::params;
+  /// Several budgets: registry names (transformer_cost_registry), e.g. {"params", "flops"};
+  /// empty: {to_string(cost)}.
+  std::vector<std::string> costs{};
   std::int64_t seq_len = 256; ///< T of the attention MACs (flops)
+
+  /// The cost names in use: `costs`, or the single `cost`.
+  std::vector<std::string> cost_names() const {
+    return costs.empty() ? std::vector<std::string>{std::string(to_string(cost))} : costs;
+  }
 
   /// The same `choices` in each of `n_layers` layers.
   static transformer_space uniform(std::int64_t d_model, std::int64_t n_layers,
@@ -97,6 +161,7 @@ struct transformer_option_info {
   double nsc = 0;
   std::int64_t params = 0;
   std::int64_t flops = 0; ///< per token at seq_len
+  std::vector<std::int64_t> costs; ///< per name of space.cost_names()
 };
 
 /// One selection.
@@ -106,6 +171,7 @@ struct transformer_space_candidate {
   double nsc = 0;
   std::int64_t params = 0;
   std::int64_t flops = 0;
+  std::vector<std::int64_t> costs; ///< per name of space.cost_names() (search_..._budgets)
 };
 
 /// Settings of search_transformer_space.
@@ -145,6 +211,8 @@ inline std::vector<std::vector<transformer_option_info>> transformer_space_table
   if (s.d_model < 1) throw_invalid_argument(fn, "d_model must be >= 1", s.d_model);
   if (s.seq_len < 1) throw_invalid_argument(fn, "seq_len must be >= 1", s.seq_len);
   using key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  std::vector<const transformer_cost_kind*> kinds;
+  for (const auto& n : s.cost_names()) kinds.push_back(&find_transformer_cost(n));
   std::map<key, transformer_option_info> memo;
   psi_cache cache;
   std::vector<std::vector<transformer_option_info>> out(s.layers.size());
@@ -167,8 +235,10 @@ inline std::vector<std::vector<transformer_option_info>> transformer_space_table
         transformer_option_info info;
         info.choice = c;
         info.nsc = score(l, s.rule, &cache).nsc;
-        info.params = r.total();
-        info.flops = std::llround(2 * r.macs);
+        const transformer_cost_input in{s, c, l, r};
+        info.params = detail::transformer_cost_params(in);
+        info.flops = detail::transformer_cost_flops(in);
+        for (const auto* kind : kinds) info.costs.push_back(kind->compute(in));
         it = memo.emplace(k, info).first;
         if (stats) ++stats->layer_scores;
       }
@@ -197,9 +267,11 @@ inline transformer_space_result search_transformer_space(
       groups[i].push_back({o.nsc, c});
       largest = std::max(largest, c);
     }
-    reachable += largest;
+    reachable = nsc::detail::checked_add(reachable, largest, fn, "the largest total cost");
   }
-  if (settings.budget) out.budget = budget_floor(*settings.budget, fn);
+  // a budget at or above the reachable total constrains nothing (and may exceed 2^62)
+  if (settings.budget && !(*settings.budget >= double(reachable)))
+    out.budget = budget_floor(*settings.budget, fn);
   const std::int64_t B = out.budget ? *out.budget : reachable;
   const mck_result<double> r = solve_mck(groups, B, settings.mck);
   out.stats.add(r, groups);
@@ -211,8 +283,8 @@ inline transformer_space_result search_transformer_space(
       const auto& o = out.tables[i][choice[i]];
       c.layers.push_back(o.choice);
       v += o.nsc;
-      c.params += o.params;
-      c.flops += o.flops;
+      c.params = nsc::detail::checked_add(c.params, o.params, fn, "params");
+      c.flops = nsc::detail::checked_add(c.flops, o.flops, fn, "flops");
     }
     c.nsc = v;
     return c;
@@ -220,6 +292,76 @@ inline transformer_space_result search_transformer_space(
   if (const auto ch = r.choice(B)) out.best = make(*ch);
   if (settings.front)
     for (const auto& p : r.front()) out.front.push_back(make(*r.choice(p.cost)));
+  return out;
+}
+
+/// Outcome of search_transformer_space_budgets.
+struct transformer_space_budgets_result {
+  std::optional<transformer_space_candidate> best;  ///< nullopt: infeasible
+  std::vector<transformer_space_candidate> front;   ///< the Pareto set (with settings.front)
+  std::vector<transformer_space_candidate> top;     ///< the k best (with settings.top)
+  std::vector<std::string> cost_names;              ///< space.cost_names()
+  std::vector<std::int64_t> budget;                 ///< the vector solved (limits, clamped)
+  std::vector<std::vector<transformer_option_info>> tables;
+  mmck_info info;
+  search_stats stats;
+};
+
+/// NSC-DP over the space under one budget per name of space.cost_names() at once (nullopt or a
+/// missing entry: unlimited; a budget is floored to an integer, never rounded up). The engine is
+/// solve_mmck through search_budgets (algorithm and tie rule: multi_knapsack.hpp). Candidates
+/// carry params, flops and `costs` (per name). NSC is summed in layer order.
+/// Errors: those of transformer_space_tables, a budget not finite and >= 0 (naming the cost),
+/// more budgets than names, the engine's.
+inline transformer_space_budgets_result search_transformer_space_budgets(
+    const transformer_space& s, const std::vector<std::optional<double>>& budgets,
+    const budget_search_settings& settings = {}) {
+  constexpr std::string_view fn = "nsc::search::search_transformer_space_budgets";
+  transformer_space_budgets_result out;
+  out.cost_names = s.cost_names();
+  const std::size_t K = out.cost_names.size();
+  if (K < 1 || K > mmck_max_dims)
+    throw_invalid_argument(fn, "needs 1 to " + std::to_string(mmck_max_dims) + " cost names", K);
+  if (budgets.size() > K) throw_invalid_argument(fn, "more budgets than cost names", budgets.size());
+  out.stats.outer_configs = 1;
+  out.tables = transformer_space_tables(s, &out.stats);
+  mmck_groups<double> groups(out.tables.size());
+  for (std::size_t i = 0; i < out.tables.size(); ++i)
+    for (const auto& o : out.tables[i]) groups[i].push_back({o.nsc, o.costs});
+  const auto reach = budget_reachable(groups, K);
+  std::vector<std::optional<std::int64_t>> limits(K);
+  for (std::size_t k = 0; k < budgets.size(); ++k) {
+    if (!budgets[k]) continue;
+    const double b = *budgets[k];
+    if (!(std::isfinite(b) && b >= 0))
+      throw_invalid_argument(fn, "budget '" + out.cost_names[k] + "' must be finite and >= 0", b);
+    if (b >= double(reach[k])) continue;  // constrains nothing
+    limits[k] = budget_floor(b, fn);
+  }
+  const auto r = search_budgets(groups, limits, settings);
+  out.budget = r.budget;
+  out.info = r.info;
+  ++out.stats.dp_runs;
+  out.stats.cells += r.info.path == mmck_path::sparse ? r.info.states : r.info.cells;
+  out.stats.cell_updates += r.info.work;
+  auto make = [&](const budget_selection<double>& x) {
+    transformer_space_candidate c;
+    c.choice = x.choice;
+    c.costs = x.cost;
+    double v = 0;
+    for (std::size_t i = 0; i < x.choice.size(); ++i) {
+      const auto& o = out.tables[i][x.choice[i]];
+      c.layers.push_back(o.choice);
+      v += o.nsc;
+      c.params = nsc::detail::checked_add(c.params, o.params, fn, "params");
+      c.flops = nsc::detail::checked_add(c.flops, o.flops, fn, "flops");
+    }
+    c.nsc = v;
+    return c;
+  };
+  if (r.best) out.best = make(*r.best);
+  for (const auto& x : r.front) out.front.push_back(make(x));
+  for (const auto& x : r.top) out.top.push_back(make(x));
   return out;
 }
 

@@ -1,0 +1,1387 @@
+/// \file nsc/search/multi_knapsack.hpp
+/// Exact multiple-choice knapsack under K budgets at once (K = 1..mmck_max_dims), generic over
+/// the value type: the Pareto set of (cost vector, value) selections, the optimum under every
+/// budget vector up to the solved one, infeasibility as a status.
+///
+/// Synopsis
+/// --------
+///     groups[g][j] = {value v_gj, integer costs c_gj = (c_gj1, ..., c_gjK), every c >= 0}
+///     maximise sum_g v_{g,j_g}  subject to  sum_g c_{g,j_g,k} <= B_k for every k
+///
+///     auto r = nsc::search::solve_mmck(groups, {B_1, ..., B_K});
+///     r.status(b), r.best(b), r.best_cost(b), r.choice(b)   // any b <= B componentwise
+///     r.front(), r.front_choice(i)                          // the Pareto set, reconstructible
+///     r.info().path, r.info().describe()                    // which algorithm ran
+///
+/// Algorithms (all exact; the one used is reported in info()):
+///  * dense_1d (K = 1): solve_mck itself (min shift, gcd, same-cost pruning, one table); every
+///    answer of solve_mck is kept, at its speed.
+///  * dense (K >= 2): one table over the reduced cost lattice: per dimension the group minima
+///    are subtracted and the shifted costs divided by their gcd, W_k = min(floor((B_k - M_k) /
+///    d_k), sum_g max shifted / d_k) + 1 cells per dimension, prod_k W_k cells. One pass per group
+///    with back-pointers; then a K-dimensional prefix maximum answers every budget vector and
+///    gives the Pareto set (a reachable cell whose value exceeds the best strictly below it).
+///  * sparse: Pareto-state DP. States are non-dominated (cost vector, value) partial selections,
+///    kept sorted by cost (lexicographic); adding a group merges the |options| shifted copies of
+///    the state list (a heap merge, streaming) and keeps a candidate only if no kept state has
+///    cost <= and value >= (dominance pruning) and its costs leave room for the cheapest
+///    completion (cost_k + sum of the remaining groups' minima <= B_k).
+///    Identical groups (same options, same order: e.g. every layer of an LLM) are combined
+///    without repeating work: the group's own Pareto set P_1 is doubled (P_2m = Pareto(P_m +
+///    P_m)) and the powers of two of the multiplicity are merged, O(log m) merges instead of m.
+///  * bounded (settings.single_budget, sparse only): for a query of the solved budget vector
+///    alone, a Lagrangian upper bound (multipliers lambda >= 0 of the LP relaxation, found by
+///    projected subgradient steps) and a greedy incumbent drop every state whose bound cannot
+///    reach the incumbent: with reduced values r_gj = v_gj - lambda . c_gj / B, a state's loss
+///    sum over its groups of (max_j r_gj - r_chosen) is at most UB - v(x) for every feasible
+///    completion x, so states with loss > UB - incumbent (plus a rounding slack of 1e-9 of the
+///    value scale) cannot be part of any selection worth the incumbent. Candidate pairs are
+///    enumerated in ascending loss, so the work is proportional to what survives.
+/// Choice rule (settings.method == automatic): K = 1 without identical groups: dense_1d; K >= 2
+/// without identical groups whose dense table fits max_table_bytes: dense; otherwise sparse
+/// (identical groups combined when settings.identical_groups; bounded when single_budget).
+///
+/// Tie-breaking (deterministic, stated): best(b) is the largest value over selections with cost
+/// <= b; among selections of that value, the one whose cost vector is lexicographically
+/// smallest (for K = 1: the smallest cost, as solve_mck); at equal cost vectors the one chosen
+/// by the per-cell rule of solve_mck: the last group's lowest original option index achieving
+/// the value, then recursively the earlier groups. dense, dense_1d and sparse without identical
+/// groups give identical choices (tested). With identical groups combined, the options chosen
+/// in a class of identical groups are reported in ascending option index over that class's
+/// positions (a canonical member of the multiset; the layers are interchangeable), and values
+/// are summed as a balanced tree instead of in group order (bitwise equal for integers).
+///
+/// Accuracy: exact in Value arithmetic (floating additions are monotone, so dominance pruning
+/// never drops a state an optimal selection needs). Costs are summed in std::int64_t with
+/// overflow checks (a sum that overflows exceeds every budget and is dropped).
+///
+/// Memory: the dense table is checked against settings.max_table_bytes before allocating; the
+/// sparse DP checks every stage before allocating it; a refusal is std::invalid_argument
+/// "nsc::solve_mmck: ... need N bytes ... more than max_table_bytes (got M)".
+#ifndef NSC_SEARCH_MULTI_KNAPSACK_HPP
+#define NSC_SEARCH_MULTI_KNAPSACK_HPP
+
+#include <nsc/detail/checked.hpp>
+#include <nsc/error_handling.hpp>
+#include <nsc/search/multiple_choice_knapsack.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace nsc::search {
+
+/// Largest number of cost dimensions solve_mmck accepts.
+inline constexpr std::size_t mmck_max_dims = 8;
+
+/// One option of a group: its value and its K integer costs (each >= 0).
+template <class Value>
+struct mmck_option {
+  Value value;
+  std::vector<std::int64_t> cost;
+};
+
+/// The groups of a K-budget instance; exactly one option is chosen per group.
+template <class Value>
+using mmck_groups = std::vector<std::vector<mmck_option<Value>>>;
+
+/// Which algorithm to run (automatic: the rule in the file comment).
+enum class mmck_method { automatic, dense, sparse };
+
+/// Which algorithm ran.
+enum class mmck_path { dense_1d, dense, sparse };
+
+constexpr std::string_view to_string(mmck_path p) noexcept {
+  return p == mmck_path::dense_1d ? "dense_1d" : p == mmck_path::dense ? "dense" : "sparse";
+}
+
+/// Settings of solve_mmck.
+struct mmck_settings {
+  /// Refuse (before allocating) tables or state sets needing more bytes than this.
+  std::size_t max_table_bytes = std::size_t{1} << 30;
+  mmck_method method = mmck_method::automatic;
+  /// Combine identical groups by doubling their Pareto set (sparse path).
+  bool identical_groups = true;
+  /// Only the solved budget vector will be queried: enables the Lagrangian bound (sparse path);
+  /// best/choice at any other vector and front() then throw.
+  bool single_budget = false;
+  /// Use the Lagrangian bound when single_budget (off: plain sparse DP, for comparisons).
+  bool bound = true;
+};
+
+/// What a solve did, for reports and benchmarks.
+struct mmck_info {
+  mmck_path path = mmck_path::sparse;
+  std::size_t dims = 0;
+  bool identical = false;          ///< identical groups combined by doubling
+  bool bounded = false;            ///< Lagrangian bound pruning used
+  std::size_t classes = 0;         ///< distinct groups (classes of identical groups)
+  std::uint64_t cells = 0;         ///< dense: table cells
+  std::uint64_t states = 0;        ///< sparse: states kept over all stages
+  std::uint64_t candidates = 0;    ///< sparse: candidate states examined
+  std::uint64_t work = 0;          ///< dense: cell updates (cells x options); sparse: candidates
+  std::size_t peak_bytes = 0;      ///< largest memory held by the tables / stages
+  double upper_bound = 0;          ///< bounded: the Lagrangian bound of the optimum
+  double incumbent = 0;            ///< bounded: the greedy selection's value
+
+  /// "sparse (identical groups doubled, Lagrangian bound)" etc.
+  std::string describe() const {
+    std::string s(to_string(path));
+    std::string extra;
+    if (identical) extra += "identical groups doubled";
+    if (bounded) extra += std::string(extra.empty() ? "" : ", ") + "Lagrangian bound";
+    if (!extra.empty()) s += " (" + extra + ")";
+    return s;
+  }
+};
+
+/// One point of the Pareto set: total costs (caller's units) and the value.
+template <class Value>
+struct mmck_point {
+  std::vector<std::int64_t> cost;
+  Value value;
+};
+
+namespace detail {
+
+using mmck_cost = std::array<std::int64_t, mmck_max_dims>;
+
+/// A list of states (one per non-dominated cost vector), sorted lexicographically by cost.
+template <class Value>
+struct mmck_node {
+  bool leaf = true;
+  std::size_t cls = 0;               ///< leaf: its class
+  std::size_t left = 0, right = 0;   ///< combined nodes
+  std::size_t size = 0;              ///< groups covered
+  std::vector<std::int64_t> cost;    ///< n * K
+  std::vector<Value> value;
+  std::vector<std::uint32_t> a, b;   ///< leaf: a = original option index; else child indices
+  std::vector<double> loss;          ///< bounded: Lagrangian loss of each state
+  std::size_t count() const { return value.size(); }
+};
+
+/// The sparse engine: classes of identical groups, nodes, the root.
+template <class Value>
+struct mmck_sparse {
+  std::size_t K = 0;
+  std::vector<std::size_t> group_class;              ///< class of each group
+  std::vector<std::vector<std::size_t>> class_groups;///< positions of each class, ascending
+  std::vector<mmck_node<Value>> nodes;
+  std::size_t root = 0;
+};
+
+/// The dense engine's tables.
+template <class Value>
+struct mmck_dense {
+  std::size_t K = 0;
+  std::array<std::int64_t, mmck_max_dims> offset{}, unit{};
+  std::array<std::size_t, mmck_max_dims> extent{}, stride{};
+  std::size_t cells = 0;
+  std::vector<std::vector<std::size_t>> original;   ///< kept options per group
+  std::vector<std::vector<std::size_t>> shift;      ///< linear offset of each kept option
+  std::vector<std::vector<std::array<std::size_t, mmck_max_dims>>> step;
+  std::vector<std::uint16_t> bp16;
+  std::vector<std::uint32_t> bp32;
+  bool wide = false;
+};
+
+template <class... Parts>
+[[noreturn]] void mmck_fail(const Parts&... parts) {
+  mck_fail("nsc::solve_mmck", parts...);
+}
+
+inline bool mmck_add(std::int64_t a, std::int64_t b, std::int64_t& r) {
+  return !__builtin_add_overflow(a, b, &r);
+}
+
+} // namespace detail
+
+/// The solution of one K-budget instance (see the file comment). Budget vectors given to the
+/// queries must have K entries, each in [0, B_k]; answers are in the caller's units and original
+/// option indices. Errors: std::invalid_argument "nsc::mmck_result::<query>: ...".
+template <class Value>
+class mmck_result {
+public:
+  using value_type = Value;
+
+  std::size_t dims() const noexcept { return info_.dims; }
+  std::size_t group_count() const noexcept { return groups_; }
+  /// The budget vector the instance was solved for.
+  const std::vector<std::int64_t>& budget() const noexcept { return budget_; }
+  const mmck_info& info() const noexcept { return info_; }
+
+  /// optimal if some selection has cost <= b in every dimension, else infeasible.
+  mck_status status(const std::vector<std::int64_t>& b) const {
+    return pick(b, "nsc::mmck_result::status") ? mck_status::optimal : mck_status::infeasible;
+  }
+  /// The largest value over selections with cost <= b, or nullopt.
+  std::optional<Value> best(const std::vector<std::int64_t>& b) const {
+    const auto p = pick(b, "nsc::mmck_result::best");
+    if (!p) return std::nullopt;
+    return front_[*p].value;
+  }
+  /// The cost vector of the selection choice(b) (lexicographically smallest among the optima).
+  std::optional<std::vector<std::int64_t>> best_cost(const std::vector<std::int64_t>& b) const {
+    const auto p = pick(b, "nsc::mmck_result::best_cost");
+    if (!p) return std::nullopt;
+    return front_[*p].cost;
+  }
+  /// An optimal selection under b (original option index per group), or nullopt.
+  std::optional<std::vector<std::size_t>> choice(const std::vector<std::int64_t>& b) const {
+    const auto p = pick(b, "nsc::mmck_result::choice");
+    if (!p) return std::nullopt;
+    return front_choice(*p);
+  }
+  /// The Pareto set: every (cost vector, value) not dominated by another selection (cost <= in
+  /// every dimension and value >=, one of them strictly), one selection per cost vector, in
+  /// lexicographically ascending cost. Throws for single_budget solves (the bound drops points).
+  const std::vector<mmck_point<Value>>& front() const {
+    if (single_)
+      detail::mck_fail("nsc::mmck_result::front",
+                       "the Pareto set is not available from a single_budget solve (got "
+                       "single_budget = true)");
+    return front_;
+  }
+  /// The selection of front point i (original option index per group). O(G).
+  std::vector<std::size_t> front_choice(std::size_t i) const {
+    if (i >= front_.size())
+      detail::mck_fail("nsc::mmck_result::front_choice", "index out of range (got ", i, " >= ",
+                       front_.size(), ")");
+    if (one_) return *one_->choice(front_[i].cost[0]);
+    if (dense_) return dense_choice(handle_[i]);
+    return sparse_choice(handle_[i]);
+  }
+
+  // Construction (used by solve_mmck).
+  std::size_t groups_ = 0;
+  std::vector<std::int64_t> budget_;
+  mmck_info info_;
+  bool single_ = false;
+  std::vector<mmck_point<Value>> front_;
+  std::vector<std::size_t> handle_;                 ///< root state / dense cell of each point
+  std::optional<mck_result<Value>> one_;
+  std::optional<detail::mmck_dense<Value>> dense_;
+  std::optional<detail::mmck_sparse<Value>> sparse_;
+
+private:
+  /// The front point answering b, or nullopt (infeasible).
+  std::optional<std::size_t> pick(const std::vector<std::int64_t>& b, std::string_view fn) const {
+    if (b.size() != budget_.size())
+      detail::mck_fail(fn, "the budget vector needs ", budget_.size(), " entries (got ", b.size(),
+                       ")");
+    for (std::size_t k = 0; k < b.size(); ++k)
+      if (b[k] < 0 || b[k] > budget_[k])
+        detail::mck_fail(fn, "budget ", k, " must be in [0, ", budget_[k], "] (got ", b[k], ")");
+    if (single_ && b != budget_)
+      detail::mck_fail(fn, "a single_budget solve answers only its own budget vector");
+    if (one_) {
+      const auto c = one_->best_cost(b[0]);
+      if (!c) return std::nullopt;
+      auto it = std::lower_bound(front_.begin(), front_.end(), *c,
+                                 [](const mmck_point<Value>& p, std::int64_t x) { return p.cost[0] < x; });
+      return static_cast<std::size_t>(it - front_.begin());
+    }
+    std::optional<std::size_t> arg;
+    for (std::size_t i = 0; i < front_.size(); ++i) {
+      bool fits = true;
+      for (std::size_t k = 0; k < b.size() && fits; ++k) fits = front_[i].cost[k] <= b[k];
+      if (fits && (!arg || front_[*arg].value < front_[i].value)) arg = i;
+    }
+    return arg;
+  }
+
+  std::vector<std::size_t> dense_choice(std::size_t cell) const {
+    const auto& d = *dense_;
+    std::vector<std::size_t> out(groups_);
+    for (std::size_t g = groups_; g-- > 0;) {
+      const std::size_t j = d.wide ? d.bp32[g * d.cells + cell] : d.bp16[g * d.cells + cell];
+      out[g] = d.original[g][j];
+      cell -= d.shift[g][j];
+    }
+    return out;
+  }
+
+  std::vector<std::size_t> sparse_choice(std::size_t state) const {
+    if (groups_ == 0) return {};
+    const auto& s = *sparse_;
+    if (s.class_groups.size() == 1) {  // all groups identical: the sorted multiset
+      std::vector<std::size_t> out;
+      out.reserve(groups_);
+      std::size_t todo[256];
+      std::size_t idx[256];
+      std::size_t top = 0;
+      todo[top] = s.root, idx[top++] = state;
+      while (top) {
+        --top;
+        const auto& node = s.nodes[todo[top]];
+        const std::size_t i = idx[top];
+        if (node.leaf) {
+          out.push_back(node.a[i]);
+        } else {  // doubling trees are O(log G) deep: at most 2 entries per level on the stack
+          todo[top] = node.left, idx[top++] = node.a[i];
+          todo[top] = node.right, idx[top++] = node.b[i];
+        }
+      }
+      std::sort(out.begin(), out.end());
+      return out;
+    }
+    // leaves reached, as (class, option); then per class ascending option over its positions
+    std::vector<std::pair<std::size_t, std::size_t>> leaves;
+    leaves.reserve(groups_);
+    std::vector<std::pair<std::size_t, std::size_t>> todo;
+    todo.reserve(64);
+    todo.push_back({s.root, state});
+    while (!todo.empty()) {
+      const auto [n, i] = todo.back();
+      todo.pop_back();
+      const auto& node = s.nodes[n];
+      if (node.leaf) {
+        leaves.push_back({node.cls, node.a[i]});
+      } else {
+        todo.push_back({node.left, node.a[i]});
+        todo.push_back({node.right, node.b[i]});
+      }
+    }
+    std::sort(leaves.begin(), leaves.end());
+    std::vector<std::size_t> out(groups_);
+    for (std::size_t t = 0; t < leaves.size();) {
+      const std::size_t c = leaves[t].first;
+      for (std::size_t u = 0; u < s.class_groups[c].size(); ++u, ++t)
+        out[s.class_groups[c][u]] = leaves[t].second;
+    }
+    return out;
+  }
+};
+
+namespace detail {
+
+/// Lexicographic comparison of two K-cost rows.
+inline int mmck_cmp(const std::int64_t* x, const std::int64_t* y, std::size_t K) {
+  for (std::size_t k = 0; k < K; ++k)
+    if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+  return 0;
+}
+
+/// Streaming dominance filter: candidates arrive in lexicographic cost order, same costs
+/// adjacent with the preferred one (largest value, then smallest key) first.
+template <class Value>
+class mmck_filter {
+public:
+  mmck_filter(std::size_t K, mmck_node<Value>& out) : K_(K), out_(out) {}
+
+  /// Offers a candidate; returns true if kept.
+  bool offer(const std::int64_t* c, const Value& v, std::uint32_t a, std::uint32_t b) {
+    const std::size_t n = out_.count();
+    if (have_last_ && mmck_cmp(c, last_.data(), K_) == 0) return false;  // same cost: first wins
+    std::copy(c, c + K_, last_.begin());
+    have_last_ = true;
+    if (dominated(c, v)) return false;
+    out_.cost.insert(out_.cost.end(), c, c + K_);
+    out_.value.push_back(v);
+    out_.a.push_back(a);
+    out_.b.push_back(b);
+    insert(n);
+    return true;
+  }
+
+private:
+  bool dominated(const std::int64_t* c, const Value& v) {
+    if (K_ == 1) return best_ && !(*best_ < v);
+    if (K_ == 2) {
+      // stair: c1 ascending -> value strictly ascending; max value with c1' <= c1
+      auto it = stair_.upper_bound(c[1]);
+      if (it == stair_.begin()) return false;
+      --it;
+      return !(out_.value[it->second] < v);
+    }
+    for (std::size_t i = 0; i < out_.count(); ++i) {
+      if (out_.value[i] < v) continue;
+      const std::int64_t* q = out_.cost.data() + i * K_;
+      bool le = true;
+      for (std::size_t k = 1; k < K_ && le; ++k) le = q[k] <= c[k];  // q[0] <= c[0] by order
+      if (le) return true;
+    }
+    return false;
+  }
+  void insert(std::size_t i) {
+    const Value& v = out_.value[i];
+    if (K_ == 1) {
+      best_ = v;
+      return;
+    }
+    if (K_ == 2) {
+      const std::int64_t c1 = out_.cost[i * 2 + 1];
+      auto it = stair_.lower_bound(c1);
+      while (it != stair_.end() && !(v < out_.value[it->second])) it = stair_.erase(it);
+      stair_[c1] = i;
+    }
+  }
+
+  std::size_t K_;
+  mmck_node<Value>& out_;
+  mmck_cost last_{};
+  bool have_last_ = false;
+  std::optional<Value> best_;
+  std::map<std::int64_t, std::size_t> stair_;
+};
+
+
+/// The sparse engine (see the file comment).
+template <class Value>
+class mmck_sparse_solver {
+public:
+  mmck_sparse_solver(const mmck_groups<Value>& groups, const std::vector<std::int64_t>& budget,
+                     const mmck_settings& s, mmck_info& info)
+      : g_(groups), B_(budget), s_(s), info_(info), K_(budget.size()) {}
+
+  mmck_sparse<Value> run() {
+    mmck_sparse<Value> out;
+    out.K = K_;
+    classify(out);
+    rep_for(out);
+    info_.classes = out.class_groups.size();
+    // minima per class and in total
+    cls_min_.assign(out.class_groups.size(), std::vector<std::int64_t>(K_, 0));
+    total_min_.assign(K_, 0);
+    for (std::size_t c = 0; c < out.class_groups.size(); ++c) {
+      const auto& opts = g_[out.class_groups[c][0]];
+      for (std::size_t k = 0; k < K_; ++k) {
+        std::int64_t m = opts[0].cost[k];
+        for (const auto& o : opts) m = std::min(m, o.cost[k]);
+        cls_min_[c][k] = m;
+        // minima of feasible instances never overflow: m * count <= B (checked by caller)
+        std::int64_t t = 0;
+        if (__builtin_mul_overflow(m, std::int64_t(out.class_groups[c].size()), &t) ||
+            !mmck_add(total_min_[k], t, total_min_[k]))
+          total_min_[k] = std::numeric_limits<std::int64_t>::max();
+      }
+    }
+    if (s_.single_budget && s_.bound) setup_bound(out);
+    if (bounded_ && gap_ > 2 * slack_) {
+      // Sharpen the incumbent first: the same DP with the gap cut to 1e-4 and 1e-2 of itself (a
+      // heuristic: it may drop the optimum) gives feasible selections, often optimal; each run
+      // that fits the memory cap can only raise the incumbent, hence shrink the exact gap.
+      const double wide = gap_ - slack_;
+      double incumbent = ub_ - wide;
+      for (double f : {1e-4, 1e-2}) {
+        mmck_sparse<Value> trial;
+        trial.K = out.K;
+        trial.group_class = out.group_class;
+        trial.class_groups = out.class_groups;
+        gap_ = slack_ + wide * f;
+        try {
+          build(trial);
+          const auto& root = trial.nodes[trial.root];
+          for (std::size_t i = 0; i < root.count(); ++i)
+            incumbent = std::max(incumbent, double((long double)root.value[i]));
+        } catch (const std::invalid_argument&) {
+          // the heuristic run needed more than the cap: keep the incumbent
+        }
+        reset_nodes();
+        if (ub_ - incumbent <= slack_) break;
+      }
+      gap_ = std::max(0.0, ub_ - incumbent) + slack_;
+      info_.incumbent = incumbent;
+    }
+    build(out);
+    return out;
+  }
+
+private:
+  void reset_nodes() {
+    key_.clear();
+    node_cls_min_.clear();
+    bytes_ = 0;
+  }
+
+  /// One node per class (doubling), then the chain in class order; out.root set.
+  void build(mmck_sparse<Value>& out) {
+    nodes_ = &out.nodes;
+    std::optional<std::size_t> root;
+    for (std::size_t c = 0; c < out.class_groups.size(); ++c) {
+      const std::size_t m = out.class_groups[c].size();
+      const std::size_t leaf = make_leaf(c);
+      std::size_t node;
+      if (m == 1 || !s_.identical_groups) {
+        node = leaf;
+        for (std::size_t t = 1; t < m; ++t) node = combine(node, leaf, false);
+      } else {
+        info_.identical = true;
+        std::optional<std::size_t> acc;
+        std::size_t power = leaf;
+        std::size_t rest = m;
+        while (true) {
+          if (rest & 1) acc = acc ? combine(*acc, power, false) : power;
+          rest >>= 1;
+          if (!rest) break;
+          power = combine(power, power, true);
+        }
+        node = *acc;
+      }
+      root = root ? combine(*root, node, false) : node;
+    }
+    out.root = *root;
+  }
+
+  void classify(mmck_sparse<Value>& out) {
+    const std::size_t G = g_.size();
+    out.group_class.assign(G, 0);
+    if (!s_.identical_groups) {
+      for (std::size_t i = 0; i < G; ++i) {
+        out.group_class[i] = i;
+        out.class_groups.push_back({i});
+      }
+      return;
+    }
+    auto less = [&](std::size_t x, std::size_t y) {
+      const auto &a = g_[x], &b = g_[y];
+      if (a.size() != b.size()) return a.size() < b.size();
+      for (std::size_t j = 0; j < a.size(); ++j) {
+        if (a[j].value < b[j].value) return true;
+        if (b[j].value < a[j].value) return false;
+        if (a[j].cost != b[j].cost) return a[j].cost < b[j].cost;
+      }
+      return x < y;
+    };
+    auto same = [&](std::size_t x, std::size_t y) {
+      const auto &a = g_[x], &b = g_[y];
+      if (a.size() != b.size()) return false;
+      for (std::size_t j = 0; j < a.size(); ++j)
+        if (!(a[j].value == b[j].value) || a[j].cost != b[j].cost) return false;
+      return true;
+    };
+    std::vector<std::size_t> order(G);
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), less);
+    std::vector<std::size_t> rep(G);  // class representative = smallest index
+    for (std::size_t i = 0; i < G;) {
+      std::size_t j = i + 1;
+      while (j < G && same(order[i], order[j])) ++j;
+      for (std::size_t t = i; t < j; ++t) rep[order[t]] = order[i];
+      i = j;
+    }
+    std::vector<std::size_t> cls_of_rep(G, SIZE_MAX);
+    for (std::size_t i = 0; i < G; ++i) {
+      const std::size_t r = rep[i];
+      if (cls_of_rep[r] == SIZE_MAX) {
+        cls_of_rep[r] = out.class_groups.size();
+        out.class_groups.emplace_back();
+      }
+      out.group_class[i] = cls_of_rep[r];
+      out.class_groups[cls_of_rep[r]].push_back(i);
+    }
+  }
+
+  /// Per-dimension cap of a node covering `min` of the minima: B_k - (total_min_k - min_k).
+  void caps(const std::vector<std::int64_t>& covered_min, std::vector<std::int64_t>& cap) const {
+    cap.resize(K_);
+    for (std::size_t k = 0; k < K_; ++k) cap[k] = B_[k] - (total_min_[k] - covered_min[k]);
+  }
+
+  void account(std::size_t n) {
+    const std::size_t per = K_ * 8 + sizeof(Value) + 8 + (s_.single_budget ? 8 : 0);
+    bytes_ += n * per;
+    info_.peak_bytes = std::max(info_.peak_bytes, bytes_);
+  }
+  void check_room(std::uint64_t states, std::string_view what) const {
+    const std::size_t per = K_ * 8 + sizeof(Value) + 8 + (s_.single_budget ? 8 : 0);
+    const long double need = (long double)bytes_ + (long double)states * (long double)per;
+    if (need > (long double)s_.max_table_bytes)
+      mmck_fail("the sparse Pareto-state DP needs ", (unsigned long long)need,
+                " bytes (", what, ": up to ", states, " states of ", per,
+                " bytes on top of ", bytes_, " held), more than max_table_bytes (got ",
+                s_.max_table_bytes, ")");
+  }
+
+  std::size_t make_leaf(std::size_t c) {
+    const auto& opts = g_[cls_groups_rep(c)];
+    mmck_node<Value> n;
+    n.leaf = true;
+    n.cls = c;
+    n.size = 1;
+    std::vector<std::int64_t> cap;
+    caps(cls_min_[c], cap);
+    std::vector<std::size_t> order;
+    for (std::size_t j = 0; j < opts.size(); ++j) {
+      bool fits = true;
+      for (std::size_t k = 0; k < K_ && fits; ++k) fits = opts[j].cost[k] <= cap[k];
+      if (fits && (!bounded_ || option_loss(c, j) <= gap_)) order.push_back(j);
+    }
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      const int r = mmck_cmp(opts[x].cost.data(), opts[y].cost.data(), K_);
+      if (r != 0) return r < 0;
+      if (opts[y].value < opts[x].value) return true;
+      if (opts[x].value < opts[y].value) return false;
+      return x < y;
+    });
+    check_room(order.size(), "one group");
+    mmck_filter<Value> f(K_, n);
+    for (std::size_t j : order) {
+      info_.candidates++;
+      f.offer(opts[j].cost.data(), opts[j].value, std::uint32_t(j), 0);
+    }
+    if (bounded_) {
+      for (std::size_t i = 0; i < n.count(); ++i) n.loss.push_back(option_loss(c, n.a[i]));
+    }
+    key_.push_back(std::vector<std::uint32_t>(n.a.begin(), n.a.end()));
+    node_cls_min_.push_back(cls_min_[c]);
+    account(n.count());
+    info_.states += n.count();
+    nodes_->push_back(std::move(n));
+    return nodes_->size() - 1;
+  }
+
+  std::size_t cls_groups_rep(std::size_t c) const { return rep_of_class_[c]; }
+
+  std::size_t combine(std::size_t L, std::size_t R, bool self) {
+    const mmck_node<Value>& A = (*nodes_)[L];
+    const mmck_node<Value>& Bn = (*nodes_)[R];
+    std::vector<std::int64_t> covered(K_);
+    for (std::size_t k = 0; k < K_; ++k) covered[k] = node_cls_min_[L][k] + node_cls_min_[R][k];
+    std::vector<std::int64_t> cap;
+    caps(covered, cap);
+    mmck_node<Value> n;
+    n.leaf = false;
+    n.left = L;
+    n.right = R;
+    n.size = A.size + Bn.size;
+    const std::size_t na = A.count(), nb = Bn.count();
+    const auto& keyA = key_[L];
+    const auto& keyB = key_[R];
+    mmck_filter<Value> f(K_, n);
+    mmck_cost sum{};
+    auto make = [&](std::size_t a, std::size_t b) {
+      for (std::size_t k = 0; k < K_; ++k) {
+        if (!mmck_add(A.cost[a * K_ + k], Bn.cost[b * K_ + k], sum[k]) || sum[k] > cap[k])
+          return false;
+      }
+      return true;
+    };
+    std::int64_t unit = 0, lo = 0, hi = 0;
+    bool bucket = false;
+    if (!bounded_ && K_ == 1 && na > 0 && nb > 0) {
+      // one dimension on a small lattice: a bucket per reachable total (exact, O(na nb + span))
+      lo = A.cost[0] + Bn.cost[0];
+      hi = std::min(cap[0], A.cost[na - 1] > cap[0] - Bn.cost[nb - 1] ? cap[0] : A.cost[na - 1] + Bn.cost[nb - 1]);
+      for (std::size_t a = 0; a < na; ++a) unit = std::gcd(unit, A.cost[a] - A.cost[0]);
+      for (std::size_t b = 0; b < nb; ++b) unit = std::gcd(unit, Bn.cost[b] - Bn.cost[0]);
+      if (unit == 0) unit = 1;
+      bucket = lo <= hi && (hi - lo) / unit <= std::int64_t(4 * na * nb + 1024);
+    }
+    if (bucket) {
+      const std::size_t span = std::size_t((hi - lo) / unit) + 1;
+      check_room(span, "a merge");
+      struct slot {
+        std::uint32_t a = 0, b = 0;
+        bool has = false;
+      };
+      std::vector<slot> at(span);
+      std::vector<Value> val(span);
+      for (std::size_t b = 0; b < nb; ++b) {
+        const std::int64_t cb = Bn.cost[b];
+        for (std::size_t a = self ? b : 0; a < na; ++a) {
+          std::int64_t c;
+          if (!mmck_add(A.cost[a], cb, c) || c > hi) break;
+          info_.candidates++;
+          const std::size_t i = std::size_t((c - lo) / unit);
+          Value v = A.value[a] + Bn.value[b];
+          slot& x = at[i];
+          bool take = !x.has || val[i] < v;
+          if (!take && !(v < val[i]))
+            take = keyB[b] < keyB[x.b] || (keyB[b] == keyB[x.b] && keyA[a] < keyA[x.a]);
+          if (take) {
+            val[i] = std::move(v);
+            x = {std::uint32_t(a), std::uint32_t(b), true};
+          }
+        }
+      }
+      for (std::size_t i = 0; i < span; ++i) {
+        if (!at[i].has) continue;
+        sum[0] = lo + std::int64_t(i) * unit;
+        f.offer(sum.data(), val[i], at[i].a, at[i].b);
+      }
+    } else if (!bounded_) {
+      // heap merge of the shifted copies A + B[b] (each sorted by cost)
+      // streaming: memory grows only with the kept states, checked as they are kept
+      const std::size_t per = K_ * 8 + sizeof(Value) + 8;
+      const std::size_t room = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / per;
+      struct cursor {
+        std::size_t a, b;
+      };
+      auto worse = [&](const cursor& x, const cursor& y) {  // heap: true if x after y
+        for (std::size_t k = 0; k < K_; ++k) {
+          const std::int64_t cx = A.cost[x.a * K_ + k] + Bn.cost[x.b * K_ + k];
+          const std::int64_t cy = A.cost[y.a * K_ + k] + Bn.cost[y.b * K_ + k];
+          if (cx != cy) return cx > cy;
+        }
+        const Value vx = A.value[x.a] + Bn.value[x.b];
+        const Value vy = A.value[y.a] + Bn.value[y.b];
+        if (vx < vy) return true;
+        if (vy < vx) return false;
+        if (keyB[x.b] != keyB[y.b]) return keyB[x.b] > keyB[y.b];
+        return keyA[x.a] > keyA[y.a];
+      };
+      std::priority_queue<cursor, std::vector<cursor>, decltype(worse)> heap(worse);
+      auto push_valid = [&](cursor c) {
+        // skip a-positions that overflow or exceed the caps; costs ascend along a in dim 0,
+        // so a first-dimension excess ends the list
+        while (c.a < na) {
+          if (make(c.a, c.b)) {
+            heap.push(c);
+            return;
+          }
+          std::int64_t s0;
+          if (!mmck_add(A.cost[c.a * K_], Bn.cost[c.b * K_], s0) || s0 > cap[0]) return;
+          ++c.a;
+        }
+      };
+      for (std::size_t b = 0; b < nb; ++b) push_valid({self ? b : 0, b});
+      while (!heap.empty()) {
+        const cursor c = heap.top();
+        heap.pop();
+        info_.candidates++;
+        make(c.a, c.b);
+        if (f.offer(sum.data(), A.value[c.a] + Bn.value[c.b], std::uint32_t(c.a), std::uint32_t(c.b)) &&
+            n.count() > room)
+          check_room(n.count(), "a merge of " + std::to_string(na) + " x " + std::to_string(nb) +
+                                    " states, refused when its kept states pass the cap");
+        push_valid({c.a + 1, c.b});
+      }
+    } else {
+      // pairs in ascending loss, within the gap
+      std::vector<std::size_t> ob(nb);
+      std::iota(ob.begin(), ob.end(), std::size_t{0});
+      std::sort(ob.begin(), ob.end(), [&](std::size_t x, std::size_t y) { return Bn.loss[x] < Bn.loss[y]; });
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+      const std::size_t pair_cap = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / 8;
+      for (std::size_t a = 0; a < na; ++a) {
+        const double room = gap_ - A.loss[a];
+        for (std::size_t t = 0; t < nb && Bn.loss[ob[t]] <= room; ++t) {
+          const std::size_t b = ob[t];
+          if (self && a < b) continue;
+          if (!make(a, b)) continue;
+          if (pairs.size() >= pair_cap)  // refused before growing past the cap
+            mmck_fail("the bounded Pareto-state DP needs more than ", s_.max_table_bytes,
+                      " bytes (a merge of ", na, " x ", nb, " states has more than ", pair_cap,
+                      " candidate pairs within the bound's gap ", gap_, "), more than max_table_bytes (got ",
+                      s_.max_table_bytes, ")");
+          pairs.push_back({std::uint32_t(a), std::uint32_t(b)});
+        }
+      }
+      info_.candidates += pairs.size();
+      check_room(pairs.size(), "a merge");
+      std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
+        for (std::size_t k = 0; k < K_; ++k) {
+          const std::int64_t cx = A.cost[x.first * K_ + k] + Bn.cost[x.second * K_ + k];
+          const std::int64_t cy = A.cost[y.first * K_ + k] + Bn.cost[y.second * K_ + k];
+          if (cx != cy) return cx < cy;
+        }
+        const Value vx = A.value[x.first] + Bn.value[x.second];
+        const Value vy = A.value[y.first] + Bn.value[y.second];
+        if (vy < vx) return true;
+        if (vx < vy) return false;
+        if (keyB[x.second] != keyB[y.second]) return keyB[x.second] < keyB[y.second];
+        return keyA[x.first] < keyA[y.first];
+      });
+      for (const auto& [a, b] : pairs) {
+        make(a, b);
+        if (f.offer(sum.data(), A.value[a] + Bn.value[b], a, b)) n.loss.push_back(A.loss[a] + Bn.loss[b]);
+      }
+    }
+    n.a.shrink_to_fit();
+    std::vector<std::uint32_t> keys(n.count());
+    std::iota(keys.begin(), keys.end(), std::uint32_t{0});
+    key_.push_back(std::move(keys));
+    node_cls_min_.push_back(covered);
+    account(n.count());
+    info_.states += n.count();
+    nodes_->push_back(std::move(n));
+    return nodes_->size() - 1;
+  }
+
+  // ---- the Lagrangian bound --------------------------------------------------------------
+
+  double option_loss(std::size_t c, std::size_t j) const {
+    return phi_[c] - reduced(g_[rep_of_class_[c]][j], lambda_);
+  }
+  double reduced(const mmck_option<Value>& o, const std::vector<double>& lam) const {
+    long double r = (long double)(o.value);
+    for (std::size_t k = 0; k < K_; ++k) r -= (long double)lam[k] * (long double)o.cost[k] / scale_[k];
+    return double(r);
+  }
+
+  /// A feasible selection's value, or nullopt: every group starts at its cheapest option by the
+  /// priced cost sum_k prices_k c_k / B_k, then moves up the upper concave envelope of its
+  /// (priced cost, value) points, best value-per-price step first (a heap over the groups),
+  /// skipping steps that break a budget; finally each group takes the best option that still
+  /// fits. The classic near-LP greedy of the multiple-choice knapsack (its gap is at most one
+  /// group's value range); O(G J log J + steps log G).
+  std::optional<Value> greedy_incumbent(const std::vector<double>& prices) const {
+    const std::size_t G = g_.size();
+    if (G == 0) return Value{};
+    std::vector<std::vector<std::size_t>> hull(rep_of_class_.size());
+    std::vector<std::vector<long double>> wcost(rep_of_class_.size());
+    for (std::size_t c = 0; c < rep_of_class_.size(); ++c) {
+      const auto& opts = g_[rep_of_class_[c]];
+      auto& w = wcost[c];
+      w.resize(opts.size());
+      for (std::size_t j = 0; j < opts.size(); ++j) {
+        long double t = 0;
+        for (std::size_t k = 0; k < K_; ++k) t += (long double)prices[k] * (long double)opts[j].cost[k] / scale_[k];
+        w[j] = t;
+      }
+      std::vector<std::size_t> order(opts.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        if (w[x] != w[y]) return w[x] < w[y];
+        return (long double)opts[y].value < (long double)opts[x].value;
+      });
+      auto& h = hull[c];
+      for (std::size_t j : order) {
+        const long double v = (long double)opts[j].value;
+        if (!h.empty() && !((long double)opts[h.back()].value < v)) continue;  // not higher
+        while (h.size() >= 2) {  // keep the envelope concave
+          const std::size_t p = h[h.size() - 2], q = h.back();
+          const long double s1 = ((long double)opts[q].value - (long double)opts[p].value) * (w[j] - w[q]);
+          const long double s2 = (v - (long double)opts[q].value) * (w[q] - w[p]);
+          if (s2 >= s1) h.pop_back();
+          else break;
+        }
+        h.push_back(j);
+      }
+    }
+    std::vector<std::size_t> pos(G, 0), pick(G);
+    std::vector<std::int64_t> used(K_, 0);
+    for (std::size_t g = 0; g < G; ++g) {
+      const std::size_t c = cls_of_group_[g];
+      pick[g] = hull[c][0];
+      for (std::size_t k = 0; k < K_; ++k)
+        if (!mmck_add(used[k], g_[g][pick[g]].cost[k], used[k])) return std::nullopt;
+    }
+    for (std::size_t k = 0; k < K_; ++k)
+      if (used[k] > B_[k]) return std::nullopt;
+    using step = std::pair<long double, std::size_t>;  // (value per priced cost, group)
+    std::priority_queue<step> heap;
+    auto push = [&](std::size_t g) {
+      const std::size_t c = cls_of_group_[g];
+      if (pos[g] + 1 >= hull[c].size()) return;
+      const std::size_t a = hull[c][pos[g]], b = hull[c][pos[g] + 1];
+      const auto& opts = g_[g];
+      const long double dw = wcost[c][b] - wcost[c][a];
+      const long double dv = (long double)opts[b].value - (long double)opts[a].value;
+      heap.push({dw > 0 ? dv / dw : std::numeric_limits<long double>::infinity(), g});
+    };
+    for (std::size_t g = 0; g < G; ++g) push(g);
+    auto fits_swap = [&](std::size_t g, std::size_t j) {
+      for (std::size_t k = 0; k < K_; ++k) {
+        const std::int64_t x = used[k] - g_[g][pick[g]].cost[k];
+        std::int64_t y;
+        if (!mmck_add(x, g_[g][j].cost[k], y) || y > B_[k]) return false;
+      }
+      return true;
+    };
+    auto swap = [&](std::size_t g, std::size_t j) {
+      for (std::size_t k = 0; k < K_; ++k) used[k] += g_[g][j].cost[k] - g_[g][pick[g]].cost[k];
+      pick[g] = j;
+    };
+    while (!heap.empty()) {
+      const std::size_t g = heap.top().second;
+      heap.pop();
+      const std::size_t c = cls_of_group_[g];
+      const std::size_t next = hull[c][pos[g] + 1];
+      if (!fits_swap(g, next)) continue;  // this group stops here
+      swap(g, next);
+      ++pos[g];
+      push(g);
+    }
+    for (std::size_t g = 0; g < G; ++g) {
+      std::size_t best = pick[g];
+      for (std::size_t j = 0; j < g_[g].size(); ++j)
+        if (g_[g][best].value < g_[g][j].value && fits_swap(g, j)) best = j;
+      if (best != pick[g]) swap(g, best);
+    }
+    Value inc{};
+    for (std::size_t g = 0; g < G; ++g) inc = inc + g_[g][pick[g]].value;
+    return inc;
+  }
+
+  void setup_bound(const mmck_sparse<Value>& out) {
+    if constexpr (!std::is_convertible_v<Value, long double> && !std::is_arithmetic_v<Value>) {
+      return;
+    } else {
+      const std::size_t C = out.class_groups.size();
+      scale_.assign(K_, 1);
+      for (std::size_t k = 0; k < K_; ++k) scale_[k] = double(std::max<std::int64_t>(B_[k], 1));
+      // incumbent: the greedy of greedy_incumbent with uniform prices, improved below with the
+      // Lagrangian prices
+      std::optional<Value> inc_v = greedy_incumbent(std::vector<double>(K_, 1.0));
+      if (!inc_v) return;  // no incumbent found: no pruning (the DP decides feasibility)
+      double incumbent = double((long double)*inc_v);
+      // value scale for the rounding slack
+      long double vscale = 0;
+      for (std::size_t g = 0; g < g_.size(); ++g) {
+        long double m = 0;
+        for (const auto& o : g_[g]) m = std::max(m, std::fabs((long double)o.value));
+        vscale += m;
+      }
+      // multipliers: projected subgradient on UB(lambda)
+      std::vector<double> lam(K_, 0), best_lam(K_, 0);
+      double best_ub = std::numeric_limits<double>::infinity();
+      std::vector<double> phi(C);
+      auto evaluate = [&](const std::vector<double>& l, std::vector<double>& grad) {
+        long double ub = 0;
+        grad.assign(K_, 1.0);  // d/dlambda_k of lambda . B / scale = B_k / scale_k
+        for (std::size_t k = 0; k < K_; ++k) {
+          grad[k] = double(B_[k]) / scale_[k];
+          ub += (long double)l[k] * grad[k];
+        }
+        for (std::size_t c = 0; c < C; ++c) {
+          const auto& opts = g_[rep_of_class_[c]];
+          std::size_t arg = 0;
+          double m = -std::numeric_limits<double>::infinity();
+          for (std::size_t j = 0; j < opts.size(); ++j) {
+            const double r = reduced(opts[j], l);
+            if (r > m) m = r, arg = j;
+          }
+          phi[c] = m;
+          const double mult = double(out.class_groups[c].size());
+          ub += (long double)m * mult;
+          for (std::size_t k = 0; k < K_; ++k) grad[k] -= mult * double(opts[arg].cost[k]) / scale_[k];
+        }
+        return double(ub);
+      };
+      std::vector<double> grad;
+      // Polyak steps towards the incumbent, the factor halved after 25 steps without progress
+      double factor = 1.0;
+      int stall = 0;
+      for (int it = 0; it < 3000 && factor > 1e-7; ++it) {
+        const double ub = evaluate(lam, grad);
+        if (!(best_ub < std::numeric_limits<double>::infinity()) || ub < best_ub - 1e-12 * std::fabs(best_ub)) {
+          best_ub = ub, best_lam = lam, stall = 0;
+        } else if (++stall >= 25) {
+          factor *= 0.5, stall = 0, lam = best_lam;
+          continue;
+        }
+        double norm = 0;
+        for (std::size_t k = 0; k < K_; ++k) {
+          if (lam[k] <= 0 && grad[k] > 0) grad[k] = 0;  // projection
+          norm += grad[k] * grad[k];
+        }
+        if (norm == 0 || best_ub - incumbent <= 0) break;
+        const double step = factor * (ub - incumbent) / norm;
+        for (std::size_t k = 0; k < K_; ++k) lam[k] = std::max(0.0, lam[k] - step * grad[k]);
+      }
+      lambda_ = best_lam;
+      {
+        std::vector<double> prices = lambda_;
+        bool any = false;
+        for (double x : prices) any = any || x > 0;
+        if (any) {
+          for (double& x : prices) x = std::max(x, 1e-9 * *std::max_element(lambda_.begin(), lambda_.end()));
+          if (auto v = greedy_incumbent(prices)) incumbent = std::max(incumbent, double((long double)*v));
+        }
+      }
+      const double ub = evaluate(lambda_, grad);
+      phi_ = phi;
+      long double lscale = 0;
+      for (std::size_t k = 0; k < K_; ++k) lscale += (long double)lambda_[k] * (1.0L + (long double)g_.size());
+      const double slack = double(1e-9L * (vscale + lscale + 1e-300L) + 1e-12L);
+      gap_ = ub - incumbent + slack;
+      ub_ = ub;
+      slack_ = slack;
+      bounded_ = true;
+      info_.bounded = true;
+      info_.upper_bound = ub;
+      info_.incumbent = incumbent;
+    }
+  }
+
+  void rep_for(const mmck_sparse<Value>& out) {
+    rep_of_class_.clear();
+    for (const auto& cg : out.class_groups) rep_of_class_.push_back(cg[0]);
+    cls_of_group_ = out.group_class;
+  }
+
+  const mmck_groups<Value>& g_;
+  const std::vector<std::int64_t>& B_;
+  const mmck_settings& s_;
+  mmck_info& info_;
+  std::size_t K_;
+  std::vector<std::vector<std::int64_t>> cls_min_;
+  std::vector<std::int64_t> total_min_;
+  std::vector<std::size_t> rep_of_class_;
+  std::vector<std::size_t> cls_of_group_;
+  std::vector<std::vector<std::uint32_t>> key_;
+  std::vector<std::vector<std::int64_t>> node_cls_min_;
+  std::vector<mmck_node<Value>>* nodes_ = nullptr;
+  std::size_t bytes_ = 0;
+  // bound
+  bool bounded_ = false;
+  std::vector<double> lambda_, phi_, scale_;
+  double gap_ = 0, ub_ = 0, slack_ = 0;
+};
+
+} // namespace detail
+
+namespace detail {
+
+/// Checks an instance: 1 <= K <= mmck_max_dims, budgets >= 0, groups non-empty with at most
+/// 2^32 - 1 options, K costs >= 0 per option, finite values, integral sums that fit.
+template <class Value>
+void mmck_validate(const mmck_groups<Value>& groups, const std::vector<std::int64_t>& budget) {
+  const std::size_t K = budget.size();
+  if (K < 1 || K > mmck_max_dims)
+    mmck_fail("the budget vector needs 1 to ", mmck_max_dims, " entries (got ", K, ")");
+  for (std::size_t k = 0; k < K; ++k)
+    if (budget[k] < 0) mmck_fail("budgets must be >= 0 (got ", budget[k], " for budget ", k, ")");
+  [[maybe_unused]] std::uintmax_t total = 0;
+  [[maybe_unused]] bool overflow = false;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].empty()) mmck_fail("every group needs at least one option (got an empty group ", g, ")");
+    if (groups[g].size() > 0xffffffffu)
+      mmck_fail("at most 2^32 - 1 options per group (got ", groups[g].size(), " in group ", g, ")");
+    [[maybe_unused]] std::uintmax_t largest = 0;
+    for (std::size_t j = 0; j < groups[g].size(); ++j) {
+      const auto& o = groups[g][j];
+      if (o.cost.size() != K)
+        mmck_fail("every option needs one cost per budget (", K, "; got ", o.cost.size(),
+                  " at group ", g, ", option ", j, ")");
+      for (std::size_t k = 0; k < K; ++k)
+        if (o.cost[k] < 0)
+          mmck_fail("option costs must be >= 0 (got ", o.cost[k], " for budget ", k, " at group ", g,
+                    ", option ", j, ")");
+      if (mck_nonfinite(o.value))
+        mmck_fail("option values must be finite (got ", mck_describe(o.value), " at group ", g,
+                  ", option ", j, ")");
+      if constexpr (std::is_integral_v<Value>) largest = std::max(largest, mck_magnitude(o.value));
+    }
+    if constexpr (std::is_integral_v<Value>) {
+      if (total > std::numeric_limits<std::uintmax_t>::max() - largest) overflow = true;
+      total += largest;
+    }
+  }
+  if constexpr (std::is_integral_v<Value>) {
+    const auto limit = static_cast<std::uintmax_t>(std::numeric_limits<Value>::max());
+    if (overflow || total > limit)
+      mmck_fail("the sum over groups of the largest |value| must fit in the value type (got ",
+                overflow ? std::string("more than 2^64") : std::to_string(total), " > ", limit, ")");
+  }
+  if (!groups.empty()) mck_check_value_sum("nsc::solve_mmck", groups, [](const auto& o) -> const Value& { return o.value; });
+}
+
+/// True when two groups are equal option by option (value ==, same costs).
+template <class Value>
+bool mmck_same_group(const std::vector<mmck_option<Value>>& a,
+                     const std::vector<mmck_option<Value>>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t j = 0; j < a.size(); ++j)
+    if (!(a[j].value == b[j].value) || a[j].cost != b[j].cost) return false;
+  return true;
+}
+
+/// Whether any two groups are identical (O(G log G) comparisons of groups).
+template <class Value>
+bool mmck_has_identical(const mmck_groups<Value>& g) {
+  std::vector<std::size_t> order(g.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    const auto &a = g[x], &b = g[y];
+    if (a.size() != b.size()) return a.size() < b.size();
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (a[j].value < b[j].value) return true;
+      if (b[j].value < a[j].value) return false;
+      if (a[j].cost != b[j].cost) return a[j].cost < b[j].cost;
+    }
+    return x < y;
+  });
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (mmck_same_group(g[order[i - 1]], g[order[i]])) return true;
+  return false;
+}
+
+/// The dense K-dimensional table (see the file comment); nullopt when it does not fit and
+/// !force (force: the memory refusal is an error).
+template <class Value>
+std::optional<mmck_result<Value>> mmck_solve_dense(const mmck_groups<Value>& groups,
+                                                   const std::vector<std::int64_t>& B,
+                                                   const mmck_settings& s, bool force) {
+  const std::size_t K = B.size(), G = groups.size();
+  mmck_dense<Value> d;
+  d.K = K;
+  d.original.resize(G);
+  // in-group pruning: one option per cost vector (largest value, lowest index), no dominated
+  std::vector<std::int64_t> minimum(G * K), largest(G * K, 0);
+  for (std::size_t g = 0; g < G; ++g) {
+    const auto& opts = groups[g];
+    std::vector<std::size_t> order(opts.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      const int r = mmck_cmp(opts[x].cost.data(), opts[y].cost.data(), K);
+      if (r != 0) return r < 0;
+      if (opts[y].value < opts[x].value) return true;
+      if (opts[x].value < opts[y].value) return false;
+      return x < y;
+    });
+    mmck_node<Value> tmp;
+    mmck_filter<Value> f(K, tmp);
+    for (std::size_t j : order) f.offer(opts[j].cost.data(), opts[j].value, std::uint32_t(j), 0);
+    d.original[g].assign(tmp.a.begin(), tmp.a.end());
+    std::sort(d.original[g].begin(), d.original[g].end());
+    for (std::size_t k = 0; k < K; ++k) {
+      std::int64_t m = std::numeric_limits<std::int64_t>::max();
+      for (const auto& o : opts) m = std::min(m, o.cost[k]);
+      minimum[g * K + k] = m;
+    }
+  }
+  std::size_t per_cell = 3 * sizeof(Value) + 3;
+  std::uint64_t cells = 1;
+  bool huge = false;
+  for (std::size_t k = 0; k < K; ++k) {
+    std::int64_t M = 0, unit = 0, reach = 0;
+    for (std::size_t g = 0; g < G; ++g) {
+      M += minimum[g * K + k];  // fits: the caller checked sum of minima <= B
+      std::int64_t big = 0;
+      for (std::size_t j : d.original[g]) {
+        const std::int64_t sh = groups[g][j].cost[k] - minimum[g * K + k];
+        unit = std::gcd(unit, sh);
+        big = std::max(big, sh);
+      }
+      reach = mck_saturating_add(reach, big);
+    }
+    if (unit == 0) unit = 1;
+    d.offset[k] = M;
+    d.unit[k] = unit;
+    const std::int64_t last = std::min((B[k] - M) / unit, reach / unit);
+    d.extent[k] = static_cast<std::size_t>(last) + 1;
+    if (__builtin_mul_overflow(cells, std::uint64_t(d.extent[k]), &cells)) huge = true;
+  }
+  std::size_t maxj = 1;
+  for (const auto& o : d.original) maxj = std::max(maxj, o.size());
+  d.wide = maxj > 65535;
+  const std::size_t bpw = d.wide ? 4 : 2;
+  long double bytes = (long double)cells * (long double)(per_cell + G * bpw);
+  if (huge || bytes > (long double)s.max_table_bytes) {
+    if (!force) return std::nullopt;
+    std::string shape;
+    for (std::size_t k = 0; k < K; ++k) shape += (k ? " x " : "") + std::to_string(d.extent[k]);
+    mmck_fail("the dense table needs ", huge ? std::string("more than 2^64") : std::to_string((unsigned long long)bytes),
+              " bytes (", G, " groups x ", shape, " cells x ", bpw, " back-pointer bytes + ", per_cell,
+              " bytes per cell), more than max_table_bytes (got ", s.max_table_bytes, ")");
+  }
+  d.cells = static_cast<std::size_t>(cells);
+  for (std::size_t k = K; k-- > 0;) d.stride[k] = k + 1 == K ? 1 : d.stride[k + 1] * d.extent[k + 1];
+  d.shift.resize(G);
+  d.step.resize(G);
+  for (std::size_t g = 0; g < G; ++g) {
+    for (std::size_t j : d.original[g]) {
+      std::array<std::size_t, mmck_max_dims> st{};
+      std::size_t lin = 0;
+      bool fits = true;
+      for (std::size_t k = 0; k < K; ++k) {
+        const auto q = static_cast<std::uint64_t>((groups[g][j].cost[k] - minimum[g * K + k]) / d.unit[k]);
+        if (q >= d.extent[k]) fits = false, st[k] = d.extent[k];
+        else st[k] = static_cast<std::size_t>(q), lin += st[k] * d.stride[k];
+      }
+      d.step[g].push_back(st);
+      d.shift[g].push_back(fits ? lin : std::size_t(-1));
+    }
+  }
+  if (d.wide) d.bp32.assign(G * d.cells, 0);
+  else d.bp16.assign(G * d.cells, 0);
+  std::vector<Value> cur(d.cells), next(d.cells);
+  std::vector<unsigned char> cur_r(d.cells, 0), next_r(d.cells, 0);
+  cur_r[0] = 1;
+  std::uint64_t work = 0;
+  const std::size_t inner_dim = K - 1;
+  for (std::size_t g = 0; g < G; ++g) {
+    std::fill(next_r.begin(), next_r.end(), static_cast<unsigned char>(0));
+    for (std::size_t jj = 0; jj < d.original[g].size(); ++jj) {
+      if (d.shift[g][jj] == std::size_t(-1)) continue;
+      const auto& st = d.step[g][jj];
+      const Value& v = groups[g][d.original[g][jj]].value;
+      const std::size_t run = d.extent[inner_dim] - st[inner_dim];
+      std::array<std::size_t, mmck_max_dims> idx{};
+      while (true) {
+        std::size_t base = 0;
+        for (std::size_t k = 0; k < inner_dim; ++k) base += idx[k] * d.stride[k];
+        const std::size_t dst0 = base + d.shift[g][jj];
+        for (std::size_t t = 0; t < run; ++t) {
+          const std::size_t src = base + t, dst = dst0 + t;
+          if (!cur_r[src]) continue;
+          Value cand = cur[src] + v;
+          if (!next_r[dst] || next[dst] < cand) {
+            next[dst] = std::move(cand);
+            next_r[dst] = 1;
+            if (d.wide) d.bp32[g * d.cells + dst] = std::uint32_t(jj);
+            else d.bp16[g * d.cells + dst] = std::uint16_t(jj);
+          }
+        }
+        work += run;
+        std::size_t k = inner_dim;
+        while (k-- > 0) {
+          if (++idx[k] < d.extent[k] - st[k]) break;
+          idx[k] = 0;
+        }
+        if (k == std::size_t(-1)) break;
+      }
+    }
+    cur.swap(next);
+    cur_r.swap(next_r);
+  }
+  // prefix maximum over every dimension, then the Pareto cells
+  std::vector<Value> pv = cur;
+  std::vector<unsigned char> ph = cur_r;
+  for (std::size_t k = 0; k < K; ++k) {
+    for (std::size_t c = 0; c < d.cells; ++c) {
+      if ((c / d.stride[k]) % d.extent[k] == 0) continue;
+      const std::size_t from = c - d.stride[k];
+      if (ph[from] && (!ph[c] || pv[c] < pv[from])) {
+        pv[c] = pv[from];
+        ph[c] = 1;
+      }
+    }
+  }
+  mmck_result<Value> r;
+  r.groups_ = G;
+  r.budget_ = B;
+  r.info_.path = mmck_path::dense;
+  r.info_.dims = K;
+  r.info_.cells = d.cells;
+  r.info_.work = work;
+  r.info_.peak_bytes = static_cast<std::size_t>(bytes);
+  for (std::size_t c = 0; c < d.cells; ++c) {
+    if (!cur_r[c]) continue;
+    bool pareto = true;
+    mmck_point<Value> p{std::vector<std::int64_t>(K), cur[c]};
+    for (std::size_t k = 0; k < K && pareto; ++k) {
+      const std::size_t ik = (c / d.stride[k]) % d.extent[k];
+      p.cost[k] = d.offset[k] + std::int64_t(ik) * d.unit[k];
+      if (ik > 0 && ph[c - d.stride[k]] && !(pv[c - d.stride[k]] < cur[c])) pareto = false;
+    }
+    if (!pareto) continue;
+    r.front_.push_back(std::move(p));
+    r.handle_.push_back(c);
+  }
+  for (auto& sh : d.shift)
+    for (auto& x : sh)
+      if (x == std::size_t(-1)) x = 0;
+  r.dense_ = std::move(d);
+  return r;
+}
+
+} // namespace detail
+
+/// Solves the K-budget multiple-choice knapsack (see the file comment) for every budget vector
+/// b <= budget (componentwise), or for `budget` alone when settings.single_budget.
+///
+/// Domain: 1 <= K = budget.size() <= mmck_max_dims, budgets >= 0, every group non-empty (at
+/// most 2^32 - 1 options), every option with K costs >= 0 and a finite value; integral Value:
+/// the sum over groups of the largest |value| fits. Zero groups: the empty selection (cost 0,
+/// value Value{}) is optimal everywhere.
+/// Errors: std::invalid_argument "nsc::solve_mmck: <rule> (got ...)"; the memory refusals
+/// (dense with method == dense, sparse stages) name the bytes needed and max_table_bytes.
+template <mck_value Value>
+mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
+                              const std::vector<std::int64_t>& budget,
+                              const mmck_settings& settings = {}) {
+  detail::mmck_validate(groups, budget);
+  const std::size_t K = budget.size(), G = groups.size();
+  mmck_result<Value> r;
+  r.groups_ = G;
+  r.budget_ = budget;
+  r.single_ = settings.single_budget;
+  r.info_.dims = K;
+  // infeasible everywhere when some dimension's sum of minima exceeds its budget
+  for (std::size_t k = 0; k < K; ++k) {
+    std::int64_t M = 0;
+    bool over = false;
+    for (const auto& g : groups) {
+      std::int64_t m = g[0].cost[k];
+      for (const auto& o : g) m = std::min(m, o.cost[k]);
+      if (!detail::mmck_add(M, m, M)) over = true;
+    }
+    if (over || M > budget[k]) {
+      r.info_.path = K == 1 ? mmck_path::dense_1d : mmck_path::sparse;
+      return r;
+    }
+  }
+  if (G == 0) {
+    r.info_.path = mmck_path::sparse;
+    r.front_.push_back({std::vector<std::int64_t>(K, 0), Value{}});
+    r.handle_.push_back(0);
+    r.sparse_.emplace();
+    r.sparse_->nodes.emplace_back();
+    return r;
+  }
+  const bool identical = settings.identical_groups && detail::mmck_has_identical(groups);
+  mmck_method m = settings.method;
+  if (m == mmck_method::automatic) {
+    if (identical) m = mmck_method::sparse;
+    else if (K == 1) m = mmck_method::dense;
+    else if (settings.single_budget) m = mmck_method::sparse;
+  }
+  if (m != mmck_method::sparse) {
+    if (K == 1) {
+      mck_groups<Value> one(G);
+      for (std::size_t g = 0; g < G; ++g)
+        for (const auto& o : groups[g]) one[g].push_back({o.value, o.cost[0]});
+      std::optional<mck_result<Value>> res;
+      mck_settings ms;
+      ms.max_table_bytes = settings.max_table_bytes;
+      ms.pruning = mck_pruning::dominated;
+      if (settings.method == mmck_method::dense) {
+        res.emplace(solve_mck(one, budget[0], ms));
+      } else {
+        try {
+          res.emplace(solve_mck(one, budget[0], ms));
+        } catch (const std::invalid_argument& e) {
+          if (std::string_view(e.what()).find("max_table_bytes") == std::string_view::npos) throw;
+        }
+      }
+      if (res) {
+        r.info_.path = mmck_path::dense_1d;
+        r.info_.cells = res->cells();
+        for (const auto& g : one) r.info_.work += std::uint64_t(res->cells()) * g.size();
+        r.info_.peak_bytes = res->table_bytes();
+        for (const auto& p : res->front()) {
+          r.front_.push_back({std::vector<std::int64_t>{p.cost}, p.value});
+          r.handle_.push_back(0);
+        }
+        r.one_ = std::move(res);
+        return r;
+      }
+    } else if (auto d = detail::mmck_solve_dense(groups, budget, settings, m == mmck_method::dense)) {
+      d->single_ = settings.single_budget;
+      return std::move(*d);
+    }
+  }
+  r.info_.path = mmck_path::sparse;
+  detail::mmck_sparse_solver<Value> solver(groups, budget, settings, r.info_);
+  r.sparse_ = solver.run();
+  r.info_.work = r.info_.candidates;
+  const auto& root = r.sparse_->nodes[r.sparse_->root];
+  for (std::size_t i = 0; i < root.count(); ++i) {
+    r.front_.push_back({std::vector<std::int64_t>(root.cost.begin() + std::ptrdiff_t(i * K),
+                                                  root.cost.begin() + std::ptrdiff_t((i + 1) * K)),
+                        root.value[i]});
+    r.handle_.push_back(i);
+  }
+  return r;
+}
+
+
+} // namespace nsc::search
+
+#endif // NSC_SEARCH_MULTI_KNAPSACK_HPP
