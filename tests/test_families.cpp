@@ -682,8 +682,8 @@ TEST_CASE("nats-sss fixture: rows, malformed accuracy, channels outside the spac
                     header + line(0, "70") + "1,8:8:8:8:12,8,8,8,8,12,70,50,20,1,1,1\n");
   CHECK_THROWS_WITH(ev::load_family(ev::family::nats_sss, odd.path()),
                     Contains("must be one of 8, 16, ..., 64"));
-  CHECK_THROWS_AS(ev::load_family(ev::family::nats_sss, "/nonexistent/nats.csv"),
-                  std::runtime_error);
+  CHECK_THROWS_WITH(ev::load_family(ev::family::nats_sss, "/nonexistent/nats.csv"),
+                    Contains("/nonexistent/nats.csv: cannot open file"));
 }
 
 TEST_CASE("autoformer-tiny fixture: targets, blanks, permuted layers", "[families][fixture]") {

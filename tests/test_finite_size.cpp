@@ -181,6 +181,63 @@ TEST_CASE("psi_vector_normal: limits and the comparison of math.md section 3", "
     }
 }
 
+TEST_CASE("psi_fs is finite and accurate at extreme scales (issue 13)", "[psi_fs][reference][extreme]") {
+  // psi_fs(100, 100, 1e155, 0) was NaN (the correction squared u - w ~ 1e78 * 4e77...), and
+  // non-square shapes with v q > 1e154 threw overflow_error.
+  const csv_table t(data_path("psi_extreme_reference.csv"));
+  worst_case w;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const double m = t.number(i, "m"), n = t.number(i, "n"), v = t.number(i, "v");
+    for (double kappa : {0.0, -1.2}) {
+      const long double ref = t.long_number(i, kappa == 0 ? "psi_fs_k0" : "psi_fs_km1.2");
+      const double got = nsc::psi_fs(m, n, v, kappa);
+      if (!std::isfinite(got)) {
+        FAIL_CHECK("psi_fs not finite: " << got << " at " << where(m, n, v, kappa));
+        continue;
+      }
+      if (ref < std::numeric_limits<double>::min()) { // subnormal: absolute, in subnormal ulps
+        const long double ulps = std::fabs(got - ref) / std::numeric_limits<double>::denorm_min();
+        if (!(ulps <= 4)) FAIL_CHECK("psi_fs off by " << double(ulps) << " subnormal ulps at " << where(m, n, v, kappa));
+        continue;
+      }
+      const long double err = rel_error(got, ref);
+      w.add(err, where(m, n, v, kappa));
+      if (!(err <= fs_tol_eps * eps))
+        FAIL_CHECK("psi_fs error " << double(err / eps) << " eps at " << where(m, n, v, kappa));
+    }
+  }
+  WARN(w.report<double>("psi_fs<double>, extreme scales"));
+  CHECK(std::isfinite(nsc::psi_fs(100.0, 100.0, 1e155, 0.0)));
+  CHECK(std::isfinite(nsc::psi_fs(1.0, 1e160, 1.0, -1.2)));
+}
+
+TEST_CASE("psi_fs: a kappa for which the correction exceeds psi_mp is a domain error", "[psi_fs][errors]") {
+  using Catch::Contains;
+  // kappa = 1e300 gave psi_fs = -7.3e298 before. The correction's kappa term is
+  // -(kappa / 2) r^2 with r^2 < 1; the expansion is invalid once |correction| > psi_MP.
+  CHECK_THROWS_AS(nsc::psi_fs(100.0, 200.0, 0.01, 1e300), std::domain_error);
+  CHECK_THROWS_WITH(nsc::psi_fs(100.0, 200.0, 0.01, 1e300),
+                    Contains("nsc::psi_fs") && Contains("exceeds psi_MP") && Contains("1e+300"));
+  CHECK(std::isnan(nsc::psi_fs(100.0, 200.0, 0.01, 1e300, ignore_policy())));
+  // 1 x 1 with v = 1: psi_MP = 0.5805, r^2 = 0.1459, log term -0.0788: the bound is at
+  // kappa = 2 (0.5805 - 0.0788) / 0.1459 = 6.88
+  CHECK_NOTHROW(nsc::psi_fs(1.0, 1.0, 1.0, 6.8));
+  CHECK_THROWS_AS(nsc::psi_fs(1.0, 1.0, 1.0, 7.0), std::domain_error);
+  // a large but sensible kappa (sparse entries, density 1 %: kappa = 97) on a real layer is fine
+  const double sparse = nsc::psi_fs(768.0, 3072.0, 1.0 / 768, 97.0);
+  CHECK(sparse > 0);
+  CHECK(sparse < nsc::psi_mp(768.0, 3072.0, 1.0 / 768));
+  // every result in the domain lies in [0, 2 psi_MP]
+  for (double kappa : {-2.0, 0.0, 3.0, 6.8})
+    for (double v : {1e-6, 1e-2, 1.0, 1e4, 1e200}) {
+      CAPTURE(kappa, v);
+      const double mp = nsc::psi_mp(1.0, 1.0, v);
+      const double fs = nsc::psi_fs(1.0, 1.0, v, kappa);
+      CHECK(fs >= 0);
+      CHECK(fs <= 2 * mp);
+    }
+}
+
 TEST_CASE("Zero-size matrices and v = 0 give exactly 0 for psi_fs", "[psi_fs][degenerate]") {
   CHECK(nsc::psi_fs(0, 5, 1.0, 0.0) == 0);
   CHECK(nsc::psi_fs(5, 0, 1.0, -1.2) == 0);

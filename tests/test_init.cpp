@@ -291,3 +291,28 @@ TEST_CASE("init and psi errors", "[init][errors]") {
   CHECK_THROWS_WITH(nsc::truncated_normal_moments(40.0, 50.0), Contains("nsc::truncated_normal_moments") && Contains("zero probability"));
   CHECK(std::isnan(nsc::truncated_normal_moments(40.0, 50.0, ignore_policy()).variance));
 }
+
+TEST_CASE("huge gains and fans: finite psi or a domain error, never inf or 0 (issue 13)",
+          "[init][psi][errors][extreme]") {
+  using Catch::Contains;
+  // gain^2 / fan above the largest double: a domain error naming the gain, not an infinite
+  // variance handed to psi_mp
+  CHECK_THROWS_WITH(nsc::moments(nsc::init::xavier_normal(1e200), nsc::linear_fans(10.0, 10.0)),
+                    Contains("nsc::moments") && Contains("variance overflows") && Contains("e+199"));
+  CHECK_THROWS_AS(nsc::psi(10.0, 10.0, nsc::init::kaiming_normal(1e200)), std::domain_error);
+  CHECK_THROWS_WITH(nsc::moments(nsc::init::normal(1e200), nsc::linear_fans(10.0, 10.0)),
+                    Contains("variance overflows"));
+  // fan_in + fan_out above the largest double: the variance is still 2 / (fan_in + fan_out)
+  const auto m = nsc::moments(nsc::init::xavier_normal(1.0), nsc::linear_fans(1e308, 1e308));
+  CHECK(m.variance == Approx(1e-308).epsilon(1e-15));
+  // orthogonal with a gain whose square overflows: p ln(1 + g^2) = 2 p ln g, finite
+  CHECK(nsc::psi(8.0, 16.0, nsc::init::orthogonal(1e200)) ==
+        Approx(8 * 2 * std::log(1e200)).epsilon(1e-15));
+  CHECK(nsc::psi(8.0, 16.0, nsc::init::orthogonal(1e300)) ==
+        Approx(8 * 2 * std::log(1e300)).epsilon(1e-15));
+  CHECK_THROWS_WITH(nsc::psi(1e308, 1e308, nsc::init::orthogonal(1e300)),
+                    Contains("exceeds the largest"));
+  // large shapes through both estimators stay finite
+  CHECK(std::isfinite(nsc::psi(1e160, 1e160, nsc::init::xavier_normal(1e100), nsc::estimator::fs)));
+  CHECK(std::isfinite(nsc::psi(1.0, 1e300, nsc::init::normal(1e100), nsc::estimator::mp)));
+}

@@ -79,6 +79,42 @@ TEST_CASE("psi_mp in double matches the 50-digit reference to 2e-15 relative", "
   CHECK(shapes.error <= tol);
 }
 
+TEST_CASE("psi_mp is finite and accurate at extreme scales (issue 13)", "[psi_mp][reference][extreme]") {
+  // x = v q from 1e-300 to beyond the largest double, beta down to 1e-300, and shapes such as
+  // psi_mp(1, 1e160, 1) (an overflow_error before) and psi_mp(100, 100, 1e155) (NaN before):
+  // tests/data/psi_extreme_reference.csv, the direct formula at up to ~1300 digits.
+  const csv_table t(data_path("psi_extreme_reference.csv"));
+  REQUIRE(t.size() >= 130);
+  worst_case w;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const double m = t.number(i, "m"), n = t.number(i, "n"), v = t.number(i, "v");
+    const long double ref = t.long_number(i, "psi_mp");
+    const double got = nsc::psi_mp(m, n, v);
+    if (!std::isfinite(got)) {
+      FAIL_CHECK("psi_mp not finite: " << got << " at " << where(m, n, v));
+      continue;
+    }
+    if (ref < std::numeric_limits<double>::min()) {
+      // the true value is subnormal in double: its relative precision is not representable;
+      // 4 units of the smallest subnormal (the last roundings of p * (...))
+      const long double ulps = std::fabs(got - ref) / std::numeric_limits<double>::denorm_min();
+      if (!(ulps <= 4)) FAIL_CHECK("psi_mp off by " << double(ulps) << " subnormal ulps at " << where(m, n, v));
+      continue;
+    }
+    const long double err = rel_error(got, ref);
+    w.add(err, where(m, n, v));
+    // 4 eps: a dozen roundings without cancellation (measured worst: 1.4 eps)
+    if (!(err <= 4 * eps)) FAIL_CHECK("psi_mp error " << double(err / eps) << " eps at " << where(m, n, v));
+  }
+  WARN(w.report<double>("psi_mp<double>, extreme scales"));
+  // the issue's reproducers
+  CHECK(nsc::psi_mp(1.0, 1e160, 1.0) == Approx(368.41361487904731).epsilon(4 * eps));
+  CHECK(std::isfinite(nsc::psi_mp(100.0, 100.0, 1e155)));
+  CHECK(std::isfinite(nsc::psi_mp(1e160, 1e160, 1.0)));
+  // long double takes the same paths (its own threshold of the scaled form is the same 1e150)
+  CHECK(double(nsc::psi_mp(1.0L, 1e160L, 1.0L)) == Approx(368.41361487904731).epsilon(8 * eps));
+}
+
 TEST_CASE("psi_mp check values of math.md", "[psi_mp]") {
   // Xavier-normal: 2000 x 2000 -> 1160.9152777..., 4000 x 1000 -> 908.6602371...
   CHECK(nsc::psi_mp(2000, 2000, 2.0 / 4000) == Approx(1160.9152777382035).epsilon(4 * eps));
@@ -426,16 +462,22 @@ TEST_CASE("psi_mp domain errors throw std::domain_error naming the function", "[
     CHECK(std::isnan(nsc::psi_mp(3.0, 4.0, b, ignore_policy())));
     CHECK(std::isnan(nsc::psi_mp(3.0f, 4.0f, float(b), ignore_policy())));
   }
-  // v q overflows the evaluation type (double under nsc::default_policy, which sets
-  // promote_double<false>; a user policy without it evaluates double in long double, where
-  // 1e308 * 10 is finite and psi is too)
-  CHECK_THROWS_WITH(nsc::psi_mp(10.0, 10.0, 1e308), Contains("nsc::psi_mp") && Contains("finite"));
+  // v q above the largest double is in the domain (psi is finite: psi_extreme_reference.csv);
+  // psi itself above it is a domain error naming min(rows, cols), NaN under ignore_error.
+  CHECK(std::isfinite(nsc::psi_mp(10.0, 10.0, 1e308)));
+  CHECK_THROWS_WITH(nsc::psi_mp(1e308, 1e308, 1.0),
+                    Contains("nsc::psi_mp") && Contains("exceeds the largest") && Contains("1e+308"));
+  CHECK_THROWS_AS(nsc::psi_mp(1e308, 1e308, 1e308), std::domain_error);
   using ignore_no_promote = boost::math::policies::policy<
       boost::math::policies::domain_error<boost::math::policies::ignore_error>,
       boost::math::policies::promote_double<false>>;
-  CHECK(std::isnan(nsc::psi_mp(10.0, 10.0, 1e308, ignore_no_promote())));
-  if constexpr (std::numeric_limits<long double>::max_exponent > std::numeric_limits<double>::max_exponent)
-    CHECK(std::isfinite(nsc::psi_mp(10.0, 10.0, 1e308, ignore_policy())));
+  CHECK(std::isnan(nsc::psi_mp(1e308, 1e308, 1.0, ignore_no_promote())));
+  // psi_mp_top_r integrates against the law, whose scale v q must be finite
+  CHECK_THROWS_WITH(nsc::psi_mp_top_r(10.0, 10.0, 1e308, 3.0),
+                    Contains("nsc::psi_mp_top_r") && Contains("finite"));
+  CHECK_THROWS_WITH(nsc::psi_mp_top_r(100.0, 200.0, 1.7e308 / 200, 50.0),
+                    Contains("nsc::psi_mp_top_r") && Contains("upper edge"));
+  CHECK(std::isfinite(nsc::psi_mp_top_r(100.0, 200.0, 1e307 / 200, 50.0)));
   // the message names the rule and the value
   CHECK_THROWS_WITH(nsc::psi_mp(3.0, 4.0, -2.5), Contains("-2.5"));
 }

@@ -169,7 +169,55 @@ TEST_CASE("read_nats_sss: malformed input names line, row, column and value",
                     Contains("line 1, column 'c4': missing column"));
   CHECK_THROWS_WITH(read("c0,c0\n"), Contains("column 'c0': duplicate column"));
   CHECK_THROWS_WITH(read("\n\n"), Contains("empty input"));
-  CHECK_THROWS_AS(nsc::io::read_nats_sss(std::string("/nonexistent/nats.csv")), std::runtime_error);
+  CHECK_THROWS_WITH(nsc::io::read_nats_sss(std::string("/nonexistent/nats.csv")),
+                    Contains("nsc::io::read_nats_sss: /nonexistent/nats.csv: cannot open file"));
+}
+
+TEST_CASE("read_nats_sss: hostile input is bounded and quoted truncated (issue 13)",
+          "[io][nats][errors][hostile]") {
+  using Catch::Contains;
+  const std::string header =
+      "nats_index,channels,c0,c1,c2,c3,c4,cifar10_acc,cifar100_acc,imagenet16_120_acc,"
+      "params_computed_cifar10,params_computed_cifar100,params_computed_imagenet16_120\n";
+  const std::string good = "0,8:8:8:8:8,8,8,8,8,8,76.888,32.24,16.6,11714,12524,12704\n";
+  auto read = [](const std::string& text, nsc::io::nats_sss_limits lim = {}) {
+    std::istringstream is(text);
+    return nsc::io::read_nats_sss(is, "t.csv", lim);
+  };
+  auto message = [&](const std::string& text, nsc::io::nats_sss_limits lim = {}) {
+    try {
+      read(text, lim);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // a 10 MB line is refused at the line limit (1 MiB) and quoted truncated, not echoed whole
+  const std::string huge = message(header + "0," + std::string(10u << 20, '8') + "\n");
+  CHECK_THAT(huge, Contains("t.csv line 2") && Contains("line longer than the limit of 1048576 bytes"));
+  CHECK(huge.size() < 400);
+  // a row of 900,000 commas is not split into 900,000 fields; the count is still reported
+  const std::string commas = message(header + std::string(900000, ',') + "\n");
+  CHECK_THAT(commas, Contains("expected 13 fields, got 900001"));
+  CHECK(commas.size() < 400);
+  // a wide header is refused at the column limit
+  std::string wide;
+  for (int i = 0; i < 2000; ++i) wide += "col" + std::to_string(i) + ",";
+  CHECK_THAT(message(wide + "\n"), Contains("header of 2001 columns exceeds the limit of 1024"));
+  // the row limit
+  nsc::io::nats_sss_limits two;
+  two.max_rows = 2;
+  CHECK(read(header + good + good, two).size() == 2);
+  CHECK_THAT(message(header + good + good + good, two),
+             Contains("line 4 (row 3): more data rows than the limit of 2"));
+  // an out-of-range integer and number are errors naming the column, not wrapped values
+  CHECK_THAT(message(header + "0,8:8:8:8:8,99999999999999999999,8,8,8,8,76.888,32.24,16.6,1,1,1\n"),
+             Contains("column 'c0': expected an integer >= 1 (got '99999999999999999999')"));
+  CHECK_THAT(message(header + "0,8:8:8:8:8,8,8,8,8,8,1e400,32.24,16.6,1,1,1\n"),
+             Contains("column 'cifar10_acc'"));
+  // the path overload names the path: a directory, a missing file
+  CHECK_THROWS_WITH(nsc::io::read_nats_sss(std::string(NSC_SOURCE_DIR) + "/tests"),
+                    Contains("nsc::io::read_nats_sss: ") && Contains("/tests: is a directory"));
 }
 
 TEST_CASE("NATS-SSS indexing and arch strings", "[nats]") {

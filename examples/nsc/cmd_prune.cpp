@@ -28,6 +28,7 @@
 #include "cli.hpp"
 
 #include <nsc/io/hf_config.hpp>
+#include <nsc/io/input_file.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/transformer.hpp>
 #include <nsc/search/lonas.hpp>
@@ -39,7 +40,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,14 +114,7 @@ std::string plot_script() {
 }
 
 int run_prune(const prune_args& a) {
-  std::ifstream in(a.config);
-  if (!in) throw std::invalid_argument("nsc prune: cannot open config file (got " + a.config + ")");
-  nlohmann::json raw;
-  try {
-    raw = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument("nsc prune: " + a.config + ": invalid JSON: " + e.what());
-  }
+  const nlohmann::json raw = nsc::io::read_json_file(a.config, "nsc prune");
   nsc::hf_model m = nsc::read_hf_config(raw);
   if (!raw.contains("_name_or_path")) m.spec.name = std::filesystem::path(a.config).stem().string();
   if (a.params && a.tflops)
@@ -150,17 +143,15 @@ int run_prune(const prune_args& a) {
                  a.tflops ? "" : "params",
                  a.tflops ? (std::to_string(*a.tflops) + " TFLOPs").c_str()
                           : grouped(*r.budget).c_str());
-    return 1;
+    return nsc_cli::exit_no_answer;
   }
   const nsc::search::lonas_candidate& b = *r.best;
   const nsc::transformer_spec pruned = nsc::search::lonas_apply(m.spec, b, ss);
   const std::int64_t hf_params = nsc::count(nsc::make_transformer(pruned, double(a.seq_len))).total();
 
   if (!a.emit_config.empty()) {
-    std::ofstream out(a.emit_config);
-    if (!out) throw std::invalid_argument("nsc prune: cannot write --emit-config (got " + a.emit_config + ")");
-    nlohmann::json cfg = nsc::with_nsc_extensions(raw, pruned);
-    out << cfg.dump(2) << "\n";
+    const nlohmann::json cfg = nsc::with_nsc_extensions(raw, pruned);
+    nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
   }
 
   nlohmann::json j = candidate_json(b);
@@ -190,10 +181,7 @@ int run_prune(const prune_args& a) {
     const std::filesystem::path tmp =
         std::filesystem::temp_directory_path() /
         ("nsc_front_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pj)) + ".json");
-    {
-      std::ofstream out(tmp);
-      out << pj.dump() << "\n";
-    }
+    nsc_cli::write_text_file(tmp.string(), pj.dump() + "\n");
     // Interpreters tried in turn: $NSC_PYTHON, python3 on the PATH, /usr/bin/python3 (Debian's,
     // where python3-matplotlib installs); the first that succeeds wins.
     std::vector<std::string> pythons;
@@ -229,7 +217,7 @@ int run_prune(const prune_args& a) {
     }
     nsc_cli::print_json(j);
     if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
-    return 0;
+    return nsc_cli::exit_answer;
   }
   if (format == "csv") {
     std::printf("kind,params,tflops,nsc,ffn_sum,intermediate_sizes,lora_ranks\n");
@@ -243,7 +231,7 @@ int run_prune(const prune_args& a) {
     if (a.front)
       for (const auto& c : r.front) row("front", c);
     if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
-    return 0;
+    return nsc_cli::exit_answer;
   }
 
   const auto& o = space.options;
@@ -296,7 +284,7 @@ int run_prune(const prune_args& a) {
               static_cast<unsigned long long>(r.stats.cells),
               static_cast<unsigned long long>(r.stats.cell_updates));
   std::printf("time     %s (space incl. psi, DP and front)\n", time_text(secs).c_str());
-  return 0;
+  return nsc_cli::exit_answer;
 }
 
 const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function<int()> {

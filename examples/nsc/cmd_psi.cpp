@@ -6,10 +6,13 @@
 // rows = out features (fan_out), cols = in features (fan_in), as a PyTorch Linear(cols, rows).
 #include "cli.hpp"
 
+#include <nsc/detail/checked.hpp>
 #include <nsc/spectral/eigen_backend.hpp>
 #include <nsc/spectral/psi.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +51,9 @@ nsc::init make_init(const psi_args& a) {
   return nsc::init::xavier_normal();
 }
 
+/// Largest matrix --mc draws (2^24 entries = 128 MiB of doubles, e.g. 4096 x 4096).
+constexpr std::int64_t mc_max_entries = std::int64_t(1) << 24;
+
 int run_psi(const psi_args& a) {
   const nsc::init ini = make_init(a);
   const double rows = double(a.rows), cols = double(a.cols);
@@ -67,6 +73,14 @@ int run_psi(const psi_args& a) {
   std::optional<nsc::psi_w_monte_carlo_result> mc;
   std::string mc_dist;
   if (a.mc_trials > 0) {
+    // Monte Carlo draws and decomposes a dense rows x cols matrix: refuse sizes that would not
+    // fit in memory before allocating (rows * cols checked, never wrapped).
+    const std::int64_t entries = nsc::detail::checked_mul<std::int64_t>(
+        a.rows, a.cols, "nsc psi --mc", "rows * cols");
+    if (entries > mc_max_entries)
+      throw std::invalid_argument("nsc psi: --mc needs a dense rows x cols matrix; rows * cols = " +
+                                  std::to_string(entries) + " exceeds the limit of " +
+                                  std::to_string(mc_max_entries) + " entries (128 MiB of doubles)");
     const auto dist = a.dist.empty()       ? nsc::entry_distribution::from_init
                       : a.dist == "uniform" ? nsc::entry_distribution::uniform
                                             : nsc::entry_distribution::normal;
@@ -92,7 +106,7 @@ int run_psi(const psi_args& a) {
       j["mc_dist"] = a.dist.empty() ? std::string("from_init") : a.dist;
     }
     nsc_cli::print_json(j);
-    return 0;
+    return nsc_cli::exit_answer;
   }
   std::printf("matrix          %lld x %lld (out x in), init %s\n", static_cast<long long>(a.rows),
               static_cast<long long>(a.cols), a.init_name.c_str());
@@ -111,7 +125,7 @@ int run_psi(const psi_args& a) {
     std::printf("psi_w (MC)      %.17g +- %.3g  (%zu trials, seed %llu, %s entries)\n", mc->mean,
                 mc->standard_error, mc->trials, static_cast<unsigned long long>(a.seed),
                 mc_dist.c_str());
-  return 0;
+  return nsc_cli::exit_answer;
 }
 
 // CLI11's NonNegativeNumber prints its range as a 300-digit double; say the rule instead.

@@ -5,8 +5,13 @@
 #include <nsc/config.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
+#include <stdexcept>
+#include <string>
 
 int main(int argc, char** argv) {
   CLI::App app{"nsc " NSC_VERSION_STRING
@@ -26,14 +31,29 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help / --version (CLI11's Success and CallForHelp family) print and exit 0; every other
+    // parse error (unknown option, bad value, missing subcommand: CLI11's own codes 100+) is bad
+    // input, exit 2 like every other bad input (README "Exit codes").
+    const int code = app.exit(e);
+    return code == static_cast<int>(CLI::ExitCodes::Success) ? nsc_cli::exit_answer
+                                                             : nsc_cli::exit_bad_input;
   }
   try {
-    for (auto& [sub, run] : runners)
-      if (sub->parsed()) return run();
+    for (auto& [sub, run] : runners) {
+      if (!sub->parsed()) continue;
+      const int code = run();
+      // Every write checked: output to a full disk or a closed pipe is a failure, not a success.
+      if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        throw std::runtime_error(std::string("writing standard output failed: ") +
+                                 std::strerror(errno));
+      return code;
+    }
   } catch (const std::exception& e) {
     std::cerr << "nsc: error: " << e.what() << "\n";
-    return 2;
+    return nsc_cli::exit_bad_input;
+  } catch (...) {
+    std::cerr << "nsc: error: unknown exception\n";
+    return nsc_cli::exit_bad_input;
   }
-  return 0;
+  return nsc_cli::exit_answer;
 }

@@ -35,3 +35,15 @@ nsc_cli_test(psi_zero_fan_zero_size ARGS psi --rows 3 --cols 0 --init kaiming_no
 nsc_cli_test(psi_bad_gain ARGS psi --rows 3 --cols 3 --init xavier_normal --gain nan WILL_FAIL)
 nsc_cli_test(psi_mc_one_trial ARGS psi --rows 3 --cols 3 --init normal --mc 1 WILL_FAIL)
 nsc_cli_test(psi_seed_without_mc ARGS psi --rows 3 --cols 3 --init normal --seed 4 WILL_FAIL)
+# Hostile sizes (issue 13): huge shapes give finite scores (scaled evaluation), a variance that
+# overflows and a Monte Carlo matrix that would not fit in memory are clear errors.
+nsc_cli_test(psi_huge_shape ARGS psi --rows 1000000000000000000 --cols 3000000000000000000 --init xavier_normal --json
+  PASS "\"psi_fs\":[0-9.e+]+,\"psi_mp\":[0-9.e+]+,")
+nsc_cli_test(psi_huge_gain ARGS psi --rows 3 --cols 3 --init kaiming_normal --gain 1e200
+  PASS "nsc: error: .*entry variance overflows")
+nsc_cli_test(psi_huge_gain_orthogonal ARGS psi --rows 3 --cols 3 --init orthogonal --gain 1e200 --json
+  PASS "\"psi_mp\":2763\\.102111592")
+nsc_cli_test(psi_mc_too_large ARGS psi --rows 1000000 --cols 1000000 --init normal --mc 2
+  PASS "nsc: error: nsc psi: --mc needs a dense rows x cols matrix; rows [*] cols = 1000000000000 exceeds the limit of 16777216")
+nsc_cli_test(psi_mc_overflow ARGS psi --rows 9000000000000000000 --cols 9000000000000000000 --init normal --mc 2
+  PASS "rows [*] cols overflows")

@@ -15,6 +15,13 @@ Files
                                   then near-square points (beta -> 1, x ~ 1/(1 - sqrt beta)^2),
                                   integer shapes, and last the two check values
   psi_mp_float_reference.csv      the same columns, inputs exactly representable in float
+  psi_extreme_reference.csv       the same columns at extreme scales (issue 13): x = v q from
+                                  1e150 to 1.7e308 (where x^2 overflows double) and from 1e-300
+                                  to 1e-20, tiny ratios beta down to 1e-300, and shapes such as
+                                  psi_mp(1, 1e160, 1) and v q > 1.8e308 such as
+                                  psi_mp(10, 10, 1e308); evaluated by the direct formula at a
+                                  working precision of 60 + 2 |log10 x| + |log10 beta| digits
+                                  (its cancellations grow with x and 1/x), cross-checked by quad for x >= 1
   mp_law_reference.csv            beta,x,what,arg,value      (what: pdf | cdf | quantile)
   psi_top_r_reference.csv         m,n,v,r,psi_top_r
   truncated_normal_reference.csv  a,b,mean,variance,kurtosis_excess
@@ -288,6 +295,45 @@ def gen_psi_mp_float(rng, path):
     print(f"wrote {path}: {len(rows)} rows")
 
 
+def gen_psi_extreme(path):
+    """Extreme scales and ratios (issue 13), m = beta, n = 1, v = x as for the random points, plus
+    integer shapes. The direct formula loses ~2 |log10 x| + |log10 beta| digits to cancellation
+    here, so each point is evaluated at that many extra digits, and re-evaluated with 40 more
+    (agreement to 1e-40 relative asserted); every fourth point with x >= 1 is cross-checked
+    against the quadrature route (1e-30 relative)."""
+    xs = [1e150, 3.3e150, 1e154, 1.5e154, 1e155, 1e160, 1e200, 1e250, 1e300, 1e307, 1.7e308,
+          1e-20, 1e-100, 1e-200, 1e-300]
+    betas = [1.0, 0.999999, 0.5, 1e-3, 1e-10, 1e-100, 1e-200, 1e-300]
+    rows = [(b, 1.0, x) for x in xs for b in betas]
+    rows += [(1.0, 1e160, 1.0), (1.0, 1e300, 1.0), (100.0, 100.0, 1e155), (100.0, 200.0, 1e155),
+             (4096.0, 11008.0, 1e300), (1.0, 1e308, 1e-300), (1e-5, 1e308, 1.0),
+             (1.0, 1e10, 1e-310), (1e300, 1e300, 1e-300),
+             # v q above the largest double (x = inf in double; psi is finite)
+             (10.0, 10.0, 1e308), (1.0, 2.0, 1e308), (1.0, 1e308, 1e308), (3.0, 1e308, 1e308),
+             (4096.0, 11008.0, 1e306)]
+    km12 = mpf("-1.2")
+    out = []
+    for i, (m, n, v) in enumerate(rows):
+        p, q, beta, x = shape(m, n, v)
+        extra = 2 * abs(int(mpm.log10(x))) + abs(int(mpm.log10(beta)))
+        with mp.workdps(60 + extra):
+            vals = [psi_mp_direct(m, n, v), psi_fs_ref(m, n, v, 0), psi_fs_ref(m, n, v, km12)]
+        with mp.workdps(100 + extra):
+            again = [psi_mp_direct(m, n, v), psi_fs_ref(m, n, v, 0), psi_fs_ref(m, n, v, km12)]
+        for a, b in zip(vals, again):
+            assert abs(a - b) <= mpf(10) ** -40 * abs(b), (m, n, v)
+        if i % 4 == 0 and x >= 1:  # the support is x (1 +- 2 sqrt beta): resolve its width
+            with mp.workdps(60 + abs(int(mpm.log10(beta)))):
+                qd = psi_mp_by_quad(m, n, v)
+            assert abs(qd - vals[0]) <= mpf(10) ** -30 * abs(vals[0]), (m, n, v, qd, vals[0])
+        out.append((m, n, v, *vals))
+    with open(path, "w") as f:
+        f.write("m,n,v,psi_mp,psi_fs_k0,psi_fs_km1.2\n")
+        for m, n, v, a, b, c in out:
+            f.write(f"{fin(m)},{fin(n)},{fin(v)},{fmt(a)},{fmt(b)},{fmt(c)}\n")
+    print(f"wrote {path}: {len(out)} rows")
+
+
 # ---------------------------------------------------------------- the Marchenko-Pastur law
 def one(lam):
     return mpf(1)
@@ -490,6 +536,7 @@ def main():
     gen_top_r(os.path.join(d, "psi_top_r_reference.csv"))
     gen_truncated(os.path.join(d, "truncated_normal_reference.csv"))
     gen_vector(os.path.join(d, "psi_vector_reference.csv"))
+    gen_psi_extreme(os.path.join(d, "psi_extreme_reference.csv"))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 /// \file nsc/io/nats_sss.hpp
-/// Reader for shared/data/nats-bench-sss/nats_sss_32768.csv (standard library only).
+/// Reader for shared/data/nats-bench-sss/nats_sss_32768.csv.
 ///
 ///     nats_sss_record                  one row: index, channels string, c0..c4, the three
 ///                                      accuracies (%), the three params_computed_* columns
-///     read_nats_sss(std::istream&, source_name)
-///     read_nats_sss(path)
+///     nats_sss_limits                  bounds on untrusted input (line length, columns, rows)
+///     read_nats_sss(std::istream&, source_name, limits)
+///     read_nats_sss(path, limits)      through nsc/io/input_file.hpp (file size limit)
 ///
 /// Format: comma-separated, a header line naming the columns (any order; extra columns are
 /// ignored), one architecture per line. Required columns: channels, c0, c1, c2, c3, c4,
@@ -18,17 +19,24 @@
 ///    (got '8x')"
 /// Rules: integers are plain decimal (c0..c4 and params >= 1, nats_index >= 0); accuracies are
 /// finite numbers in [0, 100]; channels must equal "c0:c1:c2:c3:c4"; every row has as many
-/// fields as the header. A file that cannot be opened throws std::runtime_error.
+/// fields as the header. Bounded work on hostile input: a line longer than
+/// limits.max_line_bytes (1 MiB), a header of more than limits.max_columns (1024) fields or more
+/// than limits.max_rows (1,000,000) data rows is refused when reached, before storing it; values
+/// are quoted truncated (io::excerpt). The path overload reads through io::read_input_file: a
+/// missing file, a directory or a file above its size limit (64 MiB) is a std::invalid_argument
+/// naming the path.
 #ifndef NSC_IO_NATS_SSS_HPP
 #define NSC_IO_NATS_SSS_HPP
+
+#include <nsc/io/input_file.hpp>
 
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <istream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -51,18 +59,34 @@ struct nats_sss_record {
   std::int64_t params_imagenet16_120 = 0;
 };
 
+/// Bounds on what read_nats_sss accepts (the real file: 13 columns, 32,768 rows of ~80 bytes).
+struct nats_sss_limits {
+  std::size_t max_line_bytes = std::size_t(1) << 20; ///< one line, without its '\n'
+  std::size_t max_columns = 1024;                    ///< fields of the header
+  std::size_t max_rows = 1000000;                    ///< data rows
+};
+
 namespace detail {
 
-inline std::vector<std::string_view> nats_split(std::string_view line) {
+/// The fields of `line`, at most `max_fields` + 1 of them (a caller that needs exactly
+/// max_fields sees the excess without splitting a hostile line into millions of views).
+inline std::vector<std::string_view> nats_split(std::string_view line, std::size_t max_fields) {
   std::vector<std::string_view> out;
   std::size_t pos = 0;
   while (true) {
     const std::size_t comma = line.find(',', pos);
     out.push_back(line.substr(pos, comma == std::string_view::npos ? line.npos : comma - pos));
-    if (comma == std::string_view::npos) break;
+    if (comma == std::string_view::npos || out.size() > max_fields) break;
     pos = comma + 1;
   }
   return out;
+}
+
+/// The number of fields of `line` (commas + 1), without splitting it.
+inline std::size_t nats_field_count(std::string_view line) {
+  std::size_t n = 1;
+  for (char c : line) n += c == ',';
+  return n;
 }
 
 inline std::string_view nats_trim(std::string_view s) {
@@ -82,8 +106,33 @@ struct nats_reader_context {
     msg.append(source).append(" line ").append(std::to_string(line));
     if (row > 0) msg.append(" (row ").append(std::to_string(row)).append(")");
     if (!column.empty()) msg.append(", column '").append(column).append("'");
-    msg.append(": ").append(rule).append(" (got '").append(value).append("')");
+    msg.append(": ").append(rule).append(" (got '").append(excerpt(value)).append("')");
     throw std::invalid_argument(msg);
+  }
+
+  /// The next line of `in` without its '\n' (and a trailing '\r'); false at the end of input.
+  /// A line longer than `max_bytes` is refused once that many bytes are read.
+  bool next_line(std::istream& in, std::string& out, std::size_t max_bytes) {
+    out.clear();
+    std::streambuf* sb = in.rdbuf();
+    if (!sb) return false;
+    bool any = false;
+    for (int c = sb->sbumpc(); c != std::char_traits<char>::eof(); c = sb->sbumpc()) {
+      any = true;
+      if (c == '\n') break;
+      if (out.size() == max_bytes) {
+        ++line;
+        fail("", "line longer than the limit of " + std::to_string(max_bytes) + " bytes", out);
+      }
+      out.push_back(static_cast<char>(c));
+    }
+    if (!any) {
+      in.setstate(std::ios::eofbit);
+      return false;
+    }
+    ++line;
+    if (!out.empty() && out.back() == '\r') out.pop_back();
+    return true;
   }
 
   std::int64_t integer(std::string_view column, std::string_view field, std::int64_t min) const {
@@ -110,7 +159,8 @@ struct nats_reader_context {
 
 /// Reads the CSV from `in`; `source` names it in error messages.
 inline std::vector<nats_sss_record> read_nats_sss(std::istream& in,
-                                                  const std::string& source = "<stream>") {
+                                                  const std::string& source = "<stream>",
+                                                  const nats_sss_limits& limits = {}) {
   enum col : std::size_t {
     index,
     channels,
@@ -146,9 +196,7 @@ inline std::vector<nats_sss_record> read_nats_sss(std::istream& in,
 
   // Header.
   bool have_header = false;
-  while (std::getline(in, line)) {
-    ++ctx.line;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (ctx.next_line(in, line, limits.max_line_bytes)) {
     if (detail::nats_trim(line).empty()) continue;
     have_header = true;
     break;
@@ -160,7 +208,11 @@ inline std::vector<nats_sss_record> read_nats_sss(std::istream& in,
   }
   std::array<std::ptrdiff_t, n_cols> pos;
   pos.fill(-1);
-  const std::vector<std::string_view> header = detail::nats_split(line);
+  const std::vector<std::string_view> header = detail::nats_split(line, limits.max_columns);
+  if (header.size() > limits.max_columns)
+    ctx.fail("", "header of " + std::to_string(detail::nats_field_count(line)) +
+                     " columns exceeds the limit of " + std::to_string(limits.max_columns),
+             line);
   for (std::size_t k = 0; k < header.size(); ++k) {
     const std::string_view h = detail::nats_trim(header[k]);
     for (std::size_t c = 0; c < n_cols; ++c) {
@@ -174,17 +226,16 @@ inline std::vector<nats_sss_record> read_nats_sss(std::istream& in,
   const std::size_t n_fields = header.size();
 
   // Rows.
-  while (std::getline(in, line)) {
-    ++ctx.line;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  while (ctx.next_line(in, line, limits.max_line_bytes)) {
     if (detail::nats_trim(line).empty()) continue;
-    ++ctx.row;
-    const std::vector<std::string_view> f = detail::nats_split(line);
+    if (++ctx.row > limits.max_rows)
+      ctx.fail("", "more data rows than the limit of " + std::to_string(limits.max_rows), line);
+    const std::vector<std::string_view> f = detail::nats_split(line, n_fields);
     if (f.size() != n_fields) {
       std::string rule = "expected ";
       rule.append(std::to_string(n_fields))
           .append(" fields, got ")
-          .append(std::to_string(f.size()));
+          .append(std::to_string(detail::nats_field_count(line)));
       ctx.fail("", rule, line);
     }
     auto field = [&](std::size_t c) { return f[std::size_t(pos[c])]; };
@@ -214,15 +265,12 @@ inline std::vector<nats_sss_record> read_nats_sss(std::istream& in,
   return out;
 }
 
-/// Reads the CSV file at `path` (std::runtime_error if it cannot be opened).
-inline std::vector<nats_sss_record> read_nats_sss(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) {
-    std::string msg = "nsc::io::read_nats_sss: cannot open '";
-    msg.append(path).append("'");
-    throw std::runtime_error(msg);
-  }
-  return read_nats_sss(f, path);
+/// Reads the CSV file at `path` through io::read_input_file (missing file, directory or a file
+/// above the input size limit: std::invalid_argument naming the path).
+inline std::vector<nats_sss_record> read_nats_sss(const std::string& path,
+                                                  const nats_sss_limits& limits = {}) {
+  std::istringstream in(read_input_file(path, "nsc::io::read_nats_sss"));
+  return read_nats_sss(in, path, limits);
 }
 
 } // namespace nsc::io

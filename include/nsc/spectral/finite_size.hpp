@@ -25,7 +25,13 @@ namespace nsc {
 ///
 /// (the second line is the cancellation-free evaluation). kappa: 0 for normal entries, -1.2
 /// for uniform, see init.hpp. Domain: as psi_mp, and kappa finite and >= -2 (the excess
-/// kurtosis of any distribution). Accuracy of the model against Monte Carlo: README.md.
+/// kurtosis of any distribution), and |correction| <= psi_MP: a correction larger than the
+/// leading term means the O(1) expansion is invalid for that kappa and shape (e.g. kappa = 1e300,
+/// or kappa = 10 for a 1 x 1 matrix); psi_fs is then a domain error instead of a negative psi.
+/// For kappa <= 0 the bound never applies to a shape with max(m, n) >= 1 (tests/fuzz/fuzz_psi.cpp
+/// checks this); fractional shapes (max(m, n) < 1) can reach it.
+/// Finite for every input in the domain (scaled evaluation for x > 1e150, as psi_mp). Accuracy
+/// of the model against Monte Carlo: README.md.
 template <class T1, class T2, class T3, class T4, class Policy>
 typename boost::math::tools::promote_args<T1, T2, T3, T4>::type psi_fs(T1 m, T2 n, T3 v,
                                                                         T4 kappa,
@@ -44,13 +50,31 @@ typename boost::math::tools::promote_args<T1, T2, T3, T4>::type psi_fs(T1 m, T2 
                                         static_cast<value_type>(n), static_cast<value_type>(v),
                                         p, q, beta, x, result, pol))
     return static_cast<result_type>(result);
-  const auto [u, w] = detail::make_mp_roots(beta, x);
-  const value_type diff = 4 * x * sqrt(beta) / (u + w); // u - w
-  const value_type r = diff / (u + w);
-  const value_type correction =
-      -boost::math::log1p(diff * diff / (4 * u * w), pol) / 2 - k / 2 * r * r;
-  return policies::checked_narrowing_cast<result_type, Policy>(
-      q * detail::psi_mp_per_q(beta, x, pol) + correction, function);
+  const value_type vv = static_cast<value_type>(v);
+  const value_type mp = detail::psi_mp_value(function, p, q, beta, vv, pol);
+  if (!(isfinite)(mp)) return static_cast<result_type>(mp); // non-throwing policy: passed on
+  value_type correction;
+  if (x <= detail::mp_large_scale<value_type>()) { // the form the reference tests cover
+    const auto [u, w] = detail::make_mp_roots(beta, x);
+    const value_type diff = 4 * x * sqrt(beta) / (u + w); // u - w
+    const value_type r = diff / (u + w);
+    correction = -boost::math::log1p(diff * diff / (4 * u * w), pol) / 2 - k / 2 * r * r;
+  } else { // scaled: (u - w)^2 / (4 u w) and r in units of sqrt(x), see mp_scaled_pieces
+    const auto s = detail::mp_scaled_pieces(beta, vv, q, pol);
+    correction = -boost::math::log1p(s.D, pol) / 2 - k / 2 * s.r * s.r;
+  }
+  // Validity of the expansion: psi of any matrix is >= 0, and the correction is the O(1) term
+  // of an expansion in powers of 1/p around psi_MP = O(p). A correction larger in magnitude
+  // than psi_MP itself (for max(m, n) >= 1 only possible for kappa > 0: r^2 < 1 bounds the kappa
+  // term by kappa / 2, and for kappa <= 0 the log term stays below psi_MP) means the expansion
+  // does not hold for this kappa and shape: a domain error, not a negative or doubled psi.
+  using std::abs;
+  if (detail::check_domain(abs(correction) <= mp, function,
+                           "excess kurtosis too large for this shape: the finite-size correction "
+                           "exceeds psi_MP, so the expansion is invalid (got kappa = %1%)",
+                           k, result, pol))
+    return static_cast<result_type>(result);
+  return policies::checked_narrowing_cast<result_type, Policy>(mp + correction, function);
 }
 
 template <class T1, class T2, class T3, class T4>

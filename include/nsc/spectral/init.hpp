@@ -259,7 +259,8 @@ struct entry_moments {
 /// Entry variance and excess kurtosis of `ini` for a weight with fans `f` (math.md section 4).
 /// Domain errors (naming the value): fans must be finite and > 0 for the conventions that
 /// use them, gain finite (> 0 for orthogonal... any finite value, its square is used), std
-/// finite and >= 0, truncation bounds a < b.
+/// finite and >= 0, truncation bounds a < b, and the resulting variance finite (a gain of
+/// 1e200 is a domain error here, not an infinite variance passed on).
 template <class Real, class Policy>
 entry_moments<Real> moments(const basic_init<Real>& ini, const fans<Real>& f, const Policy& pol) {
   using boost::math::isfinite;
@@ -274,6 +275,15 @@ entry_moments<Real> moments(const basic_init<Real>& ini, const fans<Real>& f, co
     return !detail::check_domain(isfinite(ini.gain), function, "gain must be finite (got %1%)",
                                  ini.gain, r, pol);
   };
+  // gain^2 / fan or std^2 above the largest Real: the entry variance is not representable.
+  auto finite_variance = [&](const Real& v) {
+    return !detail::check_domain(
+        isfinite(v), function,
+        "entry variance overflows (gain^2 / fan or std^2 too large; gain = %1%)",
+        ini.kind == init_kind::normal || ini.kind == init_kind::truncated_normal ? ini.std
+                                                                                 : ini.gain,
+        r, pol);
+  };
   const Real uniform_kappa = Real(-6) / 5;
   switch (ini.kind) {
   case init_kind::xavier_normal:
@@ -281,7 +291,9 @@ entry_moments<Real> moments(const basic_init<Real>& ini, const fans<Real>& f, co
     if (!need_fan(f.fan_in, "fan_in must be finite and > 0 (got %1%)") ||
         !need_fan(f.fan_out, "fan_out must be finite and > 0 (got %1%)") || !need_gain())
       return bad;
-    const Real v = ini.gain * ini.gain * 2 / (f.fan_in + f.fan_out);
+    // fan_in / 2 + fan_out / 2: the same value as (fan_in + fan_out) / 2, without overflow
+    const Real v = ini.gain * ini.gain / (f.fan_in / 2 + f.fan_out / 2);
+    if (!finite_variance(v)) return bad;
     return {v, ini.kind == init_kind::xavier_uniform ? uniform_kappa : Real(0)};
   }
   case init_kind::kaiming_normal:
@@ -291,8 +303,9 @@ entry_moments<Real> moments(const basic_init<Real>& ini, const fans<Real>& f, co
                                                     : "fan_out must be finite and > 0 (got %1%)") ||
         !need_gain())
       return bad;
-    return {ini.gain * ini.gain / fan,
-            ini.kind == init_kind::kaiming_uniform ? uniform_kappa : Real(0)};
+    const Real v = ini.gain * ini.gain / fan;
+    if (!finite_variance(v)) return bad;
+    return {v, ini.kind == init_kind::kaiming_uniform ? uniform_kappa : Real(0)};
   }
   case init_kind::torch_default:
     if (!need_fan(f.fan_in, "fan_in must be finite and > 0 (got %1%)")) return bad;
@@ -301,12 +314,14 @@ entry_moments<Real> moments(const basic_init<Real>& ini, const fans<Real>& f, co
     if (detail::check_domain(isfinite(ini.std) && ini.std >= 0, function,
                              "std must be finite and >= 0 (got %1%)", ini.std, r, pol))
       return bad;
+    if (!finite_variance(ini.std * ini.std)) return bad;
     return {ini.std * ini.std, Real(0)};
   case init_kind::truncated_normal: {
     if (detail::check_domain(isfinite(ini.std) && ini.std >= 0, function,
                              "std must be finite and >= 0 (got %1%)", ini.std, r, pol))
       return bad;
     const auto t = truncated_normal_moments(ini.lower, ini.upper, pol);
+    if (!finite_variance(ini.std * ini.std * t.variance)) return bad;
     return {ini.std * ini.std * t.variance, t.kurtosis_excess};
   }
   case init_kind::orthogonal:

@@ -16,7 +16,9 @@
 ///
 /// Accuracy: psi_mp is evaluated in a cancellation-free form (below); against a 50-digit
 /// mpmath reference over x in [1e-8, 1e8], beta in [1e-6, 1] the worst relative error in
-/// double is stated in README.md ("Accuracy") and enforced by tests/test_marchenko_pastur.cpp.
+/// double is stated in README.md ("Accuracy") and enforced by tests/test_marchenko_pastur.cpp;
+/// at extreme scales (x from 1e-300 to beyond 1.8e308, beta down to 1e-300) against
+/// tests/data/psi_extreme_reference.csv.
 #ifndef NSC_SPECTRAL_MARCHENKO_PASTUR_HPP
 #define NSC_SPECTRAL_MARCHENKO_PASTUR_HPP
 
@@ -81,12 +83,111 @@ Real psi_mp_per_q(const Real& beta, const Real& x, const Policy& pol) {
   return beta * boost::math::log1p(a_minus_1, pol) + boost::math::log1p(b_minus_1, pol) - f_over_4x;
 }
 
+/// Above this scale x the unscaled pieces of psi_mp_per_q would square x (x^2 overflows double
+/// above ~1.3e154); there psi is evaluated in the scaled form of mp_scaled_pieces.
+template <class Real>
+constexpr Real mp_large_scale() {
+  return Real(1e150);
+}
+
+/// Below this product beta * x (= p v) the terms of psi_mp_per_q, each O(beta x) or O(beta),
+/// would reach the subnormal range before being multiplied by q; there the "per p" form is used.
+template <class Real>
+constexpr Real mp_small_beta_x() {
+  return Real(1e-280);
+}
+
+/// The pieces of psi_MP per unit of p, valid for every beta in (0, 1] and x = v q > 0, including
+/// v q above the largest Real (then x = inf and only v, q are used):
+///   psi_MP = p (L_A + b1 rho(beta b1) - f1),  L_A = log1p(A - 1),  rho(y) = log1p(y) / y
+/// with B - 1 = beta b1 and F/(4x) = beta f1 (so that q log1p(B - 1) = p b1 rho(beta b1) with no
+/// product of beta with a small number, which could underflow). For x <= mp_large_scale the
+/// roots u, w are formed as in make_mp_roots; above it in units of sqrt(x):
+///   u = sqrt(x) uh, w = sqrt(x) wh, uh = sqrt((1 + sqrt beta)^2 + t^2), wh = sqrt((1 - sqrt beta)^2 + t^2),
+///   t = 1 / sqrt(x), u w + 1 = x (uh wh + t^2), u + w = sqrt(x) (uh + wh),
+///   A - 1 = x alpha, alpha = (1 - beta) / 2 + ((1 - beta)^2 + 2 (1 + beta) t^2) / (uh wh + t^2) / 2
+/// so no intermediate exceeds ~x, and L_A = log1p(x alpha), or ln v + ln q + ln alpha when x
+/// overflows (then x alpha > 1e150 and the neglected 1 / (x alpha) is below the last bit).
+/// Also returned: the two finite-size quantities of psi_fs, D = (u - w)^2 / (4 u w) and
+/// r = (u - w) / (u + w), in the same form.
+template <class Real>
+struct mp_pieces {
+  Real log1p_a_minus_1, b1, f1, D, r;
+};
+
+template <class Real, class Policy>
+mp_pieces<Real> mp_scaled_pieces(const Real& beta, const Real& v, const Real& q, const Policy& pol) {
+  using std::log;
+  using std::sqrt;
+  const Real x = v * q;
+  const Real sb = sqrt(beta);
+  const Real omsb = one_minus_sqrt(beta, sb);
+  const Real omb = 1 - beta;
+  if (x <= mp_large_scale<Real>()) {
+    const auto [u, w] = make_mp_roots(beta, x);
+    const Real uw = u * w;
+    const Real d = x * omb;
+    const Real diff = 4 * x * sb / (u + w); // u - w
+    return {boost::math::log1p((d + (x * x * omb * omb + 2 * x * (1 + beta)) / (uw + 1)) / 2, pol),
+            2 * x / (uw + 1 + d), 4 * x / ((u + w) * (u + w)), diff * diff / (4 * uw),
+            diff / (u + w)};
+  }
+  const bool x_finite = x <= boost::math::tools::max_value<Real>();
+  const Real t = x_finite ? Real(1 / sqrt(x)) : Real(1 / (sqrt(v) * sqrt(q)));
+  const Real t2 = t * t; // 1 / x (subnormal or 0 for x > 4.5e307: only added to O(1) terms)
+  const Real uh = sqrt((1 + sb) * (1 + sb) + t2);
+  // beta = 1: wh = t exactly, and alpha = (1 + beta) t / (uh + t) (t^2 may underflow);
+  // otherwise (1 - sqrt beta)^2 >= 3e-33 in double and t^2 < 1e-150 only rounds.
+  const bool square = omsb == 0;
+  const Real wh = square ? t : sqrt(omsb * omsb + t2);
+  const Real uwh = uh * wh;
+  const Real alpha = square ? Real((1 + beta) * t / (uh + t))
+                            : Real(omb / 2 + (omb * omb + 2 * (1 + beta) * t2) / (uwh + t2) / 2);
+  const Real la = x_finite ? Real(boost::math::log1p(x * alpha, pol))
+                           : Real(log(v) + log(q) + log(alpha));
+  const Real s2 = (uh + wh) * (uh + wh);
+  return {la, 2 / (uwh + t2 + omb), 4 / s2, 4 * beta / (s2 * uwh), 4 * sb / s2};
+}
+
+/// psi_MP for p = beta q and entry variance v (x = v q > 0, possibly above the largest Real),
+/// finite for every such input whose value is representable: in the region covered by the
+/// 4000-point reference test (x <= mp_large_scale, beta x >= mp_small_beta_x) the
+/// cancellation-free form q psi_mp_per_q; elsewhere the per-p scaled form of
+/// mp_scaled_pieces (worst error 1.4 eps over tests/data/psi_extreme_reference.csv). A result
+/// above the largest Real (about p ln(x) > max) is a domain error via `pol` naming p.
+template <class Real, class Policy>
+Real psi_mp_value(const char* function, const Real& p, const Real& q, const Real& beta,
+                  const Real& v, const Policy& pol) {
+  const Real big = boost::math::tools::max_value<Real>();
+  const Real x = v * q;
+  Real result;
+  if (x <= mp_large_scale<Real>() && beta * x >= mp_small_beta_x<Real>()) {
+    const Real per_q = psi_mp_per_q(beta, x, pol);
+    if (detail::check_domain(per_q <= big / q, function,
+                             "psi exceeds the largest representable value (min(rows, cols) = %1%)",
+                             p, result, pol))
+      return result;
+    return q * per_q;
+  }
+  const mp_pieces<Real> s = mp_scaled_pieces(beta, v, q, pol);
+  const Real y = beta * s.b1;
+  const Real rho = y == 0 ? Real(1) : Real(boost::math::log1p(y, pol) / y);
+  const Real per_p = s.log1p_a_minus_1 + s.b1 * rho - s.f1;
+  if (detail::check_domain(per_p <= big / p, function,
+                           "psi exceeds the largest representable value (min(rows, cols) = %1%)",
+                           p, result, pol))
+    return result;
+  return p * per_p;
+}
+
 /// Validates (m, n, v) and reduces them to (p, q, beta, x). Returns false (with `result` set)
 /// when the answer is already known: a domain error under a non-throwing policy, or a
-/// degenerate case (m = 0, n = 0 or v = 0) whose psi is 0.
+/// degenerate case (m = 0, n = 0 or v = 0) whose psi is 0. x = v q may be infinite (v q above
+/// the largest Real) unless `finite_scale` (the law-based functions need a finite scale).
 template <class Real, class Policy>
 bool reduce_shape(const char* function, const Real& m, const Real& n, const Real& v, Real& p,
-                  Real& q, Real& beta, Real& x, Real& result, const Policy& pol) {
+                  Real& q, Real& beta, Real& x, Real& result, const Policy& pol,
+                  bool finite_scale = false) {
   using boost::math::isfinite;
   if (check_domain(isfinite(m) && m >= 0, function,
                    "number of rows must be finite and >= 0 (got %1%)", m, result, pol))
@@ -105,7 +206,8 @@ bool reduce_shape(const char* function, const Real& m, const Real& n, const Real
   q = m < n ? n : m;
   beta = p / q;
   x = v * q;
-  if (check_domain(isfinite(x), function,
+  if (finite_scale &&
+      check_domain(isfinite(x), function,
                    "variance * max(rows, cols) must be finite (got %1%)", x, result, pol))
     return false;
   return true;
@@ -118,7 +220,11 @@ bool reduce_shape(const char* function, const Real& m, const Real& n, const Real
 /// variance v (Shannon transform of the Marchenko-Pastur law, math.md section 2).
 ///
 /// Domain: m, n, v finite and >= 0 (real-valued dimensions are allowed, e.g. for concavity
-/// studies). m = 0, n = 0 or v = 0 give 0. Otherwise a domain error via `pol`.
+/// studies). m = 0, n = 0 or v = 0 give 0. Otherwise a domain error via `pol`. The result is
+/// finite for every input in the domain (scaled evaluation where v max(m, n) exceeds 1e150,
+/// even beyond the largest double, and where min(m, n) v is below 1e-280), except where psi
+/// itself exceeds the largest double (about min(m, n) ln(v max(m, n)) > 1.8e308): a domain
+/// error naming min(m, n).
 /// Symmetric in (m, n) at fixed v. float arguments are evaluated in double (Boost.Math's
 /// promote_float policy) and rounded once.
 template <class T1, class T2, class T3, class Policy>
@@ -133,7 +239,7 @@ typename boost::math::tools::promote_args<T1, T2, T3>::type psi_mp(T1 m, T2 n, T
                                         p, q, beta, x, result, pol))
     return static_cast<result_type>(result);
   return policies::checked_narrowing_cast<result_type, Policy>(
-      q * detail::psi_mp_per_q(beta, x, pol), function);
+      detail::psi_mp_value(function, p, q, beta, value_type(v), pol), function);
 }
 
 /// psi_mp with the default (throwing) policy.
@@ -406,10 +512,19 @@ RealType psi_mp_top_r(RealType m, RealType n, RealType v, RealType r, const Poli
   if (detail::check_domain(isfinite(r) && r >= 0, function,
                            "rank must be finite and >= 0 (got %1%)", r, result, pol))
     return result;
-  if (!detail::reduce_shape<RealType>(function, m, n, v, p, q, beta, x, result, pol))
+  if (!detail::reduce_shape<RealType>(function, m, n, v, p, q, beta, x, result, pol, true))
     return result;
   if (r == 0) return 0;
-  if (r >= p) return q * detail::psi_mp_per_q(beta, x, pol);
+  if (r >= p) return detail::psi_mp_value(function, p, q, beta, v, pol);
+  {
+    using std::sqrt;
+    const RealType edge = x * (1 + sqrt(beta)) * (1 + sqrt(beta));
+    if (detail::check_domain(isfinite(edge), function,
+                             "the upper edge of the spectrum, v max(rows, cols) (1 + sqrt(beta))^2, "
+                             "must be finite for r < min(rows, cols) (got %1%)",
+                             edge, result, pol))
+      return result;
+  }
   marchenko_pastur_distribution<RealType, Policy> d(beta, x);
   const RealType lam_r = quantile(d, 1 - r / p);
   const RealType theta_r = d.theta_of_lambda(lam_r);

@@ -13,6 +13,7 @@
 #include <nsc/spectral/init.hpp>
 #include <nsc/spectral/marchenko_pastur.hpp>
 
+#include <cmath>
 #include <string_view>
 
 namespace nsc {
@@ -39,7 +40,19 @@ Real psi(Real rows, Real cols, const entry_moments<Real>& mom, estimator est, co
     const Real check = psi_mp(rows, cols, Real(1), pol);
     if (check == 0 || (boost::math::isnan)(check)) return check;
     const Real p = rows < cols ? rows : cols;
-    return p * boost::math::log1p(mom.gain * mom.gain, pol);
+    using std::abs;
+    using std::log;
+    // ln(1 + g^2) without forming g^2 when it could overflow (|g| > 1e150: 1 + g^2 = g^2 to
+    // far below the last bit, so ln(1 + g^2) = 2 ln|g|).
+    const Real g = abs(mom.gain);
+    const Real per_value = g > Real(1e150) ? Real(2 * log(g)) : Real(boost::math::log1p(g * g, pol));
+    Real result;
+    if (detail::check_domain(per_value <= boost::math::tools::max_value<Real>() / p,
+                             "nsc::psi<%1%>(rows, cols, orthogonal)",
+                             "psi exceeds the largest representable value (min(rows, cols) = %1%)",
+                             p, result, pol))
+      return result;
+    return p * per_value;
   }
   return est == estimator::mp ? psi_mp(rows, cols, mom.variance, pol)
                               : psi_fs(rows, cols, mom.variance, mom.kurtosis_excess, pol);
