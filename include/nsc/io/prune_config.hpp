@@ -24,7 +24,7 @@
 ///
 /// prune_verify_config reads the emitted config with read_hf_config and recomputes params
 /// (total, non-embedding, active), prefill FLOPs, KV bytes, memory and NSC with prune_totals;
-/// any difference from the candidate's totals is std::invalid_argument
+/// a reader error or any difference from the candidate's totals is std::invalid_argument
 /// "nsc::prune_verify_config: the <format> config does not express this model: <quantity> reads
 /// back as X, the search has Y" (e.g. a DeciLM config of a model whose head_dim is not
 /// hidden / heads, or biases DeciLM does not have).
@@ -155,14 +155,19 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
 inline void prune_verify_config(const nlohmann::json& emitted, const search::prune_space& space,
                                 const search::prune_candidate& c) {
   constexpr std::string_view fn = "nsc::prune_verify_config";
-  hf_model m = read_hf_config(emitted);
+  const std::string what =
+      "the " + std::string(search::to_string(space.settings.format)) + " config does not express this model: ";
+  hf_model m;
+  try {
+    m = read_hf_config(emitted);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string(fn) + ": " + what + e.what());
+  }
   for (block_spec& b : m.spec.blocks) {
     b.attention.qkv = space.settings.qkv;
     b.attention.out = space.settings.out;
   }
   const search::prune_totals_t t = search::prune_totals(m.spec, space.settings);
-  const std::string what =
-      "the " + std::string(search::to_string(space.settings.format)) + " config does not express this model: ";
   for (std::size_t k = 0; k < search::prune_cost_count; ++k)
     if (t.cost[k] != c.totals.cost[k])
       throw_invalid_argument(fn,

@@ -169,7 +169,7 @@ struct prune_totals_t {
 /// One pruned model.
 struct prune_candidate {
   std::vector<prune_layer_choice> layers;
-  double dp_value = 0;   ///< the knapsack's value (sum of option scores + fixed)
+  double dp_value = 0;   ///< the knapsack's value (the engine's sum of option scores + fixed)
   prune_totals_t totals; ///< recomputed from the pruned spec (prune_totals)
 };
 
@@ -549,15 +549,24 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
   ms.single_budget = !s.front; // one query: the Lagrangian-bounded path
   const mmck_result<double> r = solve_mmck(groups, budget, ms);
   out.info = r.info();
-  if (const auto ch = r.choice(budget)) out.best = prune_make_candidate(space, *ch);
+  if (const auto ch = r.choice(budget)) {
+    out.best = prune_make_candidate(space, *ch);
+    out.best->dp_value = space.fixed_nsc + *r.best(budget);
+  }
   if (s.front && out.best)
-    for (std::size_t i = 0; i < r.front().size(); ++i) out.front.push_back(prune_make_candidate(space, r.front_choice(i)));
+    for (std::size_t i = 0; i < r.front().size(); ++i) {
+      out.front.push_back(prune_make_candidate(space, r.front_choice(i)));
+      out.front.back().dp_value = space.fixed_nsc + r.front()[i].value;
+    }
   if (s.top > 0 && out.best) {
     k_best_settings ks;
     ks.k = s.top;
     ks.min_distance = s.min_distance;
     ks.mmck = s.mmck;
-    for (const auto& x : k_best(groups, budget, ks)) out.top.push_back(prune_make_candidate(space, x.choice));
+    for (const auto& x : k_best(groups, budget, ks)) {
+      out.top.push_back(prune_make_candidate(space, x.choice));
+      out.top.back().dp_value = space.fixed_nsc + x.value;
+    }
   }
   return out;
 }
