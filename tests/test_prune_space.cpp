@@ -37,6 +37,7 @@ prune_space_settings settings(prune_format f) {
   s.load.seq_len = 64;
   s.load.context = 256;
   s.load.batch = 2;
+  s.head_step = 1; // every query-head count (the default steps by the GQA group)
   return s;
 }
 
@@ -103,6 +104,9 @@ TEST_CASE("prune space: options per format, loader rules and tp", "[prune]") {
   CHECK(p.layers[0].attention.size() == 7);
   for (const auto& o : p.layers[0].attention)
     if (!o.none) CHECK((o.heads % o.kv_heads == 0 && o.kv_heads <= 2 && o.heads <= 4));
+  prune_space_settings grp = settings(prune_format::per_layer);
+  grp.head_step = 0; // whole GQA groups of 2: (4,2) (4,1) (2,2) (2,1), plus no-op
+  CHECK(make_prune_space(m.spec, grp).layers[0].attention.size() == 5);
   // nsc: attention kept, widths only.
   const prune_space n = make_prune_space(m.spec, settings(prune_format::nsc));
   CHECK(n.layers[0].attention.size() == 1);
@@ -339,6 +343,9 @@ TEST_CASE("prune: formats that cannot express a model, infeasible envelopes and 
   bad = settings(prune_format::decilm);
   bad.tp = 0;
   CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("tp must be >= 1"));
+  bad = settings(prune_format::decilm);
+  bad.head_step = -1;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("head_step must be >= 0"));
   bad = settings(prune_format::decilm);
   bad.min_ffn = -1;
   CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("min_ffn must be >= 0"));

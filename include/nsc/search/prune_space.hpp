@@ -16,7 +16,8 @@
 ///  * attention (standard kind): query heads h and kept KV heads k.
 ///      decilm:    h = the model's heads H (fixed by the format), k divides H, k <= the model's
 ///                 KV heads K (n_heads_in_group = H / k);
-///      per_layer: h in 1..H and k in 1..K with k dividing h (heads pruned, head_dim kept);
+///      per_layer: h in H, H - s, ... >= 1 (s = head_step, default the GQA group H / K) and k in
+///                 1..K with k dividing h (heads pruned, head_dim kept);
 ///      nsc:       the model's own (h, k) only (the extension has no attention field);
 ///    plus no-op (the sublayer removed with its norms) in decilm and per_layer. With tp = N:
 ///    h % N == 0 and (k % N == 0 or N % k == 0) (vLLM shards KV heads, or replicates them when
@@ -104,6 +105,9 @@ struct prune_space_settings {
   std::int64_t ffn_multiple = 256; ///< FFN width grid G
   std::int64_t min_ffn = 0;        ///< smallest FFN width offered (the model's own always is)
   std::int64_t tp = 1;             ///< tensor-parallel degree
+  /// per_layer: query heads in steps of this many (0: the model's GQA group, heads / KV heads,
+  /// so whole groups are kept: Llama-3.1-70B 8, 16, ..., 64; 1: every count)
+  std::int64_t head_step = 0;
   bool no_op = true;               ///< offer no-op sublayers (decilm, per_layer)
   workload load{};                 ///< T (FLOPs), context, batch, dtypes (KV, memory)
   scoring rule{};                  ///< Xavier of each block, psi_MP (nsc score's default)
@@ -282,6 +286,7 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   if (s.ffn_multiple < 1) throw_invalid_argument(prune_fn, "ffn_multiple must be >= 1", s.ffn_multiple);
   if (s.min_ffn < 0) throw_invalid_argument(prune_fn, "min_ffn must be >= 0", s.min_ffn);
   if (s.tp < 1) throw_invalid_argument(prune_fn, "tp must be >= 1", s.tp);
+  if (s.head_step < 0) throw_invalid_argument(prune_fn, "head_step must be >= 0 (0: the GQA group)", s.head_step);
   prune_space out;
   out.settings = s;
   out.spec = spec_in;
@@ -320,7 +325,8 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
           for (std::int64_t k = K; k >= 1; --k)
             if (H % k == 0 && k != K && detail::prune_tp_ok(H, k, s.tp)) hk.push_back({H, k});
         } else if (s.format == prune_format::per_layer) {
-          for (std::int64_t h = H; h >= 1; --h)
+          const std::int64_t step = s.head_step > 0 ? s.head_step : std::max<std::int64_t>(1, H / K);
+          for (std::int64_t h = H; h >= 1; h -= step)
             for (std::int64_t k = std::min(K, h); k >= 1; --k)
               if (h % k == 0 && !(h == H && k == K) && detail::prune_tp_ok(h, k, s.tp)) hk.push_back({h, k});
         }
