@@ -263,7 +263,7 @@ int run_generic(const prune_args& a) {
   const auto& u = r.unpruned.totals.cost;
   std::printf("NSC-DP pruning  %s (%s, %zu layers), generic space, %s output\n", m.spec.name.c_str(),
               m.model_type.c_str(), space.layers.size(), std::string(to_string(ss.format)).c_str());
-  std::printf("space    per layer: attention (%s) x FFN (multiples of %lld%s%s)%s; %zu options over %zu distinct "
+  std::printf("space    per layer: attention (%s) x FFN (multiples of %lld%s%s)%s; %zu options in all (sublayer choices summed over layers), %zu distinct "
               "layer(s)\n",
               ss.format == prune_format::decilm    ? "KV heads dividing the heads, or no-op"
               : ss.format == prune_format::per_layer ? "query heads h, KV heads k | h, or no-op"
