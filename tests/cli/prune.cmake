@@ -105,3 +105,16 @@ nsc_exit_code_test(prune_lonas_generic_flag CODE 2
   STDERR "need --space generic")
 nsc_exit_code_test(prune_generic_bad_format CODE 2
   ARGS prune examples/configs/llama-7b.json --space generic --emit-format gguf)
+
+# nsc design: the best decoder from scratch; the emitted DeciLM config re-scores identically
+# (checked inside nsc design; here through nsc score as well).
+nsc_cli_test(design_1b
+  ARGS design --params 1.2e9 --kv-bytes 2e9 --seq-len 4096 --batch 8 --hidden-min 1024 --hidden-max 2048
+       --depth-min 8 --depth-max 24 --depth-step 4 --json
+  PASS "\"feasible_configs\":[0-9]+,.*\"kv_cache_bytes\":[0-9]+,.*\"outer_configs\":25,\"params_non_embedding\":[0-9]+,\"params_total\":11[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9],")
+nsc_exit_code_test(design_infeasible CODE 1
+  ARGS design --params 1e6 --hidden-min 512 --hidden-max 1024 --depth-max 8
+  STDERR "nsc: infeasible: none of the [0-9]+ [(]hidden, depth[)] configurations meets every budget")
+nsc_exit_code_test(design_no_budget CODE 2 ARGS design STDERR "give at least one budget")
+nsc_exit_code_test(design_bad_range CODE 2 ARGS design --params 1e9 --hidden-min 4096 --hidden-max 1024
+  STDERR "--hidden-min <= --hidden-max")
