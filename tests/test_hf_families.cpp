@@ -91,7 +91,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(int64_t(m.spec.blocks.size()) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 22); // every file in examples/configs
+  CHECK(seen == 23); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);

@@ -29,9 +29,11 @@
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
+#include <nsc/io/prune_config.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/transformer.hpp>
 #include <nsc/search/lonas.hpp>
+#include <nsc/search/prune_space.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -64,6 +66,21 @@ struct prune_args {
   bool count_final_norm = false;
   std::string emit_config;
   std::string plot;
+  // --space generic
+  std::int64_t ffn_multiple = 256;
+  std::int64_t min_ffn = 0;
+  std::int64_t tp = 1;
+  std::int64_t head_step = 0;
+  bool no_noop = false;
+  std::optional<double> params_non_embedding, active_params, flops, kv_bytes, memory;
+  long long context = 0;
+  long long batch = 1;
+  std::string kv_dtype = "bf16";
+  std::string weight_dtype = "bf16";
+  std::string attention = "full";
+  std::string estimator = "mp";
+  std::string emit_format = "decilm";
+  std::size_t top = 0;
 };
 
 std::string billions(double v) {
@@ -113,7 +130,194 @@ std::string plot_script() {
 #endif
 }
 
+/// One layer's choice in words: "attention 64 heads / 8 KV, FFN 28672" ("no-op" for removed).
+std::string layer_text(const nsc::search::prune_layer_choice& c) {
+  std::string a = c.attention_none ? "attention no-op"
+                  : c.heads > 0    ? "attention " + std::to_string(c.heads) + " heads / " + std::to_string(c.kv_heads) + " KV"
+                                   : "attention kept";
+  std::string f = c.ffn_none ? "FFN no-op" : c.ffn_width > 0 ? "FFN " + std::to_string(c.ffn_width) : "FFN kept";
+  return a + ", " + f;
+}
+
+nlohmann::json generic_json(const nsc::search::prune_candidate& c, std::int64_t T) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& l : c.layers) {
+    nlohmann::json a = l.attention_none ? nlohmann::json(nullptr)
+                                        : nlohmann::json{{"heads", l.heads}, {"kv_heads", l.kv_heads}};
+    layers.push_back({{"attention", a}, {"ffn", l.ffn_none ? nlohmann::json(nullptr) : nlohmann::json(l.ffn_width)}});
+  }
+  const auto& t = c.totals.cost;
+  return {{"nsc", c.totals.nsc},
+          {"params_total", t[0]},
+          {"params_non_embedding", t[1]},
+          {"params_active", t[2]},
+          {"prefill_flops", t[3]},
+          {"flops_per_token", c.totals.flops_per_token},
+          {"kv_cache_bytes", t[4]},
+          {"memory_bytes", t[5]},
+          {"seq_len", T},
+          {"layers", std::move(layers)}};
+}
+
+std::string cost_text(nsc::search::prune_cost c, std::int64_t v, std::int64_t T) {
+  using nsc::search::prune_cost;
+  if (c == prune_cost::prefill_flops) return nsc_cli::fmt(double(v) / double(T), 6) + " FLOPs/token";
+  if (c == prune_cost::kv_bytes || c == prune_cost::memory) return grouped(v) + " bytes";
+  return grouped(v) + " params";
+}
+
+int run_generic(const prune_args& a) {
+  using namespace nsc::search;
+  const nlohmann::json raw = nsc::io::read_json_file(a.config, "nsc prune");
+  nsc::hf_model m = nsc::read_hf_config(raw);
+  if (!raw.contains("_name_or_path")) m.spec.name = std::filesystem::path(a.config).stem().string();
+  if (a.tflops) throw std::invalid_argument("nsc prune: --tflops is the LoNAS space's; use --flops F (per token) with --space generic");
+  prune_space_settings ss;
+  ss.format = parse_prune_format(a.emit_format);
+  ss.ffn_multiple = a.ffn_multiple;
+  ss.min_ffn = a.min_ffn;
+  ss.tp = a.tp;
+  ss.head_step = a.head_step;
+  ss.no_op = !a.no_noop;
+  ss.load.seq_len = a.seq_len;
+  ss.load.context = a.context;
+  ss.load.batch = a.batch;
+  ss.load.kv = nsc::parse_dtype(a.kv_dtype);
+  ss.load.weights = nsc::parse_dtype(a.weight_dtype);
+  ss.load.attention = nsc::parse_attention_convention(a.attention);
+  ss.rule.est = nsc::parse_estimator(a.estimator);
+  const std::int64_t T = a.seq_len;
+  prune_search_settings s;
+  auto add = [&](prune_cost c, const std::optional<double>& v, double scale, const char* flag) {
+    if (!v) return;
+    const double x = *v * scale;
+    if (!(std::isfinite(x) && x >= 0 && x < 0x1p62))
+      throw std::invalid_argument(std::string("nsc prune: ") + flag + " must be finite, >= 0 and < 2^62 (got " +
+                                  nsc_cli::fmt(*v, 17) + ")");
+    s.budgets.push_back({c, std::int64_t(std::floor(x))});
+  };
+  add(prune_cost::params, a.params, 1, "--params");
+  add(prune_cost::params_non_embedding, a.params_non_embedding, 1, "--params-non-embedding");
+  add(prune_cost::params_active, a.active_params, 1, "--active-params");
+  add(prune_cost::prefill_flops, a.flops, double(T), "--flops");
+  add(prune_cost::kv_bytes, a.kv_bytes, 1, "--kv-bytes");
+  add(prune_cost::memory, a.memory, 1, "--memory");
+  s.front = a.front;
+  s.top = a.top;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const prune_space space = make_prune_space(m.spec, ss);
+  const prune_search_result r = search_prune(space, s);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The format must express the model itself (e.g. DeciLM has no q_norm and head_dim = hidden / heads).
+  nsc::prune_verify_config(nsc::prune_emit_config(raw, space, r.unpruned), space, r.unpruned);
+
+  if (!r.best) {
+    if (!r.shortfalls.empty()) {
+      for (const prune_shortfall& x : r.shortfalls)
+        std::fprintf(stderr, "nsc: infeasible: budget %s = %s cannot be met; the smallest model of the space has %s\n",
+                     std::string(to_string(x.cost)).c_str(), cost_text(x.cost, x.limit, T).c_str(),
+                     cost_text(x.cost, x.smallest, T).c_str());
+    } else {
+      std::fprintf(stderr, "nsc: infeasible: every budget alone can be met, but no model of the space meets them all at once\n");
+    }
+    return nsc_cli::exit_no_answer;
+  }
+  const prune_candidate& b = *r.best;
+  if (!a.emit_config.empty()) {
+    const nlohmann::json cfg = nsc::prune_emit_config(raw, space, b);
+    nsc::prune_verify_config(cfg, space, b); // reads back to exactly these numbers
+    nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
+  }
+  nlohmann::json j = generic_json(b, T);
+  j["model"] = m.spec.name;
+  j["model_type"] = m.model_type;
+  j["space"] = "generic";
+  j["emit_format"] = std::string(to_string(ss.format));
+  nlohmann::json bj = nlohmann::json::object();
+  for (const prune_budget& x : s.budgets) bj[std::string(to_string(x.cost))] = x.limit;
+  j["budgets"] = bj;
+  j["workload"] = {{"seq_len", T}, {"context", ss.load.context_tokens()}, {"batch", a.batch},
+                   {"kv_dtype", a.kv_dtype}, {"weight_dtype", a.weight_dtype}, {"attention", a.attention}};
+  j["unpruned"] = generic_json(r.unpruned, T);
+  j["unpruned"].erase("layers");
+  j["solver"] = r.info.describe();
+  j["options"] = space.options();
+  j["time_seconds"] = secs;
+  if (!a.emit_config.empty()) j["emitted_config"] = a.emit_config;
+  if (a.front) {
+    nlohmann::json f = nlohmann::json::array();
+    for (const auto& c : r.front) f.push_back(generic_json(c, T));
+    j["front"] = std::move(f);
+  }
+  if (a.top > 0) {
+    nlohmann::json f = nlohmann::json::array();
+    for (const auto& c : r.top) f.push_back(generic_json(c, T));
+    j["top"] = std::move(f);
+  }
+  if (a.json || a.format == "json") {
+    nsc_cli::print_json(j);
+    return nsc_cli::exit_answer;
+  }
+  const auto& t = b.totals.cost;
+  const auto& u = r.unpruned.totals.cost;
+  std::printf("NSC-DP pruning  %s (%s, %zu layers), generic space, %s output\n", m.spec.name.c_str(),
+              m.model_type.c_str(), space.layers.size(), std::string(to_string(ss.format)).c_str());
+  std::printf("space    per layer: attention (%s) x FFN (multiples of %lld%s%s)%s; %zu options in all (sublayer choices summed over layers), %zu distinct "
+              "layer(s)\n",
+              ss.format == prune_format::decilm    ? "KV heads dividing the heads, or no-op"
+              : ss.format == prune_format::per_layer ? "query heads h, KV heads k | h, or no-op"
+                                                     : "kept",
+              static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
+              ss.format == prune_format::nsc ? "" : ", or no-op",
+              a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
+  std::printf("workload prefill T = %lld (%s attention), context %lld, batch %lld, KV %s, weights %s\n",
+              static_cast<long long>(T), a.attention.c_str(), static_cast<long long>(ss.load.context_tokens()),
+              a.batch, a.kv_dtype.c_str(), a.weight_dtype.c_str());
+  for (const prune_budget& x : s.budgets)
+    std::printf("budget   %-20s <= %s\n", std::string(to_string(x.cost)).c_str(), cost_text(x.cost, x.limit, T).c_str());
+  if (s.budgets.empty()) std::printf("budget   none (the unconstrained optimum)\n");
+  std::printf("%-8s %10s %18s %18s %14s %20s %20s\n", "", "NSC", "params", "non-embedding", "FLOPs/token",
+              "KV bytes", "memory bytes");
+  auto row = [&](const char* what, const prune_candidate& c) {
+    const auto& v = c.totals.cost;
+    std::printf("%-8s %10.1f %18s %18s %14.6g %20s %20s\n", what, c.totals.nsc, grouped(v[0]).c_str(),
+                grouped(v[1]).c_str(), c.totals.flops_per_token, grouped(v[4]).c_str(), grouped(v[5]).c_str());
+  };
+  row("unpruned", r.unpruned);
+  row("best", b);
+  (void)t;
+  (void)u;
+  // Runs of identical layers.
+  for (std::size_t i = 0; i < b.layers.size();) {
+    std::size_t k = i + 1;
+    while (k < b.layers.size() && layer_text(b.layers[k]) == layer_text(b.layers[i])) ++k;
+    std::printf("         layers %zu-%zu: %s\n", i, k - 1, layer_text(b.layers[i]).c_str());
+    i = k;
+  }
+  std::printf("         (identical layers are interchangeable: the solver lists a class's choices in option order)\n");
+  if (a.front) {
+    std::printf("front    %zu Pareto points over the budgeted costs (--json for all)\n", r.front.size());
+    const std::size_t n = r.front.size(), rows = std::min<std::size_t>(n, 9);
+    for (std::size_t k = 0; k < rows; ++k) row("", r.front[rows == 1 ? 0 : k * (n - 1) / (rows - 1)]);
+  }
+  if (a.top > 0) {
+    std::printf("top      %zu best\n", r.top.size());
+    for (const auto& c : r.top) row("", c);
+  }
+  if (!a.emit_config.empty())
+    std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
+                std::string(to_string(ss.format)).c_str());
+  std::printf("solver   %s\n", r.info.describe().c_str());
+  std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
+  return nsc_cli::exit_answer;
+}
+
 int run_prune(const prune_args& a) {
+  if (a.space == "generic") return run_generic(a);
+  if (a.params_non_embedding || a.active_params || a.flops || a.kv_bytes || a.memory || a.top > 0)
+    throw std::invalid_argument("nsc prune: --params-non-embedding, --active-params, --flops, --kv-bytes, --memory and "
+                                "--top need --space generic");
   const nlohmann::json raw = nsc::io::read_json_file(a.config, "nsc prune");
   nsc::hf_model m = nsc::read_hf_config(raw);
   if (!raw.contains("_name_or_path")) m.spec.name = std::filesystem::path(a.config).stem().string();
@@ -294,8 +498,46 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                "width and q/k/v LoRA rank) under a params or TFLOPs budget, with the whole front");
   sub->add_option("config", args->config, "path to a Hugging Face config.json (llama-like)")
       ->required();
-  sub->add_option("--space", args->space, "pruning space (lonas)")
-      ->check(CLI::IsMember({"lonas"}));
+  sub->add_option("--space", args->space,
+                  "pruning space: lonas (FFN width x q/k/v LoRA rank, the paper's) or generic (heads, KV heads, "
+                  "FFN width, no-op sublayers, any budgets)")
+      ->check(CLI::IsMember({"lonas", "generic"}));
+  sub->add_option("--ffn-multiple", args->ffn_multiple, "generic: FFN width grid (default 256)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 30));
+  sub->add_option("--min-ffn", args->min_ffn, "generic: smallest FFN width offered (the model's own always is)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 40));
+  sub->add_option("--tp", args->tp, "generic: tensor-parallel degree (heads, widths divisible; KV heads divisible or dividing)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
+  sub->add_option("--head-step", args->head_step,
+                  "generic, per-layer: query heads in steps of this many (default: the GQA group, heads / KV heads)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
+  sub->add_flag("--no-noop", args->no_noop, "generic: never remove a whole sublayer");
+  sub->add_option("--params-non-embedding", args->params_non_embedding, "generic: bound on non-embedding params")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--active-params", args->active_params, "generic: bound on active params (MoE)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--flops", args->flops, "generic: bound on prefill FLOPs per token at --seq-len")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--kv-bytes", args->kv_bytes, "generic: bound on KV-cache bytes at --context x --batch")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--memory", args->memory, "generic: bound on weight bytes (--weight-dtype) + KV-cache bytes")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--context", args->context, "generic: cached tokens per sequence (default: --seq-len)")
+      ->check(CLI::Range(1LL, 1000000000000LL));
+  sub->add_option("--batch", args->batch, "generic: sequences cached (default 1)")->check(CLI::Range(1LL, 1000000000LL));
+  sub->add_option("--kv-dtype", args->kv_dtype, "generic: KV-cache dtype (fp32, bf16 default, fp16, fp8, int8)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
+  sub->add_option("--weight-dtype", args->weight_dtype, "generic: weight dtype for --memory (default bf16)")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
+  sub->add_option("--attention", args->attention, "generic: prefill attention full (default) or causal")
+      ->check(CLI::IsMember({"full", "causal"}));
+  sub->add_option("--estimator", args->estimator, "generic: psi estimator mp (default) or fs")
+      ->check(CLI::IsMember({"mp", "fs"}));
+  sub->add_option("--emit-format", args->emit_format,
+                  "generic: decilm (default; nemotron-nas block_configs), per-layer (per_layer_config) or nsc "
+                  "(intermediate_sizes); limits the space")
+      ->check(CLI::IsMember({"decilm", "per-layer", "nsc"}));
+  sub->add_option("--top", args->top, "generic: also the K best models")->check(CLI::Range(std::size_t(1), std::size_t(1000)));
   sub->add_option("--params", args->params, "upper bound on params (e.g. 5.7e9)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--tflops", args->tflops, "upper bound on TFLOPs at --seq-len instead")

@@ -416,7 +416,7 @@ PUBLISHED = {
     "gemma-3-1b-it": 999885952, "phi-3-mini-4k-instruct": 3821079552, "qwen3-8b": 8190735360,
     "qwen3-30b-a3b": 30532122624, "qwen1.5-moe-a2.7b": 14315784192, "deepseek-v3": 671026419200,
     "pythia-160m": 162322944, "olmo-2-1124-7b": 7298617344, "llama-7b": 6738415616,
-    "llama-3-8b": 8030261248, "mistral-7b": 7241732096, "mixtral-8x7b": 46702792704,
+    "llama-3-8b": 8030261248, "llama-3.1-70b": 70553706496, "mistral-7b": 7241732096, "mixtral-8x7b": 46702792704,
     "qwen2-7b": 7615616512, "gpt2": 124439808, "gpt2-medium": 354823168, "bert-base-uncased": 109482240,
 }
 

@@ -1,0 +1,120 @@
+# `nsc prune CONFIG --space generic ...` (examples/nsc/cmd_prune.cpp): round trips of every
+# emitted format through `nsc score` (params, non-embedding params, FLOPs, KV bytes, memory and
+# NSC must be equal), exit codes of impossible envelopes and bad input. Each round trip runs this
+# file in script mode: nsc prune --emit-config OUT --json, then nsc score OUT --json at the same
+# workload, and compares the JSON fields with CMake's string(JSON).
+#
+#   nsc_prune_round_trip(NAME ARGS a b c WORKLOAD w x y)
+if(CMAKE_SCRIPT_MODE_FILE AND NOT NSC_ROUND_TRIP) # an exit-code check (exit_codes.cmake's script mode)
+  include(${CMAKE_CURRENT_LIST_DIR}/exit_codes.cmake)
+  return()
+endif()
+if(CMAKE_SCRIPT_MODE_FILE AND NSC_ROUND_TRIP) # ---- script mode: one round trip ----------------
+  string(REPLACE "|" ";" args "${NSC_ARGS}")
+  string(REPLACE "|" ";" load "${NSC_LOAD}")
+  set(out "${NSC_OUT}")
+  execute_process(COMMAND ${NSC} prune ${args} ${load} --emit-config ${out} --json RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE pj ERROR_VARIABLE err WORKING_DIRECTORY ${NSC_WORKDIR})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nsc prune ${args}: exit ${rc}\n${err}")
+  endif()
+  execute_process(COMMAND ${NSC} score ${out} ${load} --json RESULT_VARIABLE rc OUTPUT_VARIABLE sj
+                  ERROR_VARIABLE err WORKING_DIRECTORY ${NSC_WORKDIR})
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "nsc score ${out}: exit ${rc}\n${err}")
+  endif()
+  foreach(key nsc params_total params_non_embedding params_active flops_per_token kv_cache_bytes memory_bytes
+              prefill_flops)
+    string(JSON a GET "${pj}" ${key})
+    string(JSON b GET "${sj}" ${key})
+    if(NOT "${a}" STREQUAL "${b}")
+      message(FATAL_ERROR "${key}: nsc prune reports ${a}, nsc score of ${out} ${b}")
+    endif()
+  endforeach()
+  string(JSON n LENGTH "${pj}" layers)
+  string(JSON layers GET "${sj}" layers)
+  message(STATUS "round trip of ${out}: ${n} layers, every figure equal")
+  return()
+endif()
+
+function(nsc_prune_round_trip name)
+  cmake_parse_arguments(T "" "" "ARGS;WORKLOAD" ${ARGN})
+  list(JOIN T_ARGS "|" joined)
+  list(JOIN T_WORKLOAD "|" load)
+  add_test(NAME cli:prune:${name}
+    COMMAND ${CMAKE_COMMAND} -DNSC_ROUND_TRIP=ON -DNSC=$<TARGET_FILE:nsc_cli> "-DNSC_ARGS=${joined}"
+            "-DNSC_LOAD=${load}" -DNSC_OUT=${CMAKE_CURRENT_BINARY_DIR}/prune_${name}.json
+            -DNSC_WORKDIR=${PROJECT_SOURCE_DIR} -P ${CMAKE_CURRENT_LIST_FILE})
+endfunction()
+
+# Every format, several budget subsets, configs of different families.
+nsc_prune_round_trip(llama70b_decilm_memory
+  ARGS examples/configs/llama-3.1-70b.json --space generic --memory 80e9 --emit-format decilm
+  WORKLOAD --seq-len 8192 --context 8192 --batch 8 --kv-dtype bf16 --weight-dtype bf16)
+nsc_prune_round_trip(llama70b_decilm_three
+  ARGS examples/configs/llama-3.1-70b.json --space generic --params 40e9 --flops 60e9 --kv-bytes 2e9
+       --emit-format decilm
+  WORKLOAD --seq-len 8192 --batch 8)
+nsc_prune_round_trip(llama8b_per_layer_three
+  ARGS examples/configs/llama-3-8b.json --space generic --params 5e9 --flops 8e9 --kv-bytes 1e9
+       --emit-format per-layer
+  WORKLOAD --seq-len 8192 --batch 8)
+nsc_prune_round_trip(llama70b_nsc_params
+  ARGS examples/configs/llama-3.1-70b.json --space generic --params 50e9 --emit-format nsc
+  WORKLOAD --seq-len 4096)
+nsc_prune_round_trip(mistral_decilm_kv_tp
+  ARGS examples/configs/mistral-7b.json --space generic --params 5e9 --kv-bytes 1e9 --tp 2 --min-ffn 4096
+       --emit-format decilm
+  WORKLOAD --seq-len 4096 --batch 4 --kv-dtype fp8)
+nsc_prune_round_trip(qwen3_per_layer
+  ARGS examples/configs/qwen3-8b.json --space generic --params-non-embedding 5e9 --emit-format per-layer
+  WORKLOAD --seq-len 2048)
+nsc_prune_round_trip(mixtral_nsc_memory
+  ARGS examples/configs/mixtral-8x7b.json --space generic --memory 60e9 --emit-format nsc --ffn-multiple 512
+  WORKLOAD --seq-len 4096 --batch 4)
+nsc_prune_round_trip(llama8b_decilm_active_memory
+  ARGS examples/configs/llama-3-8b.json --space generic --active-params 6e9 --memory 14e9 --ffn-multiple 1024
+       --emit-format decilm
+  WORKLOAD --seq-len 4096 --weight-dtype int8)
+
+# Table output: the per-layer listing and the read-back note.
+nsc_cli_test(prune_generic_table
+  ARGS prune examples/configs/llama-3.1-70b.json --space generic --memory 80e9 --seq-len 8192 --context 8192
+       --batch 8
+  PASS "generic space, decilm output\n.*budget   memory +<= 80,000,000,000 bytes\n.*best .*\n +layers 0-[0-9]+: attention 64 heads / [0-9]+ KV, FFN [0-9]+\n")
+nsc_cli_test(prune_generic_top
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 6e9 --top 3 --json
+  PASS "\"top\":\\[\\{.*\\},\\{.*\\},\\{.*\\}\\]")
+
+# Impossible envelopes: exit 1, the budget named with the smallest achievable value.
+nsc_exit_code_test(prune_generic_infeasible CODE 1
+  ARGS prune examples/configs/llama-3.1-70b.json --space generic --params 1e9
+  STDERR "nsc: infeasible: budget params = 1,000,000,000 params cannot be met. the smallest model of the space has 2,101,354,496 params")
+nsc_exit_code_test(prune_generic_infeasible_kv CODE 1
+  ARGS prune examples/configs/llama-3.1-70b.json --space generic --kv-bytes 1000 --emit-format nsc
+  STDERR "budget kv_bytes = 1,000 bytes cannot be met. the smallest model of the space has 83,886,080 bytes")
+# A format that cannot express the model: bad input, named.
+nsc_exit_code_test(prune_generic_decilm_qwen3 CODE 2
+  ARGS prune examples/configs/qwen3-8b.json --space generic --params 5e9 --emit-format decilm
+  STDERR "nsc::prune_verify_config: the decilm config does not express this model: params reads back as")
+nsc_exit_code_test(prune_generic_tflops CODE 2
+  ARGS prune examples/configs/llama-7b.json --space generic --tflops 1
+  STDERR "--tflops is the LoNAS space's")
+nsc_exit_code_test(prune_lonas_generic_flag CODE 2
+  ARGS prune examples/configs/llama-7b.json --space lonas --kv-bytes 1e9
+  STDERR "need --space generic")
+nsc_exit_code_test(prune_generic_bad_format CODE 2
+  ARGS prune examples/configs/llama-7b.json --space generic --emit-format gguf)
+
+# nsc design: the best decoder from scratch; the emitted DeciLM config re-scores identically
+# (checked inside nsc design; here through nsc score as well).
+nsc_cli_test(design_1b
+  ARGS design --params 1.2e9 --kv-bytes 2e9 --seq-len 4096 --batch 8 --hidden-min 1024 --hidden-max 2048
+       --depth-min 8 --depth-max 24 --depth-step 4 --json
+  PASS "\"feasible_configs\":[0-9]+,.*\"kv_cache_bytes\":[0-9]+,.*\"outer_configs\":25,\"params_non_embedding\":[0-9]+,\"params_total\":11[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9],")
+nsc_exit_code_test(design_infeasible CODE 1
+  ARGS design --params 1e6 --hidden-min 512 --hidden-max 1024 --depth-max 8
+  STDERR "nsc: infeasible: none of the [0-9]+ [(]hidden, depth[)] configurations meets every budget")
+nsc_exit_code_test(design_no_budget CODE 2 ARGS design STDERR "give at least one budget")
+nsc_exit_code_test(design_bad_range CODE 2 ARGS design --params 1e9 --hidden-min 4096 --hidden-max 1024
+  STDERR "--hidden-min <= --hidden-max")

@@ -1,0 +1,366 @@
+// Tests of nsc/search/prune_space.hpp and nsc/io/prune_config.hpp: the generic pruning space
+// against brute force (every selection of 2-3 layer models built as a whole model and scored /
+// counted / deployed from scratch) for every budget alone and in combinations; round trips of
+// every emitted format through the reader; the rules loaders enforce; errors.
+#include <nsc/io/hf_config.hpp>
+#include <nsc/io/prune_config.hpp>
+#include <nsc/search/prune_space.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace nsc;
+using namespace nsc::search;
+using json = nlohmann::json;
+using std::int64_t;
+
+namespace {
+
+const std::string configs = std::string(NSC_SOURCE_DIR) + "/examples/configs/";
+
+/// 3 layers, hidden 256, 4 heads of 64, 2 KV heads, FFN 768; layer 1 narrower (per_layer_config).
+json tiny_llama() {
+  return {{"model_type", "llama"},       {"hidden_size", 256},       {"intermediate_size", 768},
+          {"num_hidden_layers", 3},      {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+          {"vocab_size", 500},           {"rms_norm_eps", 1e-5},     {"tie_word_embeddings", false},
+          {"per_layer_config", {{"1", {{"intermediate_size", 512}}}}}};
+}
+
+prune_space_settings settings(prune_format f) {
+  prune_space_settings s;
+  s.format = f;
+  s.load.seq_len = 64;
+  s.load.context = 256;
+  s.load.batch = 2;
+  s.head_step = 1; // every query-head count (the default steps by the GQA group)
+  return s;
+}
+
+/// Every selection of the space as (attention option, FFN option) per layer.
+void for_each_selection(const prune_space& sp, const std::function<void(const prune_candidate&)>& f) {
+  const std::size_t L = sp.layers.size();
+  std::vector<std::size_t> a(L, 0), b(L, 0);
+  while (true) {
+    prune_candidate c;
+    for (std::size_t i = 0; i < L; ++i) c.layers.push_back(prune_choice(sp.layers[i], a[i], b[i]));
+    f(c);
+    std::size_t i = 0;
+    for (; i < L; ++i) {
+      if (++b[i] < sp.layers[i].ffn.size()) break;
+      b[i] = 0;
+      if (++a[i] < sp.layers[i].attention.size()) break;
+      a[i] = 0;
+    }
+    if (i == L) return;
+  }
+}
+
+struct brute {
+  std::vector<prune_totals_t> all;
+};
+
+/// Totals of every selection, each from the whole pruned model (independent of the option sums).
+brute enumerate(const prune_space& sp) {
+  brute out;
+  for_each_selection(sp, [&](const prune_candidate& c) { out.all.push_back(prune_totals(prune_apply(sp, c), sp.settings)); });
+  return out;
+}
+
+/// The brute-force optimum under the budgets (nullopt: none fits).
+std::optional<double> brute_best(const brute& b, const std::vector<prune_budget>& budgets) {
+  std::optional<double> best;
+  for (const prune_totals_t& t : b.all) {
+    bool fits = true;
+    for (const prune_budget& x : budgets) fits = fits && t.cost[std::size_t(x.cost)] <= x.limit;
+    if (fits && (!best || t.nsc > *best)) best = t.nsc;
+  }
+  return best;
+}
+
+} // namespace
+
+TEST_CASE("prune space: options per format, loader rules and tp", "[prune]") {
+  const hf_model m = read_hf_config(tiny_llama());
+  const prune_space d = make_prune_space(m.spec, settings(prune_format::decilm));
+  REQUIRE(d.layers.size() == 3);
+  CHECK(d.distinct_layers == 2); // layers 0 and 2 identical, layer 1 narrower
+  // decilm: k in {2, 1} dividing 4, plus no-op; FFN {768, 512, 256} plus no-op.
+  CHECK(d.layers[0].attention.size() == 3);
+  CHECK(d.layers[0].attention[0].kv_heads == 2);
+  CHECK(d.layers[0].attention[1].kv_heads == 1);
+  CHECK(d.layers[0].attention[2].none);
+  for (const auto& o : d.layers[0].attention) CHECK((o.none || o.heads == 4));
+  CHECK(d.layers[0].ffn.size() == 4);
+  CHECK(d.layers[0].ffn[0].width == 768);
+  CHECK(d.layers[1].ffn.size() == 3); // 512, 256, no-op
+  CHECK(d.layers[1].ffn[0].width == 512);
+  // per-layer: (h, k) with k | h, k <= 2: (4,2) (4,1) (3,1) (2,2) (2,1) (1,1), plus no-op.
+  const prune_space p = make_prune_space(m.spec, settings(prune_format::per_layer));
+  CHECK(p.layers[0].attention.size() == 7);
+  for (const auto& o : p.layers[0].attention)
+    if (!o.none) CHECK((o.heads % o.kv_heads == 0 && o.kv_heads <= 2 && o.heads <= 4));
+  prune_space_settings grp = settings(prune_format::per_layer);
+  grp.head_step = 0; // whole GQA groups of 2: (4,2) (4,1) (2,2) (2,1), plus no-op
+  CHECK(make_prune_space(m.spec, grp).layers[0].attention.size() == 5);
+  // nsc: attention kept, widths only.
+  const prune_space n = make_prune_space(m.spec, settings(prune_format::nsc));
+  CHECK(n.layers[0].attention.size() == 1);
+  CHECK(n.layers[0].ffn.size() == 3);
+  // tp = 2: heads and widths divisible, KV heads divisible or dividing.
+  prune_space_settings t = settings(prune_format::per_layer);
+  t.tp = 2;
+  t.ffn_multiple = 128;
+  t.min_ffn = 300;
+  const prune_space tp = make_prune_space(m.spec, t);
+  for (const auto& o : tp.layers[0].attention)
+    if (!o.none) CHECK((o.heads % 2 == 0 && (o.kv_heads % 2 == 0 || 2 % o.kv_heads == 0)));
+  std::vector<int64_t> widths;
+  for (const auto& o : tp.layers[0].ffn)
+    if (!o.none) widths.push_back(o.width);
+  CHECK(widths == std::vector<int64_t>{768, 640, 512, 384});
+  // No no-op when asked.
+  prune_space_settings nn = settings(prune_format::decilm);
+  nn.no_op = false;
+  const prune_space x = make_prune_space(m.spec, nn);
+  for (const auto& o : x.layers[0].attention) CHECK_FALSE(o.none);
+  for (const auto& o : x.layers[0].ffn) CHECK_FALSE(o.none);
+}
+
+TEST_CASE("prune space: option costs add up to the whole model's (decomposition)", "[prune]") {
+  const hf_model m = read_hf_config(tiny_llama());
+  const prune_space sp = make_prune_space(m.spec, settings(prune_format::per_layer));
+  for_each_selection(sp, [&](const prune_candidate& c) {
+    prune_cost_vector sum = sp.fixed;
+    for (std::size_t i = 0; i < c.layers.size(); ++i)
+      for (std::size_t k = 0; k < prune_cost_count; ++k)
+        sum[k] += sp.layers[i].attention[c.layers[i].attention_option].cost[k] +
+                  sp.layers[i].ffn[c.layers[i].ffn_option].cost[k];
+    const prune_totals_t t = prune_totals(prune_apply(sp, c), sp.settings);
+    CHECK(sum == t.cost);
+  });
+}
+
+TEST_CASE("prune search: exact optimum against brute force for every budget combination", "[prune]") {
+  const hf_model m = read_hf_config(tiny_llama());
+  for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
+    INFO(to_string(f));
+    const prune_space sp = make_prune_space(m.spec, settings(f));
+    const brute b = enumerate(sp);
+    prune_cost_vector lo, hi;
+    lo.fill(INT64_MAX);
+    hi.fill(0);
+    for (const auto& t : b.all)
+      for (std::size_t k = 0; k < prune_cost_count; ++k) lo[k] = std::min(lo[k], t.cost[k]), hi[k] = std::max(hi[k], t.cost[k]);
+    auto at = [&](prune_cost c, double frac) {
+      const std::size_t k = std::size_t(c);
+      return prune_budget{c, lo[k] + int64_t(double(hi[k] - lo[k]) * frac)};
+    };
+    using P = prune_cost;
+    const std::vector<std::vector<prune_budget>> combos = {
+        {},
+        {at(P::params, 0.5)},
+        {at(P::params_non_embedding, 0.3)},
+        {at(P::params_active, 0.7)},
+        {at(P::prefill_flops, 0.4)},
+        {at(P::kv_bytes, 0.5)},
+        {at(P::memory, 0.6)},
+        {at(P::params, 0.6), at(P::kv_bytes, 0.3)},
+        {at(P::prefill_flops, 0.5), at(P::kv_bytes, 0.7)},
+        {at(P::params, 0.8), at(P::prefill_flops, 0.4), at(P::kv_bytes, 0.4)},
+        {at(P::memory, 0.5), at(P::params_active, 0.6), at(P::params_non_embedding, 0.9)},
+        {at(P::params, 0.0)},
+        {at(P::params, 1.0), at(P::kv_bytes, 0.0)},
+    };
+    for (const auto& budgets : combos) {
+      INFO("budgets " << budgets.size() << (budgets.empty() ? "" : std::string(to_string(budgets[0].cost))));
+      prune_search_settings s;
+      s.budgets = budgets;
+      const prune_search_result r = search_prune(sp, s);
+      const auto want = brute_best(b, budgets);
+      REQUIRE(bool(r.best) == bool(want));
+      if (!want) continue;
+      CHECK(r.best->totals.nsc == Approx(*want).epsilon(1e-12));
+      CHECK(r.best->dp_value == Approx(r.best->totals.nsc).epsilon(1e-12));
+      for (const prune_budget& x : budgets) CHECK(r.best->totals.cost[std::size_t(x.cost)] <= x.limit);
+      // The front and the k best agree with the optimum.
+      s.front = true;
+      s.top = 3;
+      const prune_search_result rf = search_prune(sp, s);
+      REQUIRE(rf.best);
+      CHECK(rf.best->totals.nsc == Approx(*want).epsilon(1e-12));
+      REQUIRE(!rf.top.empty());
+      CHECK(rf.top[0].totals.nsc == Approx(*want).epsilon(1e-12));
+      for (std::size_t i = 1; i < rf.top.size(); ++i) CHECK(rf.top[i].dp_value <= rf.top[i - 1].dp_value);
+      double front_best = -1;
+      for (const auto& c : rf.front) {
+        for (const prune_budget& x : budgets) CHECK(c.totals.cost[std::size_t(x.cost)] <= x.limit);
+        front_best = std::max(front_best, c.totals.nsc);
+      }
+      CHECK(front_best == Approx(*want).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("prune emission: every format reads back to exactly the searched model", "[prune]") {
+  const json raw = tiny_llama();
+  const hf_model m = read_hf_config(raw);
+  for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
+    INFO(to_string(f));
+    const prune_space sp = make_prune_space(m.spec, settings(f));
+    std::size_t n = 0;
+    for_each_selection(sp, [&](const prune_candidate& c0) {
+      if (n++ % 7 != 0) return; // a spread of selections (every no-op / width / head pattern)
+      prune_candidate c = c0;
+      c.totals = prune_totals(prune_apply(sp, c), sp.settings);
+      const json cfg = prune_emit_config(raw, sp, c);
+      CHECK_NOTHROW(prune_verify_config(cfg, sp, c));
+      const hf_model back = read_hf_config(cfg);
+      REQUIRE(back.spec.blocks.size() == 3);
+      for (std::size_t i = 0; i < 3; ++i) {
+        const block_spec& b = back.spec.blocks[i];
+        CHECK((b.attention.kind == attention_kind::none) == c.layers[i].attention_none);
+        CHECK((b.ffn.kind == ffn_kind::none) == c.layers[i].ffn_none);
+        if (!c.layers[i].attention_none) CHECK(b.attention.kv_heads() == c.layers[i].kv_heads);
+        if (!c.layers[i].ffn_none) CHECK(b.ffn.d_ff == c.layers[i].ffn_width);
+      }
+      if (f == prune_format::decilm) {
+        CHECK(cfg["model_type"] == "nemotron-nas");
+        CHECK(cfg["architectures"] == json::array({"DeciLMForCausalLM"}));
+        REQUIRE(cfg["block_configs"].size() == cfg["num_hidden_layers"].get<std::size_t>());
+        for (const json& e : cfg["block_configs"]) {
+          if (!e["attention"]["no_op"].get<bool>()) CHECK(4 % e["attention"]["n_heads_in_group"].get<int64_t>() == 0);
+          if (!e["ffn"]["no_op"].get<bool>()) CHECK(e["ffn"].contains("ffn_mult")); // every 256 multiple has one
+        }
+      }
+      if (f == prune_format::per_layer && cfg.contains("per_layer_config"))
+        for (const auto& [k, o] : cfg["per_layer_config"].items()) {
+          const int64_t h = o.value("num_attention_heads", int64_t(4)), kv = o.value("num_key_value_heads", int64_t(2));
+          CHECK(h % kv == 0);
+          if (o.contains("intermediate_size")) CHECK(o["intermediate_size"].get<int64_t>() % 256 == 0);
+        }
+    });
+  }
+}
+
+TEST_CASE("prune emission: DeciLM ffn_mult gives the width exactly", "[prune]") {
+  // Against DeciLM's find_multiple(int(2 m H / 3), 256) written out by hand.
+  for (int64_t H : {256, 4096, 8192, 5120}) {
+    for (int64_t w = 256; w <= 4 * H; w += 256) {
+      const double m = decilm_ffn_mult(w, H);
+      REQUIRE(m > 0);
+      const int64_t x = int64_t(2 * m * double(H) / 3);
+      CHECK((x % 256 == 0 ? x : x + 256 - x % 256) == w);
+    }
+  }
+  CHECK(decilm_ffn_mult(28672, 8192) == 5.25); // Llama-3.1-70B's own width (Nemotron-51B's 5.25)
+  CHECK(decilm_ffn_mult(300, 256) == 0);       // not a multiple of 256: intermediate_size instead
+}
+
+TEST_CASE("prune on bundled configs: round trip and identical-group speed path", "[prune]") {
+  for (const char* name : {"llama-3.1-70b.json", "llama-3-8b.json", "mistral-7b.json", "qwen3-8b.json"}) {
+    INFO(name);
+    const json raw = io::read_json_file(configs + name, "test");
+    const hf_model m = read_hf_config(raw);
+    for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
+      prune_space_settings ss;
+      ss.format = f;
+      ss.load.seq_len = 8192;
+      ss.load.batch = 8;
+      const prune_space sp = make_prune_space(m.spec, ss);
+      CHECK(sp.distinct_layers == 1);
+      prune_search_settings s;
+      s.budgets = {{prune_cost::params, int64_t(0.6 * double(search_prune(sp).unpruned.totals.cost[0]))}};
+      if (f != prune_format::nsc) s.budgets.push_back({prune_cost::kv_bytes, 4 * (int64_t(1) << 30)}); // nsc: attention fixed
+      const prune_search_result r = search_prune(sp, s);
+      REQUIRE(r.best);
+      CHECK(r.info.identical);
+      CHECK(r.best->totals.cost[0] <= s.budgets[0].limit);
+      if (s.budgets.size() > 1) CHECK(r.best->totals.cost[4] <= s.budgets[1].limit);
+      const json cfg = prune_emit_config(raw, sp, *r.best);
+      if (std::string(name) == "qwen3-8b.json" && f == prune_format::decilm) // q_norm / k_norm: not DeciLM's
+        CHECK_THROWS_WITH(prune_verify_config(cfg, sp, *r.best), Catch::Contains("decilm config does not express"));
+      else
+        CHECK_NOTHROW(prune_verify_config(cfg, sp, *r.best));
+    }
+  }
+}
+
+TEST_CASE("prune: formats that cannot express a model, infeasible envelopes and bad settings", "[prune]") {
+  // Gemma 2's head_dim 256 != hidden / heads = 288: DeciLM (head_dim = hidden / heads) cannot.
+  const json gemma = io::read_json_file(configs + "gemma-2-2b.json", "test");
+  const hf_model g = read_hf_config(gemma);
+  prune_space_settings ss;
+  const prune_space sp = make_prune_space(g.spec, ss);
+  const prune_search_result r = search_prune(sp);
+  REQUIRE(r.best);
+  CHECK_THROWS_WITH(prune_verify_config(prune_emit_config(gemma, sp, *r.best), sp, *r.best),
+                    Catch::Contains("nsc::prune_verify_config: the decilm config does not express this model"));
+  // per-layer of a family without per_layer_config (gpt2): the reader refuses.
+  const json gpt2 = io::read_json_file(configs + "gpt2.json", "test");
+  ss.format = prune_format::per_layer;
+  const prune_space sg = make_prune_space(read_hf_config(gpt2).spec, ss);
+  prune_search_settings one;
+  one.budgets = {{prune_cost::params, 100000000}};
+  const prune_search_result rg = search_prune(sg, one);
+  REQUIRE(rg.best);
+  CHECK_THROWS_WITH(prune_verify_config(prune_emit_config(gpt2, sg, *rg.best), sg, *rg.best),
+                    Catch::Contains("the per-layer config does not express this model: nsc::read_hf_config: field "
+                                    "'per_layer_config' is not supported for model_type gpt2"));
+
+  // Infeasible: the budget named with the smallest value reachable.
+  const hf_model m = read_hf_config(tiny_llama());
+  const prune_space t = make_prune_space(m.spec, settings(prune_format::decilm));
+  prune_search_settings s;
+  s.budgets = {{prune_cost::kv_bytes, 1000000}, {prune_cost::params, 10}};
+  const prune_search_result x = search_prune(t, s);
+  CHECK_FALSE(x.best);
+  REQUIRE(x.shortfalls.size() == 1);
+  CHECK(x.shortfalls[0].cost == prune_cost::params);
+  CHECK(x.shortfalls[0].smallest == t.fixed[0]); // every sublayer no-op: embeddings, head, final norm
+  // With no-op sublayers the all-no-op model is the smallest in every cost at once; without
+  // them, a jointly infeasible envelope has no answer and no single shortfall.
+  prune_space_settings keep = settings(prune_format::decilm);
+  keep.no_op = false;
+  const prune_space k = make_prune_space(m.spec, keep);
+  const brute bk = enumerate(k);
+  int64_t min_p = INT64_MAX;
+  for (const auto& tt : bk.all) min_p = std::min(min_p, tt.cost[0]);
+  s.budgets = {{prune_cost::params, min_p}, {prune_cost::kv_bytes, 0}};
+  const prune_search_result y = search_prune(k, s);
+  CHECK_FALSE(y.best);
+  REQUIRE(y.shortfalls.size() == 1); // KV 0 needs every attention removed
+  CHECK(y.shortfalls[0].cost == prune_cost::kv_bytes);
+  CHECK(y.shortfalls[0].smallest > 0);
+  // Errors.
+  prune_space_settings bad = settings(prune_format::decilm);
+  bad.ffn_multiple = 0;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("make_prune_space: ffn_multiple must be >= 1"));
+  bad = settings(prune_format::decilm);
+  bad.tp = 0;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("tp must be >= 1"));
+  bad = settings(prune_format::decilm);
+  bad.head_step = -1;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("head_step must be >= 0"));
+  bad = settings(prune_format::decilm);
+  bad.min_ffn = -1;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("min_ffn must be >= 0"));
+  bad = settings(prune_format::decilm);
+  bad.load.batch = 0;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, bad), Catch::Contains("batch must be >= 1"));
+  transformer_spec empty = m.spec;
+  empty.blocks.clear();
+  CHECK_THROWS_WITH(make_prune_space(empty, settings(prune_format::decilm)), Catch::Contains("at least one layer"));
+  s.budgets = {{prune_cost::params, -1}};
+  CHECK_THROWS_WITH(search_prune(t, s), Catch::Contains("search_prune: budget limits must be >= 0"));
+  s.budgets = {{prune_cost::params, 1000000000}, {prune_cost::params, 5}};
+  CHECK_THROWS_WITH(search_prune(t, s), Catch::Contains("a cost is budgeted twice"));
+  CHECK_THROWS_WITH(parse_prune_format("gguf"), Catch::Contains("expected decilm, per-layer or nsc"));
+  prune_candidate short_c;
+  CHECK_THROWS_WITH(prune_apply(t, short_c), Catch::Contains("one choice per layer"));
+  CHECK_THROWS_WITH(prune_emit_config(tiny_llama(), t, short_c), Catch::Contains("one choice per layer"));
+}
