@@ -921,7 +921,7 @@ TEST_CASE("solve_outer equals brute force over the outer x inner product", "[par
 }
 
 // Hidden from the per-test-case ctest entries (each runs one case in its own process, where the
-// counter is 0): ctest runs it as `test_multiple_choice_knapsack "*" "[count]"`, i.e. after every
+// counter is 0): ctest runs it as `test_multiple_choice_knapsack "*,[count]"`, i.e. after every
 // other case of this file in the same process (Catch runs cases in declaration order; this one is
 // last), see tests/CMakeLists.txt.
 TEST_CASE("every solve_mck instance of this file went through solve_mmck too", "[.][count]") {
