@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/brute_force.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -28,22 +30,9 @@ namespace {
 using i64 = std::int64_t;
 using cost_v = std::vector<i64>;
 
-i64 uni(std::mt19937_64& rng, i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(rng); }
+constexpr auto uni = nsc_test::uniform;
 
-template <class Value, class Fn>
-void for_each_selection(const mmck_groups<Value>& groups, Fn&& fn) {
-  std::vector<std::size_t> choice(groups.size(), 0);
-  while (true) {
-    fn(choice);
-    std::size_t g = 0;
-    while (g < groups.size()) {
-      if (++choice[g] < groups[g].size()) break;
-      choice[g] = 0;
-      ++g;
-    }
-    if (g == groups.size()) return;
-  }
-}
+using nsc_test::for_each_selection;
 
 template <class Value>
 cost_v cost_of(const mmck_groups<Value>& g, const std::vector<std::size_t>& ch, std::size_t K) {

@@ -7,6 +7,8 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <catch2/catch.hpp>
 
+#include "support/brute_force.hpp"
+
 #include <array>
 #include <cmath>
 #include <concepts>
@@ -33,25 +35,9 @@ namespace {
 
 using i64 = std::int64_t;
 
-i64 uniform(std::mt19937_64& rng, i64 lo, i64 hi) {
-  return std::uniform_int_distribution<i64>(lo, hi)(rng);
-}
+using nsc_test::uniform;
 
-// Calls fn(choice) for every selection (one option per group).
-template <class Value, class Fn>
-void for_each_selection(const mck_groups<Value>& groups, Fn&& fn) {
-  std::vector<std::size_t> choice(groups.size(), 0);
-  while (true) {
-    fn(choice);
-    std::size_t g = 0;
-    while (g < groups.size()) {
-      if (++choice[g] < groups[g].size()) break;
-      choice[g] = 0;
-      ++g;
-    }
-    if (g == groups.size()) return;
-  }
-}
+using nsc_test::for_each_selection;
 
 template <class Value>
 i64 selection_cost(const mck_groups<Value>& groups, const std::vector<std::size_t>& choice) {
