@@ -119,13 +119,13 @@ inline bool run_python(const std::string& tail) {
   return false;
 }
 
+/// The source tree nsc was built from (defined in the generated cli_paths.cpp: one translation
+/// unit carries the path, so the others compile the same in every checkout).
+const char* source_dir();
+
 /// A script of the source tree's scripts/ directory.
 inline std::string script_path(const std::string& name) {
-#ifdef NSC_SOURCE_DIR
-  return std::string(NSC_SOURCE_DIR) + "/scripts/" + name;
-#else
-  return "scripts/" + name;
-#endif
+  return std::string(source_dir()) + "/scripts/" + name;
 }
 
 } // namespace nsc_cli

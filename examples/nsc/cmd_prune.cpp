@@ -122,13 +122,7 @@ nlohmann::json candidate_json(const nsc::search::lonas_candidate& c) {
 
 using nsc_cli::shell_quote;
 
-std::string plot_script() {
-#ifdef NSC_SOURCE_DIR
-  return std::string(NSC_SOURCE_DIR) + "/scripts/plot_front.py";
-#else
-  return "scripts/plot_front.py";
-#endif
-}
+std::string plot_script() { return nsc_cli::script_path("plot_front.py"); }
 
 /// One layer's choice in words: "attention 64 heads / 8 KV, FFN 28672" ("no-op" for removed).
 std::string layer_text(const nsc::search::prune_layer_choice& c) {

@@ -311,7 +311,7 @@ int run_family(const rank_args& a) {
   o.protocol = a.protocol;
   o.target = a.target;
   o.params_source = a.params;
-  const std::string path = a.data.empty() ? std::string(NSC_SOURCE_DIR "/../shared/data/") +
+  const std::string path = a.data.empty() ? (std::string(nsc_cli::source_dir()) + "/../shared/data/") +
                                                 std::string(nsc::eval::default_data_file(fam))
                                           : a.data;
 

@@ -305,11 +305,7 @@ nsc::presets::nats_dataset dataset_of(const std::string& name) {
 }
 
 std::string default_nats_data() {
-#ifdef NSC_SOURCE_DIR
-  return std::string(NSC_SOURCE_DIR) + "/../shared/data/nats-bench-sss/nats_sss_32768.csv";
-#else
-  return "../shared/data/nats-bench-sss/nats_sss_32768.csv";
-#endif
+  return std::string(nsc_cli::source_dir()) + "/../shared/data/nats-bench-sss/nats_sss_32768.csv";
 }
 
 int run_nats(const nats_args& a) {
