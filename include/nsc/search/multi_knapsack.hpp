@@ -98,13 +98,16 @@ template <class Value>
 using mmck_groups = std::vector<std::vector<mmck_option<Value>>>;
 
 /// Which algorithm to run (automatic: the rule in the file comment).
-enum class mmck_method { automatic, dense, sparse };
+enum class mmck_method { automatic, dense, sparse, lattice };
 
 /// Which algorithm ran.
-enum class mmck_path { dense_1d, dense, sparse };
+enum class mmck_path { dense_1d, dense, sparse, lattice };
 
 constexpr std::string_view to_string(mmck_path p) noexcept {
-  return p == mmck_path::dense_1d ? "dense_1d" : p == mmck_path::dense ? "dense" : "sparse";
+  return p == mmck_path::dense_1d ? "dense_1d"
+         : p == mmck_path::dense  ? "dense"
+         : p == mmck_path::sparse ? "sparse"
+                                  : "lattice";
 }
 
 /// Settings of solve_mmck.
@@ -119,6 +122,12 @@ struct mmck_settings {
   bool single_budget = false;
   /// Use the Lagrangian bound when single_budget (off: plain sparse DP, for comparisons).
   bool bound = true;
+  /// Lattice path: split product groups (options = every pair of two smaller option lists with
+  /// additive costs and values, detected exactly) into their factors.
+  bool split_products = true;
+  /// Automatic choice for Pareto-set solves (not single_budget): the lattice path when some
+  /// class of identical groups has at least this many groups (single_budget solves: 2).
+  std::size_t lattice_min_multiplicity = 8;
 };
 
 /// What a solve did, for reports and benchmarks.
@@ -128,6 +137,7 @@ struct mmck_info {
   bool identical = false;          ///< identical groups combined by doubling
   bool bounded = false;            ///< Lagrangian bound pruning used
   std::size_t classes = 0;         ///< distinct groups (classes of identical groups)
+  bool single = false;             ///< single_budget solve
   std::uint64_t cells = 0;         ///< dense: table cells
   std::uint64_t states = 0;        ///< sparse: states kept over all stages
   std::uint64_t candidates = 0;    ///< sparse: candidate states examined
@@ -135,12 +145,20 @@ struct mmck_info {
   std::size_t peak_bytes = 0;      ///< largest memory held by the tables / stages
   double upper_bound = 0;          ///< bounded: the Lagrangian bound of the optimum
   double incumbent = 0;            ///< bounded: the greedy selection's value
+  bool products = false;           ///< lattice: some product group split into its factors
+  std::size_t lattice_rank = 0;    ///< lattice: the largest class lattice rank
 
   /// "sparse (identical groups doubled, Lagrangian bound)" etc.
   std::string describe() const {
     std::string s(to_string(path));
     std::string extra;
-    if (identical) extra += "identical groups doubled";
+    if (path == mmck_path::lattice) {
+      extra += "identical groups as multiset tables";
+      if (products) extra += ", products split";
+      if (single) extra += ", range-max query";
+    } else if (identical) {
+      extra += "identical groups doubled";
+    }
     if (bounded) extra += std::string(extra.empty() ? "" : ", ") + "Lagrangian bound";
     if (!extra.empty()) s += " (" + extra + ")";
     return s;
@@ -195,6 +213,72 @@ struct mmck_dense {
   std::vector<std::uint16_t> bp16;
   std::vector<std::uint32_t> bp32;
   bool wide = false;
+};
+
+__extension__ typedef __int128 mmck_i128;
+
+/// One class of the lattice engine: `slots` interchangeable (group position, option stride)
+/// pairs (identical groups, or one factor of identical product groups), its options after
+/// same-cost pruning with their lattice coordinates, and the multiset table (exact cost ->
+/// best value of `slots.size()` options) with one back-pointer per copy and cell.
+template <class Value>
+struct mmck_lclass {
+  std::vector<std::pair<std::size_t, std::size_t>> slots;  ///< (group, stride), ascending group
+  std::vector<mmck_option<Value>> options;                 ///< the class's (sub-)options
+  std::vector<std::uint32_t> kept;        ///< kept option indices (same-cost pruning)
+  std::size_t r = 0;                      ///< lattice rank
+  std::vector<std::int64_t> basis;        ///< r x K: cost = c0 + sum_i y_i basis_i per copy
+  std::vector<mmck_i128> c0;              ///< K
+  std::vector<std::int64_t> y;            ///< kept x r coordinates (>= 0)
+  std::vector<std::size_t> extent, step;  ///< box of slots.size() copies; linear strides
+  std::vector<std::size_t> shift;         ///< linear offset of each kept option
+  std::size_t cells = 1;
+  std::vector<std::uint32_t> bp;          ///< copies x cells: kept index chosen at copy t
+  // points: the reachable cells of the full multiset within the caps
+  std::vector<std::uint32_t> cell;
+  std::vector<Value> value;
+  std::vector<std::int64_t> cost;         ///< points x K
+  std::size_t count() const { return value.size(); }
+  std::size_t mult() const { return slots.size(); }
+};
+
+/// The lattice engine's solution: the classes and the fold that combines their points. Fold
+/// level 0 is class order[0]'s points; level t >= 1 keeps, per point, its index in level t - 1
+/// (fa) and in class order[t]'s points (fb). The front (or the single answer) is the last level.
+template <class Value>
+struct mmck_lattice {
+  std::size_t K = 0;
+  std::vector<mmck_lclass<Value>> classes;
+  std::vector<std::size_t> order;
+  std::vector<std::vector<std::uint32_t>> fa, fb;  ///< per level (level 0 empty)
+
+  /// The selection of last-level point i: per class, its multiset in ascending option index
+  /// over the class's slots (the groups are interchangeable).
+  std::vector<std::size_t> choice(std::size_t i, std::size_t groups) const {
+    std::vector<std::size_t> out(groups, 0);
+    if (order.empty()) return out;
+    std::vector<std::uint32_t> picks;
+    std::size_t idx = i;
+    for (std::size_t t = order.size(); t-- > 0;) {
+      std::size_t p = idx;
+      if (t > 0) {
+        p = fb[t][idx];
+        idx = fa[t][idx];
+      }
+      const mmck_lclass<Value>& c = classes[order[t]];
+      std::size_t cell = c.cell[p];
+      picks.clear();
+      for (std::size_t copy = c.mult(); copy-- > 0;) {
+        const std::uint32_t j = c.bp[copy * c.cells + cell];
+        picks.push_back(c.kept[j]);
+        cell -= c.shift[j];
+      }
+      std::sort(picks.begin(), picks.end());
+      for (std::size_t u = 0; u < picks.size(); ++u)
+        out[c.slots[u].first] += std::size_t(picks[u]) * c.slots[u].second;
+    }
+    return out;
+  }
 };
 
 template <class... Parts>
@@ -261,6 +345,7 @@ public:
                        front_.size(), ")");
     if (one_) return *one_->choice(front_[i].cost[0]);
     if (dense_) return dense_choice(handle_[i]);
+    if (lattice_) return lattice_->choice(handle_[i], groups_);
     return sparse_choice(handle_[i]);
   }
 
@@ -274,6 +359,7 @@ public:
   std::optional<mck_result<Value>> one_;
   std::optional<detail::mmck_dense<Value>> dense_;
   std::optional<detail::mmck_sparse<Value>> sparse_;
+  std::optional<detail::mmck_lattice<Value>> lattice_;
 
 private:
   /// The front point answering b, or nullopt (infeasible).
@@ -1048,6 +1134,692 @@ private:
 
 namespace detail {
 
+/// Product detection: options = p x q (row-major) with cost(i q + j) = A_i + F_j and value(i q +
+/// j) == a_i + f_j exactly in Value arithmetic (a_i = value(i q), f_j = value(j) - value(0)).
+/// Appends the factors (options, stride factor), recursively; a group that is no product is
+/// appended whole.
+template <class Value>
+void mmck_split_products(const std::vector<mmck_option<Value>>& opts, std::size_t stride,
+                         std::size_t K,
+                         std::vector<std::pair<std::vector<mmck_option<Value>>, std::size_t>>& out) {
+  const std::size_t J = opts.size();
+  for (std::size_t p = 2; p * 2 <= J; ++p) {
+    if (J % p != 0) continue;
+    const std::size_t q = J / p;
+    std::vector<mmck_option<Value>> A(p), F(q);
+    bool ok = true;
+    for (std::size_t k = 0; k < K && ok; ++k) {
+      std::int64_t fmin = 0;
+      for (std::size_t j = 0; j < q; ++j) fmin = std::min(fmin, opts[j].cost[k] - opts[0].cost[k]);
+      for (std::size_t j = 0; j < q; ++j) F[j].cost.push_back(opts[j].cost[k] - opts[0].cost[k] - fmin);
+      for (std::size_t i = 0; i < p && ok; ++i) {
+        const std::int64_t a = opts[i * q].cost[k] + fmin;  // >= 0 when the product holds
+        if (a < 0) ok = false;
+        A[i].cost.push_back(a);
+        for (std::size_t j = 0; j < q && ok; ++j) {
+          std::int64_t c;
+          ok = mmck_add(a, F[j].cost[k], c) && c == opts[i * q + j].cost[k];
+        }
+      }
+    }
+    if (!ok) continue;
+    for (std::size_t i = 0; i < p; ++i) A[i].value = opts[i * q].value;
+    for (std::size_t j = 0; j < q && ok; ++j) {
+      if constexpr (std::is_integral_v<Value>) {
+        ok = !__builtin_sub_overflow(opts[j].value, opts[0].value, &F[j].value);
+      } else {
+        F[j].value = opts[j].value - opts[0].value;
+      }
+    }
+    for (std::size_t i = 0; i < p && ok; ++i)
+      for (std::size_t j = 0; j < q && ok; ++j) {
+        if constexpr (std::is_integral_v<Value>) {
+          Value t{};
+          ok = !__builtin_add_overflow(A[i].value, F[j].value, &t) && t == opts[i * q + j].value;
+        } else {
+          ok = A[i].value + F[j].value == opts[i * q + j].value;
+        }
+      }
+    if (!ok) continue;
+    mmck_split_products(A, stride * q, K, out);
+    mmck_split_products(F, stride, K, out);
+    return;
+  }
+  out.push_back({opts, stride});
+}
+
+/// The classes of the lattice engine from (options, slots) pairs: products split when asked,
+/// identical factors merged (their slots concatenated, ascending group).
+template <class Value>
+std::vector<mmck_lclass<Value>> mmck_make_classes(
+    std::vector<std::pair<std::vector<mmck_option<Value>>, std::vector<std::pair<std::size_t, std::size_t>>>> in,
+    std::size_t K, bool split, bool& products) {
+  std::vector<mmck_lclass<Value>> out;
+  products = false;
+  for (auto& [opts, slots] : in) {
+    std::vector<std::pair<std::vector<mmck_option<Value>>, std::size_t>> parts;
+    if (split) mmck_split_products(opts, 1, K, parts);
+    else parts.push_back({opts, 1});
+    if (parts.size() > 1) products = true;
+    for (auto& [po, ps] : parts) {
+      mmck_lclass<Value>* into = nullptr;
+      for (auto& c : out)
+        if (mmck_same_group(c.options, po)) into = &c;
+      if (!into) {
+        out.emplace_back();
+        into = &out.back();
+        into->options = std::move(po);
+      }
+      for (const auto& [g, st] : slots) into->slots.push_back({g, st * ps});
+    }
+  }
+  for (auto& c : out) std::sort(c.slots.begin(), c.slots.end());
+  return out;
+}
+
+inline mmck_i128 mmck_abs(mmck_i128 x) { return x < 0 ? -x : x; }
+
+/// Integer lattice basis (echelon, by Euclid's row reduction) of the option cost differences
+/// and every kept option's coordinates in it, reduced by shears (y_i -= k y_l) that shrink the
+/// coordinate box, then shifted to start at 0. false when an entry passes 2^62 (then the class
+/// is not run on the lattice path).
+template <class Value>
+bool mmck_lattice_coordinates(mmck_lclass<Value>& c, std::size_t K) {
+  const mmck_i128 lim = mmck_i128(1) << 62;
+  const std::size_t n = c.kept.size();
+  const auto& ref = c.options[c.kept[0]].cost;
+  std::vector<std::vector<mmck_i128>> rows;
+  for (std::size_t t = 1; t < n; ++t) {
+    std::vector<mmck_i128> d(K);
+    bool zero = true;
+    for (std::size_t k = 0; k < K; ++k) {
+      d[k] = mmck_i128(c.options[c.kept[t]].cost[k]) - ref[k];
+      zero = zero && d[k] == 0;
+    }
+    if (!zero) rows.push_back(std::move(d));
+  }
+  std::vector<std::vector<mmck_i128>> basis;
+  std::vector<std::size_t> pivot;
+  for (std::size_t k = 0; k < K && !rows.empty(); ++k) {
+    while (true) {
+      std::size_t piv = SIZE_MAX;
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i][k] != 0 && (piv == SIZE_MAX || mmck_abs(rows[i][k]) < mmck_abs(rows[piv][k]))) piv = i;
+      if (piv == SIZE_MAX) break;
+      bool more = false;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i == piv || rows[i][k] == 0) continue;
+        const mmck_i128 q = rows[i][k] / rows[piv][k];
+        for (std::size_t t = k; t < K; ++t) {
+          rows[i][t] -= q * rows[piv][t];
+          if (mmck_abs(rows[i][t]) > lim) return false;
+        }
+        more = more || rows[i][k] != 0;
+      }
+      if (!more) {
+        basis.push_back(rows[piv]);
+        pivot.push_back(k);
+        rows.erase(rows.begin() + std::ptrdiff_t(piv));
+        break;
+      }
+    }
+    std::erase_if(rows, [](const std::vector<mmck_i128>& r) {
+      return std::all_of(r.begin(), r.end(), [](mmck_i128 x) { return x == 0; });
+    });
+  }
+  const std::size_t r = basis.size();
+  std::vector<std::vector<mmck_i128>> y(n, std::vector<mmck_i128>(r, 0));
+  for (std::size_t t = 0; t < n; ++t) {
+    std::vector<mmck_i128> d(K);
+    for (std::size_t k = 0; k < K; ++k) d[k] = mmck_i128(c.options[c.kept[t]].cost[k]) - ref[k];
+    for (std::size_t i = 0; i < r; ++i) {
+      const mmck_i128 b = basis[i][pivot[i]];
+      if (d[pivot[i]] % b != 0) return false;  // not in the lattice: cannot happen
+      y[t][i] = d[pivot[i]] / b;
+      for (std::size_t k = 0; k < K; ++k) d[k] -= y[t][i] * basis[i][k];
+    }
+    for (std::size_t k = 0; k < K; ++k)
+      if (d[k] != 0) return false;
+  }
+  // shears: y_i -= s y_l (basis_l += s basis_i) while the coordinate box shrinks
+  auto range = [&](std::size_t i, std::size_t l, mmck_i128 s) {
+    mmck_i128 lo = 0, hi = 0;
+    for (std::size_t t = 0; t < n; ++t) {
+      const mmck_i128 v = y[t][i] - s * y[t][l];
+      if (t == 0 || v < lo) lo = v;
+      if (t == 0 || v > hi) hi = v;
+    }
+    return hi - lo;
+  };
+  for (int round = 0; round < 8 && r > 1; ++round) {
+    bool improved = false;
+    for (std::size_t i = 0; i < r; ++i) {
+      for (std::size_t l = 0; l < r; ++l) {
+        if (i == l) continue;
+        mmck_i128 best_s = 0, best = range(i, l, 0);
+        std::size_t tried = 0;
+        for (std::size_t t = 0; t < n && tried < 64; ++t) {
+          if (y[t][l] == 0) continue;
+          ++tried;
+          const mmck_i128 q = y[t][i] / y[t][l];
+          for (mmck_i128 s : {q - 1, q, q + 1}) {
+            if (s == 0 || mmck_abs(s) > lim) continue;
+            const mmck_i128 w = range(i, l, s);
+            if (w < best) best = w, best_s = s;
+          }
+        }
+        if (best_s == 0) continue;
+        for (std::size_t k = 0; k < K; ++k) {
+          basis[l][k] += best_s * basis[i][k];
+          if (mmck_abs(basis[l][k]) > lim) return false;
+        }
+        for (std::size_t t = 0; t < n; ++t) y[t][i] -= best_s * y[t][l];
+        improved = true;
+      }
+    }
+    if (!improved) break;
+  }
+  c.r = r;
+  c.basis.assign(r * K, 0);
+  c.c0.assign(K, 0);
+  for (std::size_t k = 0; k < K; ++k) c.c0[k] = ref[k];
+  c.y.assign(n * r, 0);
+  for (std::size_t i = 0; i < r; ++i) {
+    mmck_i128 lo = 0;
+    for (std::size_t t = 0; t < n; ++t) lo = t == 0 ? y[t][i] : std::min(lo, y[t][i]);
+    for (std::size_t k = 0; k < K; ++k) {
+      c.basis[i * K + k] = std::int64_t(basis[i][k]);
+      c.c0[k] += lo * basis[i][k];
+    }
+    for (std::size_t t = 0; t < n; ++t) {
+      const mmck_i128 v = y[t][i] - lo;
+      if (v > lim) return false;
+      c.y[t * r + i] = std::int64_t(v);
+    }
+  }
+  return true;
+}
+
+/// Same-cost pruning of a class (one option per cost vector: the largest value, lowest index),
+/// its lattice and box for its multiplicity; the bytes its table needs (0: not representable).
+template <class Value>
+long double mmck_lattice_prepare(mmck_lclass<Value>& c, std::size_t K) {
+  const auto& o = c.options;
+  std::vector<std::uint32_t> order(o.size());
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const int r = mmck_cmp(o[x].cost.data(), o[y].cost.data(), K);
+    if (r != 0) return r < 0;
+    if (o[y].value < o[x].value) return true;
+    if (o[x].value < o[y].value) return false;
+    return x < y;
+  });
+  c.kept.clear();
+  for (std::size_t t = 0; t < order.size(); ++t)
+    if (t == 0 || mmck_cmp(o[order[t]].cost.data(), o[order[t - 1]].cost.data(), K) != 0)
+      c.kept.push_back(order[t]);
+  std::sort(c.kept.begin(), c.kept.end());  // ascending index: lowest index wins exact ties
+  if (!mmck_lattice_coordinates(c, K)) return 0;
+  const long double m = (long double)c.mult();
+  long double cells = 1;
+  c.extent.assign(c.r, 1);
+  c.step.assign(c.r, 1);
+  for (std::size_t i = 0; i < c.r; ++i) {
+    std::int64_t hi = 0;
+    for (std::size_t t = 0; t < c.kept.size(); ++t) hi = std::max(hi, c.y[t * c.r + i]);
+    const long double e = m * (long double)hi + 1;
+    cells *= e;
+    if (cells > 1e15L) return 0;
+    c.extent[i] = std::size_t(e);
+  }
+  for (std::size_t i = c.r; i-- > 0;) c.step[i] = i + 1 == c.r ? 1 : c.step[i + 1] * c.extent[i + 1];
+  c.cells = std::size_t(cells);
+  c.shift.assign(c.kept.size(), 0);
+  for (std::size_t t = 0; t < c.kept.size(); ++t)
+    for (std::size_t i = 0; i < c.r; ++i) c.shift[t] += std::size_t(c.y[t * c.r + i]) * c.step[i];
+  if (cells > 4294967295.0L) return 0;
+  return cells * (m * 4.0L + 2.0L * (long double)sizeof(Value) + 20.0L);
+}
+
+/// The multiset table of class c (one copy at a time, every option, reachable cells only) and
+/// its points: the full-multiplicity cells whose cost is within `cap`. Work added to `work`.
+template <class Value>
+void mmck_lattice_table(mmck_lclass<Value>& c, std::size_t K, const std::vector<std::int64_t>& cap,
+                        std::uint64_t& work) {
+  const std::size_t m = c.mult(), n = c.kept.size();
+  c.bp.assign(m * c.cells, 0);
+  std::vector<Value> cur(c.cells), next(c.cells);
+  std::vector<unsigned char> cur_r(c.cells, 0), next_r(c.cells, 0);
+  std::vector<std::size_t> reach{0}, reach_next;
+  cur_r[0] = 1;
+  cur[0] = Value{};
+  for (std::size_t copy = 0; copy < m; ++copy) {
+    reach_next.clear();
+    std::uint32_t* bp = c.bp.data() + copy * c.cells;
+    for (std::size_t t = 0; t < n; ++t) {
+      const Value& v = c.options[c.kept[t]].value;
+      const std::size_t sh = c.shift[t];
+      for (std::size_t src : reach) {
+        const std::size_t dst = src + sh;
+        Value cand = cur[src] + v;
+        if (!next_r[dst]) {
+          next_r[dst] = 1;
+          reach_next.push_back(dst);
+          next[dst] = std::move(cand);
+          bp[dst] = std::uint32_t(t);
+        } else if (next[dst] < cand) {
+          next[dst] = std::move(cand);
+          bp[dst] = std::uint32_t(t);
+        }
+      }
+      work += reach.size();
+    }
+    for (std::size_t x : reach) cur_r[x] = 0;
+    cur.swap(next);
+    cur_r.swap(next_r);
+    reach.swap(reach_next);
+  }
+  std::sort(reach.begin(), reach.end());
+  c.cell.clear();
+  c.value.clear();
+  c.cost.clear();
+  std::vector<std::int64_t> coord(c.r);
+  for (std::size_t x : reach) {
+    std::size_t rest = x;
+    for (std::size_t i = 0; i < c.r; ++i) coord[i] = std::int64_t(rest / c.step[i]), rest %= c.step[i];
+    bool fits = true;
+    const std::size_t at = c.cost.size();
+    for (std::size_t k = 0; k < K && fits; ++k) {
+      mmck_i128 v = c.c0[k] * mmck_i128(m);
+      for (std::size_t i = 0; i < c.r; ++i) v += mmck_i128(coord[i]) * c.basis[i * K + k];
+      fits = v >= 0 && v <= cap[k];
+      c.cost.push_back(std::int64_t(fits ? v : 0));
+    }
+    if (!fits) {
+      c.cost.resize(at);
+      continue;
+    }
+    c.cell.push_back(std::uint32_t(x));
+    c.value.push_back(cur[x]);
+  }
+}
+
+/// Pareto filter of points (cost n x K, value): indices kept, in lexicographic cost order.
+template <class Value>
+std::vector<std::uint32_t> mmck_pareto_indices(const std::vector<std::int64_t>& cost,
+                                               const std::vector<Value>& value, std::size_t K) {
+  std::vector<std::uint32_t> order(value.size());
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const int r = mmck_cmp(cost.data() + x * K, cost.data() + y * K, K);
+    if (r != 0) return r < 0;
+    if (value[y] < value[x]) return true;
+    if (value[x] < value[y]) return false;
+    return x < y;
+  });
+  mmck_node<Value> tmp;
+  mmck_filter<Value> f(K, tmp);
+  for (std::uint32_t i : order) f.offer(cost.data() + i * K, value[i], i, 0);
+  return tmp.a;
+}
+
+/// K-D tree over points (cost, value) for the dominance range maximum: the best point (largest
+/// value, then lexicographically smallest cost) with cost <= q, pruned against an incumbent.
+template <class Value>
+class mmck_kdtree {
+public:
+  mmck_kdtree(const std::vector<std::int64_t>& cost, const std::vector<Value>& value, std::size_t K)
+      : cost_(cost), value_(value), K_(K), idx_(value.size()) {
+    std::iota(idx_.begin(), idx_.end(), std::uint32_t{0});
+    if (!idx_.empty()) build(0, idx_.size());
+  }
+  bool empty() const { return idx_.empty(); }
+  std::uint32_t root_best() const { return nodes_[0].best; }
+
+  /// Offers every point f with cost_f <= q: (va + v_f, ca + c_f) replaces (inc_v, inc_c) when
+  /// better (larger value, then lexicographically smaller cost); returns the f taken or -1.
+  std::int64_t query(const std::int64_t* ca, const Value& va, const std::int64_t* q, bool& has,
+                     Value& inc_v, std::vector<std::int64_t>& inc_c, std::uint64_t& visits) {
+    ca_ = ca, va_ = &va, q_ = q, has_ = &has, inc_v_ = &inc_v, inc_c_ = &inc_c, visits_ = &visits;
+    taken_ = -1;
+    if (!idx_.empty()) visit(0);
+    return taken_;
+  }
+
+private:
+  struct node {
+    std::size_t lo = 0, hi = 0;
+    std::size_t left = SIZE_MAX, right = SIZE_MAX;
+    std::uint32_t best = 0;
+    mmck_cost mn{}, mx{};
+  };
+  bool better(std::uint32_t x, std::uint32_t y) const {
+    if (value_[y] < value_[x]) return true;
+    if (value_[x] < value_[y]) return false;
+    return mmck_cmp(cost_.data() + x * K_, cost_.data() + y * K_, K_) < 0;
+  }
+  std::size_t build(std::size_t lo, std::size_t hi) {
+    const std::size_t id = nodes_.size();
+    node nd;
+    nd.lo = lo;
+    nd.hi = hi;
+    nd.best = idx_[lo];
+    nodes_.push_back(nd);
+    for (std::size_t k = 0; k < K_; ++k) nd.mn[k] = nd.mx[k] = cost_[idx_[lo] * K_ + k];
+    for (std::size_t t = lo; t < hi; ++t) {
+      const std::uint32_t p = idx_[t];
+      if (better(p, nd.best)) nd.best = p;
+      for (std::size_t k = 0; k < K_; ++k) {
+        nd.mn[k] = std::min(nd.mn[k], cost_[p * K_ + k]);
+        nd.mx[k] = std::max(nd.mx[k], cost_[p * K_ + k]);
+      }
+    }
+    if (hi - lo > 8) {
+      std::size_t dim = 0;
+      for (std::size_t k = 1; k < K_; ++k)
+        if (nd.mx[k] - nd.mn[k] > nd.mx[dim] - nd.mn[dim]) dim = k;
+      if (nd.mx[dim] > nd.mn[dim]) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        std::nth_element(idx_.begin() + std::ptrdiff_t(lo), idx_.begin() + std::ptrdiff_t(mid),
+                         idx_.begin() + std::ptrdiff_t(hi), [&](std::uint32_t x, std::uint32_t y) {
+                           return cost_[x * K_ + dim] < cost_[y * K_ + dim];
+                         });
+        nd.left = build(lo, mid);
+        nd.right = build(mid, hi);
+      }
+    }
+    nodes_[id] = nd;
+    return id;
+  }
+  bool fits(const mmck_cost& c) const {
+    for (std::size_t k = 0; k < K_; ++k)
+      if (c[k] > q_[k]) return false;
+    return true;
+  }
+  /// Whether va + value (at total cost ca + c) beats the incumbent.
+  bool beats(const Value& sum, const std::int64_t* c) const {
+    if (!*has_) return true;
+    if (*inc_v_ < sum) return true;
+    if (sum < *inc_v_) return false;
+    for (std::size_t k = 0; k < K_; ++k) {
+      const std::int64_t t = ca_[k] + c[k];
+      if (t != (*inc_c_)[k]) return t < (*inc_c_)[k];
+    }
+    return false;
+  }
+  void take(std::uint32_t p) {
+    const Value sum = *va_ + value_[p];
+    if (!beats(sum, cost_.data() + p * K_)) return;
+    *has_ = true;
+    *inc_v_ = sum;
+    for (std::size_t k = 0; k < K_; ++k) (*inc_c_)[k] = ca_[k] + cost_[p * K_ + k];
+    taken_ = std::int64_t(p);
+  }
+  void visit(std::size_t id) {
+    ++*visits_;
+    const node& nd = nodes_[id];
+    for (std::size_t k = 0; k < K_; ++k)
+      if (nd.mn[k] > q_[k]) return;
+    if (!beats(*va_ + value_[nd.best], nd.mn.data())) return;  // no point here can win
+    if (fits(nd.mx)) {
+      take(nd.best);
+      return;
+    }
+    if (nd.left == SIZE_MAX) {
+      for (std::size_t t = nd.lo; t < nd.hi; ++t) {
+        const std::uint32_t p = idx_[t];
+        bool ok = true;
+        for (std::size_t k = 0; k < K_ && ok; ++k) ok = cost_[p * K_ + k] <= q_[k];
+        if (ok) take(p);
+      }
+      return;
+    }
+    const bool left_first = better(nodes_[nd.left].best, nodes_[nd.right].best);
+    visit(left_first ? nd.left : nd.right);
+    visit(left_first ? nd.right : nd.left);
+  }
+
+  const std::vector<std::int64_t>& cost_;
+  const std::vector<Value>& value_;
+  std::size_t K_;
+  std::vector<std::uint32_t> idx_;
+  std::vector<node> nodes_;
+  const std::int64_t* ca_ = nullptr;
+  const Value* va_ = nullptr;
+  const std::int64_t* q_ = nullptr;
+  bool* has_ = nullptr;
+  Value* inc_v_ = nullptr;
+  std::vector<std::int64_t>* inc_c_ = nullptr;
+  std::uint64_t* visits_ = nullptr;
+  std::int64_t taken_ = -1;
+};
+
+/// Input of the lattice engine: (options, slots) per class, slots = (group position, stride 1).
+template <class Value>
+using mmck_lattice_input =
+    std::vector<std::pair<std::vector<mmck_option<Value>>, std::vector<std::pair<std::size_t, std::size_t>>>>;
+
+/// The lattice path (see the file comment): nullopt when a class table does not fit
+/// max_table_bytes (or its lattice is not representable) and !force; with force, a refusal is
+/// an error naming the bytes.
+template <class Value>
+std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Value>& in,
+                                                     std::size_t G, const std::vector<std::int64_t>& B,
+                                                     const mmck_settings& s, bool force) {
+  const std::size_t K = B.size();
+  mmck_result<Value> r;
+  r.groups_ = G;
+  r.budget_ = B;
+  r.single_ = s.single_budget;
+  r.info_.path = mmck_path::lattice;
+  r.info_.dims = K;
+  r.info_.single = s.single_budget;
+  r.info_.identical = true;
+  mmck_lattice<Value> L;
+  L.K = K;
+  bool products = false;
+  L.classes = mmck_make_classes(in, K, s.split_products, products);
+  if constexpr (std::is_integral_v<Value>) {
+    // split factors may hold larger |values| than the groups: keep every sum in range
+    if (products) {
+      long double total = 0;
+      for (const auto& c : L.classes) {
+        long double big = 0;
+        for (const auto& o : c.options) big = std::max(big, std::fabs((long double)o.value));
+        total += big * (long double)c.mult();
+      }
+      if (total > (long double)std::numeric_limits<Value>::max() / 2)
+        L.classes = mmck_make_classes(in, K, false, products);
+    }
+  }
+  r.info_.products = products;
+  const std::size_t C = L.classes.size();
+  r.info_.classes = C;
+  long double bytes = 0;
+  for (std::size_t c = 0; c < C; ++c) {
+    const long double need = mmck_lattice_prepare(L.classes[c], K);
+    r.info_.lattice_rank = std::max(r.info_.lattice_rank, L.classes[c].r);
+    bytes += need;
+    if (need == 0 || bytes > (long double)s.max_table_bytes) {
+      if (!force) return std::nullopt;
+      if (need == 0)
+        mmck_fail("the lattice path cannot represent class ", c, " (", L.classes[c].options.size(),
+                  " options): its coordinate box passes 2^32 cells or its lattice basis 2^62");
+      mmck_fail("the lattice path needs ", (unsigned long long)bytes, " bytes (class ", c, ": ",
+                L.classes[c].mult(), " groups of ", L.classes[c].options.size(), " options over ",
+                L.classes[c].cells, " lattice cells), more than max_table_bytes (got ", s.max_table_bytes, ")");
+    }
+    r.info_.cells += L.classes[c].cells;
+  }
+  // caps: B minus the other classes' cheapest totals (infeasible when negative)
+  std::vector<std::vector<mmck_i128>> cmin(C, std::vector<mmck_i128>(K, 0));
+  std::vector<mmck_i128> tmin(K, 0);
+  for (std::size_t c = 0; c < C; ++c)
+    for (std::size_t k = 0; k < K; ++k) {
+      std::int64_t m = std::numeric_limits<std::int64_t>::max();
+      for (const auto& o : L.classes[c].options) m = std::min(m, o.cost[k]);
+      cmin[c][k] = mmck_i128(m) * mmck_i128(L.classes[c].mult());
+      tmin[k] += cmin[c][k];
+    }
+  for (std::size_t k = 0; k < K; ++k)
+    if (tmin[k] > B[k]) {
+      r.lattice_ = std::move(L);
+      return r;
+    }
+  std::uint64_t work = 0;
+  for (std::size_t c = 0; c < C; ++c) {
+    std::vector<std::int64_t> cap(K);
+    for (std::size_t k = 0; k < K; ++k) cap[k] = std::int64_t(B[k] - (tmin[k] - cmin[c][k]));
+    mmck_lattice_table(L.classes[c], K, cap, work);
+    r.info_.states += L.classes[c].count();
+  }
+  r.info_.peak_bytes = std::size_t(bytes);
+  // fold order: ascending point count (the largest class is the query side of a single solve)
+  L.order.resize(C);
+  std::iota(L.order.begin(), L.order.end(), std::size_t{0});
+  std::stable_sort(L.order.begin(), L.order.end(),
+                   [&](std::size_t x, std::size_t y) { return L.classes[x].count() < L.classes[y].count(); });
+  auto filter_class = [&](mmck_lclass<Value>& c) {
+    const auto keep = mmck_pareto_indices(c.cost, c.value, K);
+    std::vector<std::uint32_t> cell;
+    std::vector<Value> value;
+    std::vector<std::int64_t> cost;
+    for (std::uint32_t i : keep) {
+      cell.push_back(c.cell[i]);
+      value.push_back(c.value[i]);
+      cost.insert(cost.end(), c.cost.begin() + std::ptrdiff_t(i * K), c.cost.begin() + std::ptrdiff_t((i + 1) * K));
+    }
+    c.cell.swap(cell);
+    c.value.swap(value);
+    c.cost.swap(cost);
+  };
+  const bool single = s.single_budget;
+  const std::size_t folds = single ? C - 1 : C;  // classes folded into the Pareto levels
+  // Pareto-filter what is merged (every class of a front; a single solve's fold classes when
+  // K <= 2 or there is more than one; the query class is searched by the K-D tree as it is)
+  for (std::size_t t = 0; t < C; ++t)
+    if (!single || (t + 1 < C && (K <= 2 || C >= 3))) filter_class(L.classes[L.order[t]]);
+  L.fa.assign(1, {});
+  L.fb.assign(1, {});
+  // level arrays
+  std::vector<std::int64_t> lc = L.classes[L.order[0]].cost;
+  std::vector<Value> lv = L.classes[L.order[0]].value;
+  std::size_t held = 0;
+  for (std::size_t t = 1; t < folds; ++t) {
+    const auto& P = L.classes[L.order[t]];
+    std::vector<std::int64_t> cap(K);
+    for (std::size_t k = 0; k < K; ++k) {
+      mmck_i128 rest = 0;
+      for (std::size_t u = t + 1; u < C; ++u) rest += cmin[L.order[u]][k];
+      cap[k] = std::int64_t(B[k] - rest);
+    }
+    const std::size_t na = lv.size(), nb = P.count();
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    std::uint64_t count = 0;
+    auto fits = [&](std::size_t a, std::size_t b) {
+      for (std::size_t k = 0; k < K; ++k) {
+        std::int64_t x;
+        if (!mmck_add(lc[a * K + k], P.cost[b * K + k], x) || x > cap[k]) return false;
+      }
+      return true;
+    };
+    for (std::size_t a = 0; a < na; ++a)
+      for (std::size_t b = 0; b < nb; ++b) count += fits(a, b);
+    const long double need = (long double)bytes + (long double)held + (long double)count * 8.0L;
+    if (need > (long double)s.max_table_bytes) {
+      if (!force) return std::nullopt;
+      mmck_fail("the lattice path needs ", (unsigned long long)need, " bytes (a merge of ", na, " x ", nb,
+                " class points with ", count, " candidate pairs within the budgets), more than "
+                "max_table_bytes (got ", s.max_table_bytes, ")");
+    }
+    pairs.reserve(count);
+    for (std::size_t a = 0; a < na; ++a)
+      for (std::size_t b = 0; b < nb; ++b)
+        if (fits(a, b)) pairs.push_back({std::uint32_t(a), std::uint32_t(b)});
+    work += count;
+    r.info_.candidates += count;
+    std::vector<std::int64_t> sum(pairs.size() * K);
+    std::vector<Value> val(pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      for (std::size_t k = 0; k < K; ++k) sum[i * K + k] = lc[pairs[i].first * K + k] + P.cost[pairs[i].second * K + k];
+      val[i] = lv[pairs[i].first] + P.value[pairs[i].second];
+    }
+    const auto keep = mmck_pareto_indices(sum, val, K);
+    std::vector<std::int64_t> nc;
+    std::vector<Value> nv;
+    L.fa.emplace_back();
+    L.fb.emplace_back();
+    for (std::uint32_t i : keep) {
+      nc.insert(nc.end(), sum.begin() + std::ptrdiff_t(i * K), sum.begin() + std::ptrdiff_t((i + 1) * K));
+      nv.push_back(val[i]);
+      L.fa.back().push_back(pairs[i].first);
+      L.fb.back().push_back(pairs[i].second);
+    }
+    lc.swap(nc);
+    lv.swap(nv);
+    held += lv.size() * (K * 8 + sizeof(Value) + 8);
+    r.info_.states += lv.size();
+    r.info_.peak_bytes = std::max(r.info_.peak_bytes, std::size_t(bytes + held + (long double)count * (8 + 8 * K + sizeof(Value))));
+  }
+  if (!single || C == 1) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < lv.size(); ++i) {
+      if (!single) {
+        r.front_.push_back({std::vector<std::int64_t>(lc.begin() + std::ptrdiff_t(i * K), lc.begin() + std::ptrdiff_t((i + 1) * K)), lv[i]});
+        r.handle_.push_back(i);
+      } else if (!best || lv[*best] < lv[i] ||
+                 (!(lv[i] < lv[*best]) && mmck_cmp(lc.data() + i * K, lc.data() + *best * K, K) < 0)) {
+        best = i;
+      }
+    }
+    if (best) {
+      r.front_.push_back({std::vector<std::int64_t>(lc.begin() + std::ptrdiff_t(*best * K), lc.begin() + std::ptrdiff_t((*best + 1) * K)), lv[*best]});
+      r.handle_.push_back(*best);
+    }
+  } else {
+    // the last class answers a dominance range maximum per point of the fold
+    const auto& F = L.classes[L.order[C - 1]];
+    mmck_kdtree<Value> tree(F.cost, F.value, K);
+    std::vector<std::uint32_t> byv(lv.size());
+    std::iota(byv.begin(), byv.end(), std::uint32_t{0});
+    std::sort(byv.begin(), byv.end(), [&](std::uint32_t x, std::uint32_t y) {
+      if (lv[y] < lv[x]) return true;
+      if (lv[x] < lv[y]) return false;
+      return x < y;
+    });
+    bool has = false;
+    Value inc{};
+    std::vector<std::int64_t> inc_c(K, 0);
+    std::uint32_t best_a = 0, best_f = 0;
+    std::uint64_t visits = 0;
+    std::vector<std::int64_t> q(K);
+    if (!tree.empty()) {
+      const Value fmax = F.value[tree.root_best()];
+      for (std::uint32_t a : byv) {
+        if (has && lv[a] + fmax < inc) break;
+        for (std::size_t k = 0; k < K; ++k) q[k] = B[k] - lc[a * K + k];
+        const std::int64_t f = tree.query(lc.data() + a * K, lv[a], q.data(), has, inc, inc_c, visits);
+        if (f >= 0) best_a = a, best_f = std::uint32_t(f);
+      }
+    }
+    work += visits;
+    r.info_.candidates += visits;
+    L.fa.push_back({best_a});
+    L.fb.push_back({best_f});
+    if (has) {
+      r.front_.push_back({inc_c, inc});
+      r.handle_.push_back(0);
+    }
+  }
+  r.info_.work = work;
+  r.lattice_ = std::move(L);
+  return r;
+}
+
+} // namespace detail
+
+namespace detail {
+
 /// Checks an instance: 1 <= K <= mmck_max_dims, budgets >= 0, groups non-empty with at most
 /// 2^32 - 1 options, K costs >= 0 per option, finite values, integral sums that fit.
 template <class Value>
@@ -1090,6 +1862,36 @@ void mmck_validate(const mmck_groups<Value>& groups, const std::vector<std::int6
                 overflow ? std::string("more than 2^64") : std::to_string(total), " > ", limit, ")");
   }
   if (!groups.empty()) mck_check_value_sum("nsc::solve_mmck", groups, [](const auto& o) -> const Value& { return o.value; });
+}
+
+/// The classes of identical groups (identical = false: one class per group) as lattice input:
+/// (options, ascending group positions with stride 1), in order of first appearance.
+template <class Value>
+mmck_lattice_input<Value> mmck_lattice_classes_of(const mmck_groups<Value>& g, bool identical) {
+  const std::size_t G = g.size();
+  std::vector<std::size_t> rep(G);
+  std::iota(rep.begin(), rep.end(), std::size_t{0});
+  if (identical) {
+    const std::vector<std::size_t> order = mmck_group_order(g);
+    for (std::size_t i = 0; i < G;) {
+      std::size_t j = i + 1;
+      while (j < G && mmck_same_group(g[order[i]], g[order[j]])) ++j;
+      std::size_t low = order[i];
+      for (std::size_t t = i; t < j; ++t) low = std::min(low, order[t]);
+      for (std::size_t t = i; t < j; ++t) rep[order[t]] = low;
+      i = j;
+    }
+  }
+  mmck_lattice_input<Value> out;
+  std::vector<std::size_t> cls(G, SIZE_MAX);
+  for (std::size_t i = 0; i < G; ++i) {
+    if (cls[rep[i]] == SIZE_MAX) {
+      cls[rep[i]] = out.size();
+      out.push_back({g[i], {}});
+    }
+    out[cls[rep[i]]].second.push_back({i, 1});
+  }
+  return out;
 }
 
 /// Whether any two groups are identical (O(G log G) comparisons of groups).
@@ -1315,6 +2117,16 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
     r.sparse_->nodes.emplace_back();
     return r;
   }
+  if (settings.method == mmck_method::lattice ||
+      (settings.method == mmck_method::automatic && settings.identical_groups)) {
+    const auto in = detail::mmck_lattice_classes_of(groups, settings.identical_groups);
+    std::size_t most = 0;
+    for (const auto& c : in) most = std::max(most, c.second.size());
+    const std::size_t need = settings.single_budget ? 2 : std::max<std::size_t>(2, settings.lattice_min_multiplicity);
+    if (settings.method == mmck_method::lattice || most >= need)
+      if (auto l = detail::mmck_solve_lattice(in, G, budget, settings, settings.method == mmck_method::lattice))
+        return std::move(*l);
+  }
   const bool identical = settings.identical_groups && detail::mmck_has_identical(groups);
   mmck_method m = settings.method;
   if (m == mmck_method::automatic) {
@@ -1369,6 +2181,92 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
     r.handle_.push_back(i);
   }
   return r;
+}
+
+/// A class of identical groups: `multiplicity` groups, each choosing one of `options`.
+template <class Value>
+struct mmck_class {
+  std::vector<mmck_option<Value>> options;
+  std::size_t multiplicity = 1;
+};
+
+/// solve_mmck over classes of identical groups without materialising the copies: the groups
+/// are class 0's multiplicity copies, then class 1's, ... (choices are per group in that
+/// order). Runs the lattice path (products split, one multiset table per class); when a class
+/// table does not fit and settings.method is automatic, the groups are materialised (if their
+/// options fit max_table_bytes) and solve_mmck decides. Domain and errors as solve_mmck, with
+/// "class c, option j" in the messages; multiplicity must be >= 1 and the total number of
+/// groups times 8 bytes within max_table_bytes.
+template <mck_value Value>
+mmck_result<Value> solve_mmck_classes(const std::vector<mmck_class<Value>>& classes,
+                                      const std::vector<std::int64_t>& budget,
+                                      const mmck_settings& settings = {}) {
+  const std::size_t K = budget.size();
+  if (K < 1 || K > mmck_max_dims)
+    detail::mmck_fail("the budget vector needs 1 to ", mmck_max_dims, " entries (got ", K, ")");
+  for (std::size_t k = 0; k < K; ++k)
+    if (budget[k] < 0) detail::mmck_fail("budgets must be >= 0 (got ", budget[k], " for budget ", k, ")");
+  std::size_t G = 0;
+  long double vsum = 0;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    const auto& cl = classes[c];
+    if (cl.multiplicity < 1) detail::mmck_fail("every class needs multiplicity >= 1 (got 0 for class ", c, ")");
+    if (cl.options.empty()) detail::mmck_fail("every class needs at least one option (got an empty class ", c, ")");
+    if (cl.options.size() > 0xffffffffu)
+      detail::mmck_fail("at most 2^32 - 1 options per class (got ", cl.options.size(), " in class ", c, ")");
+    G = nsc::detail::checked_add(G, cl.multiplicity, "nsc::solve_mmck", "the number of groups");
+    long double big = 0;
+    for (std::size_t j = 0; j < cl.options.size(); ++j) {
+      const auto& o = cl.options[j];
+      if (o.cost.size() != K)
+        detail::mmck_fail("every option needs one cost per budget (", K, "; got ", o.cost.size(), " at class ", c,
+                          ", option ", j, ")");
+      for (std::size_t k = 0; k < K; ++k)
+        if (o.cost[k] < 0)
+          detail::mmck_fail("option costs must be >= 0 (got ", o.cost[k], " for budget ", k, " at class ", c,
+                            ", option ", j, ")");
+      if (detail::mck_nonfinite(o.value))
+        detail::mmck_fail("option values must be finite (got ", detail::mck_describe(o.value), " at class ", c,
+                          ", option ", j, ")");
+      if constexpr (std::is_arithmetic_v<Value>) big = std::max(big, std::fabs((long double)o.value));
+    }
+    vsum += big * (long double)cl.multiplicity;
+  }
+  if constexpr (std::is_integral_v<Value>) {
+    if (vsum > (long double)std::numeric_limits<Value>::max())
+      detail::mmck_fail("the sum over groups of the largest |value| must fit in the value type (got ", (double)vsum,
+                        " > ", std::numeric_limits<Value>::max(), ")");
+  } else if constexpr (std::is_floating_point_v<Value>) {
+    if (!(vsum <= (long double)std::numeric_limits<Value>::max()))
+      detail::mmck_fail("the sum over groups of the largest |value| must be finite in the value type (got ",
+                        (double)vsum, ")");
+  }
+  if ((long double)G * 8.0L > (long double)settings.max_table_bytes)
+    detail::mmck_fail("the choices of ", G, " groups need ", (unsigned long long)G * 8ull,
+                      " bytes, more than max_table_bytes (got ", settings.max_table_bytes, ")");
+  detail::mmck_lattice_input<Value> in;
+  std::size_t at = 0;
+  for (const auto& cl : classes) {
+    in.push_back({cl.options, {}});
+    for (std::size_t t = 0; t < cl.multiplicity; ++t) in.back().second.push_back({at++, 1});
+  }
+  const bool force = settings.method == mmck_method::lattice || settings.method == mmck_method::automatic ? settings.method == mmck_method::lattice : true;
+  if (settings.method == mmck_method::automatic || settings.method == mmck_method::lattice) {
+    if (auto r = detail::mmck_solve_lattice(in, G, budget, settings, force)) return std::move(*r);
+  }
+  long double obytes = 0;
+  for (const auto& cl : classes)
+    obytes += (long double)cl.multiplicity * (long double)cl.options.size() * (long double)(8 * K + sizeof(Value) + 32);
+  if (obytes > (long double)settings.max_table_bytes)
+    detail::mmck_fail("the lattice path does not fit and materialising the ", G, " groups needs ", (unsigned long long)obytes,
+                      " bytes, more than max_table_bytes (got ", settings.max_table_bytes, ")");
+  mmck_groups<Value> groups;
+  groups.reserve(G);
+  for (const auto& cl : classes)
+    for (std::size_t t = 0; t < cl.multiplicity; ++t) groups.push_back(cl.options);
+  mmck_settings s = settings;
+  if (s.method == mmck_method::automatic) s.method = mmck_method::sparse;
+  return solve_mmck(groups, budget, s);
 }
 
 
