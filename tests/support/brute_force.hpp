@@ -1,11 +1,15 @@
-// Brute-force helpers shared by the knapsack tests: every selection of one option per group, and
-// a uniform integer draw.
+// Brute-force helpers shared by the knapsack tests: every selection of one option per group, a
+// uniform integer draw, and the K-budget references (totals, Pareto set, optimum with the stated
+// tie rule) computed by enumeration only.
 #ifndef NSC_TESTS_SUPPORT_BRUTE_FORCE_HPP
 #define NSC_TESTS_SUPPORT_BRUTE_FORCE_HPP
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace nsc_test {
@@ -29,6 +33,74 @@ void for_each_selection(const Groups& groups, Fn&& fn) {
     }
     if (g == groups.size()) return;
   }
+}
+
+using cost_vector = std::vector<std::int64_t>;
+
+/// The K totals of a selection of K-cost options (option.cost[k]).
+template <class Groups>
+cost_vector selection_cost(const Groups& g, const std::vector<std::size_t>& ch, std::size_t K) {
+  cost_vector c(K, 0);
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (std::size_t k = 0; k < K; ++k) c[k] += g[i][ch[i]].cost[k];
+  return c;
+}
+
+/// The summed value of a selection, in group order.
+template <class Groups>
+auto selection_value(const Groups& g, const std::vector<std::size_t>& ch) {
+  decltype(g[0][0].value) v{};
+  for (std::size_t i = 0; i < g.size(); ++i) v = v + g[i][ch[i]].value;
+  return v;
+}
+
+/// c <= b componentwise.
+inline bool fits_within(const cost_vector& c, const cost_vector& b) {
+  for (std::size_t k = 0; k < c.size(); ++k)
+    if (c[k] > b[k]) return false;
+  return true;
+}
+
+/// Every selection's (cost, value) of an integer-valued K-cost instance.
+template <class Groups>
+std::vector<std::pair<cost_vector, std::int64_t>> all_totals(const Groups& g, std::size_t K) {
+  std::vector<std::pair<cost_vector, std::int64_t>> out;
+  for_each_selection(g, [&](const std::vector<std::size_t>& ch) {
+    out.push_back({selection_cost(g, ch, K), std::int64_t(selection_value(g, ch))});
+  });
+  return out;
+}
+
+/// The optimum under b with the stated tie rule: the largest value, then the lexicographically
+/// smallest cost vector; nullopt when nothing fits.
+inline std::optional<std::pair<std::int64_t, cost_vector>> brute_optimum(
+    const std::vector<std::pair<cost_vector, std::int64_t>>& all, const cost_vector& b) {
+  std::optional<std::pair<std::int64_t, cost_vector>> best;
+  for (const auto& [c, v] : all) {
+    if (!fits_within(c, b)) continue;
+    if (!best || best->first < v || (best->first == v && c < best->second)) best = {v, c};
+  }
+  return best;
+}
+
+/// The Pareto set within B: per distinct cost the best value, then no other point with cost <=
+/// and value >=; ascending lexicographic cost.
+inline std::vector<std::pair<cost_vector, std::int64_t>> brute_pareto(
+    const std::vector<std::pair<cost_vector, std::int64_t>>& all, const cost_vector& B) {
+  std::map<cost_vector, std::int64_t> best;
+  for (const auto& [c, v] : all) {
+    if (!fits_within(c, B)) continue;
+    auto it = best.find(c);
+    if (it == best.end() || it->second < v) best[c] = v;
+  }
+  std::vector<std::pair<cost_vector, std::int64_t>> out;
+  for (const auto& [c, v] : best) {
+    bool dom = false;
+    for (const auto& [c2, v2] : best)
+      if (c2 != c && fits_within(c2, c) && v2 >= v) dom = true;
+    if (!dom) out.push_back({c, v});
+  }
+  return out;
 }
 
 } // namespace nsc_test

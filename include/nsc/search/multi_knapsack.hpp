@@ -1635,6 +1635,12 @@ std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Va
   r.info_.products = products;
   const std::size_t C = L.classes.size();
   r.info_.classes = C;
+  if (C == 0) {  // no groups: the empty selection
+    r.front_.push_back({std::vector<std::int64_t>(K, 0), Value{}});
+    r.handle_.push_back(0);
+    r.lattice_ = std::move(L);
+    return r;
+  }
   long double bytes = 0;
   for (std::size_t c = 0; c < C; ++c) {
     const long double need = mmck_lattice_prepare(L.classes[c], K);
@@ -2095,6 +2101,7 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
   r.budget_ = budget;
   r.single_ = settings.single_budget;
   r.info_.dims = K;
+  r.info_.single = settings.single_budget;
   // infeasible everywhere when some dimension's sum of minima exceeds its budget
   for (std::size_t k = 0; k < K; ++k) {
     std::int64_t M = 0;
@@ -2105,7 +2112,9 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
       if (!detail::mmck_add(M, m, M)) over = true;
     }
     if (over || M > budget[k]) {
-      r.info_.path = K == 1 ? mmck_path::dense_1d : mmck_path::sparse;
+      r.info_.path = settings.method == mmck_method::lattice ? mmck_path::lattice
+                     : K == 1                                ? mmck_path::dense_1d
+                                                             : mmck_path::sparse;
       return r;
     }
   }
