@@ -178,7 +178,7 @@ bool has_identical(const mmck_groups<i64>& g) {
 TEST_CASE("lattice path equals brute force for K = 1..4 (identical, product, collinear groups)",
           "[mmck][lattice][brute]") {
   std::mt19937_64 rng(20261202);
-  int instances = 0, products = 0, lattice_auto = 0;
+  int instances = 0, products = 0, lattice_auto = 0, grids = 0;
   for (std::size_t K = 1; K <= 4; ++K) {
     for (int trial = 0; trial < 700; ++trial) {
       const instance in = random_instance(rng, K);
@@ -191,6 +191,7 @@ TEST_CASE("lattice path equals brute force for K = 1..4 (identical, product, col
       const auto front = solve_mmck(g, B, s);
       REQUIRE(front.info().path == mmck_path::lattice);
       products += front.info().products;
+      grids += front.info().grid;
       check_optimum(front, g, B, all);
       check_front(front, g, B, all, rng);
       s.single_budget = true;
@@ -223,6 +224,8 @@ TEST_CASE("lattice path equals brute force for K = 1..4 (identical, product, col
   REQUIRE(instances == 2800);
   CHECK(products > 200);      // product groups were detected and split
   CHECK(lattice_auto > 1000); // and the automatic rule chose the lattice path
+  CHECK(grids > 200);         // merges on the dense grid (the others on sorted candidate pairs)
+  CHECK(grids < 2000);
 }
 
 TEST_CASE("lattice path gives the answers of the sparse and dense paths on larger instances",

@@ -146,6 +146,7 @@ struct mmck_info {
   double upper_bound = 0;          ///< bounded: the Lagrangian bound of the optimum
   double incumbent = 0;            ///< bounded: the greedy selection's value
   bool products = false;           ///< lattice: some product group split into its factors
+  bool grid = false;               ///< lattice: a merge ran on a dense grid over its sums' lattice
   std::size_t lattice_rank = 0;    ///< lattice: the largest class lattice rank
 
   /// "sparse (identical groups doubled, Lagrangian bound)" etc.
@@ -1594,6 +1595,115 @@ private:
   std::int64_t taken_ = -1;
 };
 
+/// Pareto set of {a + b : a in (ac, av), b in (bc, bv), a + b <= cap} on a dense grid over the
+/// reduced lattice of the sums (per dimension: minimum subtracted, gcd divided out), when it
+/// needs fewer bytes than `limit` (else false, nothing allocated). The cell keeps the first
+/// best pair in (a, b) order (the pair path's rule); the kept points come out in lexicographic
+/// cost order with their a (fa) and b (fb) indices. Work (pairs) added to `work`.
+template <class Value>
+bool mmck_grid_merge(const std::vector<std::int64_t>& ac, const std::vector<Value>& av,
+                     const std::vector<std::int64_t>& bc, const std::vector<Value>& bv,
+                     const std::vector<std::int64_t>& cap, std::size_t K, long double limit,
+                     std::vector<std::int64_t>& oc, std::vector<Value>& ov, std::vector<std::uint32_t>& fa,
+                     std::vector<std::uint32_t>& fb, std::uint64_t& work, std::size_t& used) {
+  const std::size_t na = av.size(), nb = bv.size();
+  if (na == 0 || nb == 0) return false;
+  std::vector<std::int64_t> amin(K), bmin(K), unit(K, 0), ext(K);
+  std::vector<std::size_t> stride(K);
+  long double cells = 1;
+  for (std::size_t k = 0; k < K; ++k) {
+    std::int64_t lo = ac[k], hi = ac[k], lo2 = bc[k], hi2 = bc[k];
+    for (std::size_t a = 0; a < na; ++a) lo = std::min(lo, ac[a * K + k]), hi = std::max(hi, ac[a * K + k]);
+    for (std::size_t b = 0; b < nb; ++b) lo2 = std::min(lo2, bc[b * K + k]), hi2 = std::max(hi2, bc[b * K + k]);
+    for (std::size_t a = 0; a < na; ++a) unit[k] = std::gcd(unit[k], ac[a * K + k] - lo);
+    for (std::size_t b = 0; b < nb; ++b) unit[k] = std::gcd(unit[k], bc[b * K + k] - lo2);
+    if (unit[k] == 0) unit[k] = 1;
+    amin[k] = lo, bmin[k] = lo2;
+    const mmck_i128 top = std::min<mmck_i128>(mmck_i128(cap[k]), mmck_i128(hi) + hi2) - lo - lo2;
+    if (top < 0) return false;
+    ext[k] = std::int64_t(top / unit[k]) + 1;
+    cells *= (long double)ext[k];
+  }
+  const long double need = cells * (2.0L * sizeof(Value) + 6.0L);
+  if (need > limit || cells > 4294967295.0L) return false;
+  used = std::size_t(need);
+  for (std::size_t k = K; k-- > 0;) stride[k] = k + 1 == K ? 1 : stride[k + 1] * std::size_t(ext[k + 1]);
+  const std::size_t n = std::size_t(cells);
+  std::vector<std::int64_t> acoord(na * K), bcoord(nb * K);
+  std::vector<std::size_t> alin(na, 0), blin(nb, 0);
+  for (std::size_t a = 0; a < na; ++a)
+    for (std::size_t k = 0; k < K; ++k) {
+      acoord[a * K + k] = (ac[a * K + k] - amin[k]) / unit[k];
+      alin[a] += std::size_t(acoord[a * K + k]) * stride[k];
+    }
+  for (std::size_t b = 0; b < nb; ++b)
+    for (std::size_t k = 0; k < K; ++k) {
+      bcoord[b * K + k] = (bc[b * K + k] - bmin[k]) / unit[k];
+      blin[b] += std::size_t(bcoord[b * K + k]) * stride[k];
+    }
+  std::vector<Value> val(n);
+  std::vector<std::uint32_t> from(n);
+  std::vector<unsigned char> reach(n, 0);
+  for (std::size_t a = 0; a < na; ++a) {
+    for (std::size_t b = 0; b < nb; ++b) {
+      bool in = true;
+      for (std::size_t k = 0; k < K && in; ++k) in = acoord[a * K + k] + bcoord[b * K + k] < ext[k];
+      if (!in) continue;
+      const std::size_t c = alin[a] + blin[b];
+      Value v = av[a] + bv[b];
+      if (!reach[c] || val[c] < v) {
+        val[c] = std::move(v);
+        from[c] = std::uint32_t(a);
+        reach[c] = 1;
+      }
+    }
+    work += nb;
+  }
+  // prefix maximum over every dimension; a reachable cell is Pareto when it beats the best
+  // strictly below it
+  std::vector<Value> pv = val;
+  std::vector<unsigned char> ph = reach;
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t c = 0; c < n; ++c) {
+      if ((c / stride[k]) % std::size_t(ext[k]) == 0) continue;
+      const std::size_t p = c - stride[k];
+      if (ph[p] && (!ph[c] || pv[c] < pv[p])) pv[c] = pv[p], ph[c] = 1;
+    }
+  std::vector<std::uint32_t> kept;
+  for (std::size_t c = 0; c < n; ++c) {
+    if (!reach[c]) continue;
+    bool pareto = true;
+    for (std::size_t k = 0; k < K && pareto; ++k)
+      if ((c / stride[k]) % std::size_t(ext[k]) > 0 && ph[c - stride[k]] && !(pv[c - stride[k]] < val[c])) pareto = false;
+    if (pareto) kept.push_back(std::uint32_t(c));
+  }
+  std::vector<Value>().swap(pv);
+  std::vector<unsigned char>().swap(ph);
+  // b of a kept cell: the b whose cost is the cell's minus a's (b costs are distinct)
+  std::vector<std::uint32_t> border(nb);
+  std::iota(border.begin(), border.end(), std::uint32_t{0});
+  std::sort(border.begin(), border.end(),
+            [&](std::uint32_t x, std::uint32_t y) { return mmck_cmp(bc.data() + x * K, bc.data() + y * K, K) < 0; });
+  oc.clear(), ov.clear(), fa.clear(), fb.clear();
+  oc.reserve(kept.size() * K), ov.reserve(kept.size()), fa.reserve(kept.size()), fb.reserve(kept.size());
+  std::vector<std::int64_t> want(K);
+  for (std::uint32_t c : kept) {
+    const std::uint32_t a = from[c];
+    for (std::size_t k = 0; k < K; ++k) {
+      const std::int64_t q = std::int64_t((c / stride[k]) % std::size_t(ext[k]));
+      want[k] = bmin[k] + (q - acoord[a * K + k]) * unit[k];
+    }
+    const auto it = std::lower_bound(border.begin(), border.end(), want, [&](std::uint32_t x, const std::vector<std::int64_t>& w) {
+      return mmck_cmp(bc.data() + x * K, w.data(), K) < 0;
+    });
+    for (std::size_t k = 0; k < K; ++k) oc.push_back(ac[a * K + k] + want[k]);
+    ov.push_back(val[c]);
+    fa.push_back(a);
+    fb.push_back(*it);
+  }
+  return true;
+}
+
 /// Input of the lattice engine: (options, slots) per class, slots = (group position, stride 1).
 template <class Value>
 using mmck_lattice_input =
@@ -1731,7 +1841,28 @@ std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Va
     };
     for (std::size_t a = 0; a < na; ++a)
       for (std::size_t b = 0; b < nb; ++b) count += fits(a, b);
-    const long double need = (long double)bytes + (long double)held + (long double)count * 8.0L;
+    const long double per_pair = 8.0L + 8.0L * K + (long double)sizeof(Value) + 4.0L;
+    {  // a dense grid over the sums' lattice when it is smaller than the candidate pairs
+      const long double room = (long double)s.max_table_bytes - (long double)bytes - (long double)held;
+      std::vector<std::int64_t> nc;
+      std::vector<Value> nv;
+      std::vector<std::uint32_t> ga, gb;
+      std::size_t used = 0;
+      if (count > 0 && mmck_grid_merge(lc, lv, P.cost, P.value, cap, K, std::min(room, (long double)count * per_pair),
+                                       nc, nv, ga, gb, work, used)) {
+        r.info_.candidates += count;
+        r.info_.grid = true;
+        r.info_.peak_bytes = std::max(r.info_.peak_bytes, std::size_t(bytes + held + used));
+        L.fa.push_back(std::move(ga));
+        L.fb.push_back(std::move(gb));
+        lc.swap(nc);
+        lv.swap(nv);
+        held += lv.size() * (K * 8 + sizeof(Value) + 8);
+        r.info_.states += lv.size();
+        continue;
+      }
+    }
+    const long double need = (long double)bytes + (long double)held + (long double)count * per_pair;
     if (need > (long double)s.max_table_bytes) {
       if (!force) return std::nullopt;
       mmck_fail("the lattice path needs ", (unsigned long long)need, " bytes (a merge of ", na, " x ", nb,
