@@ -873,3 +873,42 @@ TEST_CASE("issue 13: budgets never round up, huge budgets end, value sums stay f
   CHECK_THROWS_WITH(ns::search_groups(h, {}), Contains("the sum over groups of the largest |value| must be finite"));
   CHECK_THROWS_WITH(ns::search_groups_budgets(h, {}), Contains("must be finite"));
 }
+
+TEST_CASE("LoNAS: the lazy identical-group front equals the one-pass front, candidates on request",
+          "[search][lonas][mmck]") {
+  const auto space = ns::lonas_llama7b_space();
+  for (auto cost : {ns::lonas_cost::params, ns::lonas_cost::macs}) {
+    ns::lonas_search_settings lazy{.budget = std::nullopt, .cost = cost, .mck = {}};
+    ns::lonas_search_settings plain = lazy;
+    lazy.identical_groups = true;
+    lazy.lazy_front = true;
+    const auto a = ns::search_lonas(space, lazy), b = ns::search_lonas(space, plain);
+    CHECK(a.front.empty());
+    REQUIRE(a.front_points.size() == b.front.size());
+    for (std::size_t i = 0; i < b.front.size(); ++i) {
+      CHECK(a.front_points[i].cost == (cost == ns::lonas_cost::params ? b.front[i].params : b.front[i].macs));
+      CHECK(rel_close(a.front_points[i].value, b.front[i].nsc, 1e-13));
+      const auto c = ns::lonas_front_candidate(space, a, i);
+      CHECK(c.params == b.front[i].params);
+      CHECK(c.macs == b.front[i].macs);
+      CHECK(counts(c.widths) == counts(b.front[i].widths));
+      CHECK(counts(c.ranks) == counts(b.front[i].ranks));
+    }
+    for (double budget : {4.6e9, 5.7e9, 6.7e9, 1.2e12, 1.44e12, 1e3}) {
+      lazy.budget = plain.budget = budget;
+      const auto x = ns::search_lonas(space, lazy), y = ns::search_lonas(space, plain);
+      REQUIRE(x.best.has_value() == y.best.has_value());
+      if (x.best) {
+        CHECK(x.best->params == y.best->params);
+        CHECK(counts(x.best->widths) == counts(y.best->widths));
+      }
+    }
+  }
+  const auto plain = ns::search_lonas(space);
+  REQUIRE_THROWS_WITH(ns::lonas_front_candidate(space, plain, 0),
+                      Catch::Contains("nsc::search::lonas_front_candidate: the result has no engine"));
+  ns::lonas_search_settings lazy{.budget = std::nullopt, .cost = ns::lonas_cost::params, .mck = {}};
+  lazy.identical_groups = lazy.lazy_front = true;
+  const auto a = ns::search_lonas(space, lazy);
+  REQUIRE_THROWS_WITH(ns::lonas_front_candidate(space, a, 129), Catch::Contains("front index out of range"));
+}

@@ -66,6 +66,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -279,6 +280,10 @@ struct lonas_search_settings {
   /// path, O(log L) merges). Default false: the one-pass solve_mck over L groups (same answers;
   /// measured faster end to end for LLaMA-7B's 32 x 10 options, see the README).
   bool identical_groups = false;
+  /// With identical_groups: leave `front` empty and fill `front_points` (cost, NSC) only; the
+  /// candidate of point i (widths, ranks, params, MACs) is built on request by
+  /// lonas_front_candidate(space, result, i). `best` is always a full candidate.
+  bool lazy_front = false;
 };
 
 /// Outcome of search_lonas.
@@ -289,6 +294,10 @@ struct lonas_search_result {
   std::optional<std::int64_t> budget;   ///< the integer budget used (floor), if any
   lonas_cost cost = lonas_cost::params;
   search_stats stats;
+  /// lazy_front: every front point (cost incl. the fixed part, NSC incl. the fixed part)
+  std::vector<pareto_point<double>> front_points;
+  /// lazy_front: the solved engine, for lonas_front_candidate
+  std::shared_ptr<const mmck_result<double>> engine;
 };
 
 /// The candidate made of option indices `choice` (one per layer).
@@ -346,17 +355,24 @@ inline lonas_search_result search_lonas(const lonas_space& space,
   if (settings.identical_groups) {
     std::vector<mmck_option<double>> layer;
     for (const auto& o : options) layer.push_back({o.value, {o.cost}});
-    const mmck_groups<double> groups(std::size_t(space.layers), layer);
     mmck_settings ms;
     ms.max_table_bytes = settings.mck.max_table_bytes;
-    const mmck_result<double> r = solve_mmck(groups, {top}, ms);
+    auto r = std::make_shared<const mmck_result<double>>(
+        solve_mmck_classes(std::vector<mmck_class<double>>{{std::move(layer), std::size_t(space.layers)}}, {top}, ms));
     ++out.stats.dp_runs;
-    out.stats.cells += r.info().states;
-    out.stats.cell_updates += r.info().candidates;
-    for (std::size_t i = 0; i < r.front().size(); ++i) {
-      front.push_back({r.front()[i].cost[0], r.front()[i].value, {}});
-      out.front.push_back(lonas_make_candidate(space, r.front_choice(i)));
+    out.stats.cells += r->info().states;
+    out.stats.cell_updates += r->info().work;
+    for (std::size_t i = 0; i < r->front().size(); ++i) front.push_back({r->front()[i].cost[0], r->front()[i].value, {}});
+    if (settings.lazy_front) {
+      const pareto_point<double>* p = nullptr;
+      if (!out.budget) p = front.empty() ? nullptr : &front.back();
+      else if (*out.budget >= fixed) p = best_within(front, *out.budget - fixed);
+      if (p) out.best = lonas_make_candidate(space, r->front_choice(std::size_t(p - front.data())));
+      for (const auto& q : front) out.front_points.push_back({q.cost + fixed, q.value + space.fixed_nsc, {}});
+      out.engine = std::move(r);
+      return out;
     }
+    for (std::size_t i = 0; i < r->front().size(); ++i) out.front.push_back(lonas_make_candidate(space, r->front_choice(i)));
   } else {
     const mck_groups<double> groups(std::size_t(space.layers), options);
     const mck_result<double> r = solve_mck(groups, top, settings.mck);
@@ -371,6 +387,17 @@ inline lonas_search_result search_lonas(const lonas_space& space,
       out.best = out.front[std::size_t(p - front.data())];
   }
   return out;
+}
+
+/// The candidate of front point i of a lazy_front search (built from the engine's tables:
+/// O(layers log layers)). std::invalid_argument unless `r` came from search_lonas with
+/// lazy_front and i < r.front_points.size().
+inline lonas_candidate lonas_front_candidate(const lonas_space& space, const lonas_search_result& r,
+                                             std::size_t i) {
+  constexpr std::string_view fn = "nsc::search::lonas_front_candidate";
+  if (!r.engine) throw_invalid_argument(fn, "the result has no engine (search with lazy_front = true)");
+  if (i >= r.front_points.size()) throw_invalid_argument(fn, "front index out of range", i);
+  return lonas_make_candidate(space, r.engine->front_choice(i));
 }
 
 /// The pruned spec: `base` with each layer's d_ff and LoRA ranks set as the search scored them

@@ -235,6 +235,12 @@ struct mmck_lclass {
   std::vector<std::size_t> shift;         ///< linear offset of each kept option
   std::size_t cells = 1;
   std::vector<std::uint32_t> bp;          ///< copies x cells: kept index chosen at copy t
+  /// doubling (max-plus powers) instead of one copy at a time: op t combines tables x and y
+  /// (-1: one copy), op_bp[t][cell] = x's cell; the last op is the full multiset
+  bool doubled = false;
+  std::vector<std::pair<std::int32_t, std::int32_t>> ops;
+  std::vector<std::vector<std::uint32_t>> op_bp;
+  std::vector<std::pair<std::size_t, std::uint32_t>> leaf;  ///< (shift, kept index), ascending
   // points: the reachable cells of the full multiset within the caps
   std::vector<std::uint32_t> cell;
   std::vector<Value> value;
@@ -269,10 +275,26 @@ struct mmck_lattice {
       const mmck_lclass<Value>& c = classes[order[t]];
       std::size_t cell = c.cell[p];
       picks.clear();
-      for (std::size_t copy = c.mult(); copy-- > 0;) {
-        const std::uint32_t j = c.bp[copy * c.cells + cell];
-        picks.push_back(c.kept[j]);
-        cell -= c.shift[j];
+      if (c.doubled) {
+        std::vector<std::pair<std::int32_t, std::size_t>> todo{{std::int32_t(c.ops.size()) - 1, cell}};
+        while (!todo.empty()) {
+          const auto [op, at] = todo.back();
+          todo.pop_back();
+          if (op < 0) {
+            const auto it = std::lower_bound(c.leaf.begin(), c.leaf.end(), std::make_pair(at, std::uint32_t{0}));
+            picks.push_back(c.kept[it->second]);
+            continue;
+          }
+          const std::size_t x = c.op_bp[std::size_t(op)][at];
+          todo.push_back({c.ops[std::size_t(op)].first, x});
+          todo.push_back({c.ops[std::size_t(op)].second, at - x});
+        }
+      } else {
+        for (std::size_t copy = c.mult(); copy-- > 0;) {
+          const std::uint32_t j = c.bp[copy * c.cells + cell];
+          picks.push_back(c.kept[j]);
+          cell -= c.shift[j];
+        }
       }
       std::sort(picks.begin(), picks.end());
       for (std::size_t u = 0; u < picks.size(); ++u)
@@ -1384,16 +1406,133 @@ long double mmck_lattice_prepare(mmck_lclass<Value>& c, std::size_t K) {
 
 /// The multiset table of class c (one copy at a time, every option, reachable cells only) and
 /// its points: the full-multiplicity cells whose cost is within `cap`. Work added to `work`.
+/// Cells of the box of i copies (an upper bound of the reachable cells).
+template <class Value>
+long double mmck_box_cells(const mmck_lclass<Value>& c, std::size_t i) {
+  long double b = 1;
+  for (std::size_t d = 0; d < c.r; ++d) b *= (long double)((c.extent[d] - 1) / c.mult() * i + 1);
+  return b;
+}
+
+/// The multiset table by max-plus doubling: powers P_1, P_2 = P_1 + P_1, ... and the powers
+/// of the multiplicity's set bits combined; every op keeps its first operand's cell per cell.
+template <class Value>
+void mmck_lattice_doubling(mmck_lclass<Value>& c, std::vector<Value>& final_value,
+                           std::vector<std::size_t>& final_reach, std::uint64_t& work) {
+  const std::size_t m = c.mult(), n = c.kept.size();
+  struct table {
+    std::vector<Value> v;
+    std::vector<std::size_t> reach;  // ascending
+  };
+  std::vector<table> tabs;  // tabs[t + 1] = output of op t, tabs[0] = one copy
+  table one;
+  one.v.resize(c.cells);
+  c.leaf.clear();
+  for (std::size_t t = 0; t < n; ++t) {
+    one.v[c.shift[t]] = c.options[c.kept[t]].value;
+    one.reach.push_back(c.shift[t]);
+    c.leaf.push_back({c.shift[t], std::uint32_t(t)});
+  }
+  std::sort(one.reach.begin(), one.reach.end());
+  std::sort(c.leaf.begin(), c.leaf.end());
+  tabs.push_back(std::move(one));
+  std::vector<unsigned char> seen(c.cells, 0);
+  auto combine = [&](std::int32_t x, std::int32_t y) {
+    const table& X = tabs[std::size_t(x + 1)];
+    const table& Y = tabs[std::size_t(y + 1)];
+    table out;
+    out.v.resize(c.cells);
+    std::vector<std::uint32_t> bp(c.cells, 0);
+    const bool self = x == y;
+    for (std::size_t ia = 0; ia < X.reach.size(); ++ia) {
+      const std::size_t a = X.reach[ia];
+      for (std::size_t ib = self ? ia : 0; ib < Y.reach.size(); ++ib) {
+        const std::size_t b = Y.reach[ib];
+        const std::size_t d = a + b;
+        Value cand = X.v[a] + Y.v[b];
+        if (!seen[d]) {
+          seen[d] = 1;
+          out.reach.push_back(d);
+          out.v[d] = std::move(cand);
+          bp[d] = std::uint32_t(a);
+        } else if (out.v[d] < cand) {
+          out.v[d] = std::move(cand);
+          bp[d] = std::uint32_t(a);
+        }
+      }
+      work += Y.reach.size() - (self ? ia : 0);
+    }
+    for (std::size_t d : out.reach) seen[d] = 0;
+    std::sort(out.reach.begin(), out.reach.end());
+    c.ops.push_back({x, y});
+    c.op_bp.push_back(std::move(bp));
+    tabs.push_back(std::move(out));
+    return std::int32_t(c.ops.size()) - 1;
+  };
+  c.ops.clear();
+  c.op_bp.clear();
+  std::int32_t power = -1;
+  std::optional<std::int32_t> acc;
+  std::size_t rest = m;
+  while (true) {
+    if (rest & 1) acc = acc ? combine(*acc, power) : power;
+    rest >>= 1;
+    if (!rest) break;
+    power = combine(power, power);
+  }
+  if (*acc < 0) {  // one copy: an identity op keeps the reconstruction uniform
+    c.ops.push_back({-1, -1});
+    c.op_bp.emplace_back();
+  }
+  table& last = tabs.back();
+  if (*acc < 0) {
+    final_value = tabs[0].v;
+    final_reach = tabs[0].reach;
+    c.ops.clear();
+    c.op_bp.clear();
+    c.doubled = false;  // a single copy: the per-copy layout below
+    c.bp.assign(c.cells, 0);
+    for (std::size_t t = 0; t < n; ++t) c.bp[c.shift[t]] = std::uint32_t(t);
+    return;
+  }
+  final_value.swap(last.v);
+  final_reach.swap(last.reach);
+}
+
 template <class Value>
 void mmck_lattice_table(mmck_lclass<Value>& c, std::size_t K, const std::vector<std::int64_t>& cap,
                         std::uint64_t& work) {
   const std::size_t m = c.mult(), n = c.kept.size();
+  // plan: one copy at a time (sum over copies of reach x options) or doubling (sum of reach
+  // products of the powers), estimated on the boxes
+  long double linear = 0, doubling = 0;
+  for (std::size_t i = 0; i < m; ++i) linear += mmck_box_cells(c, i) * (long double)n;
+  {
+    std::size_t p = 1, acc = 0, rest = m;
+    while (true) {
+      if (rest & 1) {
+        if (acc) doubling += mmck_box_cells(c, acc) * mmck_box_cells(c, p);
+        acc += p;
+      }
+      rest >>= 1;
+      if (!rest) break;
+      doubling += mmck_box_cells(c, p) * mmck_box_cells(c, p) / 2;
+      p *= 2;
+    }
+  }
+  std::vector<Value> cur;
+  std::vector<std::size_t> reach;
+  c.doubled = m > 1 && doubling < linear;
+  if (c.doubled) {
+    mmck_lattice_doubling(c, cur, reach, work);
+  } else {
   c.bp.assign(m * c.cells, 0);
-  std::vector<Value> cur(c.cells), next(c.cells);
+  cur.assign(c.cells, Value{});
+  std::vector<Value> next(c.cells);
   std::vector<unsigned char> cur_r(c.cells, 0), next_r(c.cells, 0);
-  std::vector<std::size_t> reach{0}, reach_next;
+  std::vector<std::size_t> reach_next;
+  reach.assign(1, 0);
   cur_r[0] = 1;
-  cur[0] = Value{};
   for (std::size_t copy = 0; copy < m; ++copy) {
     reach_next.clear();
     std::uint32_t* bp = c.bp.data() + copy * c.cells;
@@ -1421,6 +1560,7 @@ void mmck_lattice_table(mmck_lclass<Value>& c, std::size_t K, const std::vector<
     reach.swap(reach_next);
   }
   std::sort(reach.begin(), reach.end());
+  }
   c.cell.clear();
   c.value.clear();
   c.cost.clear();
@@ -1842,6 +1982,27 @@ std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Va
     for (std::size_t a = 0; a < na; ++a)
       for (std::size_t b = 0; b < nb; ++b) count += fits(a, b);
     const long double per_pair = 8.0L + 8.0L * K + (long double)sizeof(Value) + 4.0L;
+    if (nb == 1 || na == 1) {  // one point (e.g. a factor of zero costs): a shift keeps the order
+      std::vector<std::int64_t> nc;
+      std::vector<Value> nv;
+      L.fa.emplace_back();
+      L.fb.emplace_back();
+      for (std::size_t u = 0; u < std::max(na, nb); ++u) {
+        const std::size_t a = na == 1 ? 0 : u, b = na == 1 ? u : 0;
+        if (!fits(a, b)) continue;
+        for (std::size_t k = 0; k < K; ++k) nc.push_back(lc[a * K + k] + P.cost[b * K + k]);
+        nv.push_back(lv[a] + P.value[b]);
+        L.fa.back().push_back(std::uint32_t(a));
+        L.fb.back().push_back(std::uint32_t(b));
+      }
+      work += std::max(na, nb);
+      r.info_.candidates += std::max(na, nb);
+      lc.swap(nc);
+      lv.swap(nv);
+      held += lv.size() * (K * 8 + sizeof(Value) + 8);
+      r.info_.states += lv.size();
+      continue;
+    }
     {  // a dense grid over the sums' lattice when it is smaller than the candidate pairs
       const long double room = (long double)s.max_table_bytes - (long double)bytes - (long double)held;
       std::vector<std::int64_t> nc;
