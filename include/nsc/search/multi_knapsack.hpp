@@ -1982,12 +1982,12 @@ std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Va
     for (std::size_t a = 0; a < na; ++a)
       for (std::size_t b = 0; b < nb; ++b) count += fits(a, b);
     const long double per_pair = 8.0L + 8.0L * K + (long double)sizeof(Value) + 4.0L;
-    if (nb == 1 || na == 1) {  // one point (e.g. a factor of zero costs): a shift keeps the order
+    if (nb <= 1 || na <= 1) {  // one point (e.g. a factor of zero costs): a shift keeps the order
       std::vector<std::int64_t> nc;
       std::vector<Value> nv;
       L.fa.emplace_back();
       L.fb.emplace_back();
-      for (std::size_t u = 0; u < std::max(na, nb); ++u) {
+      for (std::size_t u = 0; na > 0 && nb > 0 && u < std::max(na, nb); ++u) {
         const std::size_t a = na == 1 ? 0 : u, b = na == 1 ? u : 0;
         if (!fits(a, b)) continue;
         for (std::size_t k = 0; k < K; ++k) nc.push_back(lc[a * K + k] + P.cost[b * K + k]);
