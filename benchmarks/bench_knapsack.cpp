@@ -5,7 +5,8 @@
 // K budgets (solve_mmck, issue 8): the K = 1 path against solve_mck on the same instances (the
 // engine's dense_1d is solve_mck with dominance pruning), a dense 2-D table, and the
 // Llama-3-70B-shaped instance of benchmarks/llama70b_instance.hpp: one query under all three
-// budgets (params, FLOPs, KV bytes) at several budget vectors, and the whole (params, KV) front.
+// budgets (params, FLOPs, KV bytes) at several budget vectors and over a grid of 125, split and
+// unsplit, and the whole (params, KV) front (lattice path against the sparse doubling).
 //
 // Counters:
 //   cell_updates  relaxations actually performed (sum over groups and options of the
@@ -20,6 +21,7 @@
 #include <benchmark/benchmark.h>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -131,21 +133,33 @@ void bm_mmck_dense2d(benchmark::State& state) {
 }
 
 // The Llama-3-70B-shaped instance: one query under (params, FLOPs, KV) at fractions of the full
-// model (range: index into the table below); sparse + identical groups + Lagrangian bound.
+// model. range(0): index into the table below; range(1): 1 = automatic (the lattice path: the
+// 1,017-option layer split into its 9 attention x 113 FFN factors, one multiset table each, the
+// K-D tree range maximum), 0 = split_products off (the unsplit layer: its lattice box does not fit,
+// so the sparse path with the Lagrangian bound runs, as before this change).
 constexpr double llama_fractions[][3] = {{0.5, 0.6, 0.25},  {0.7, 0.65, 0.9}, {0.613, 0.59, 0.5},
                                          {0.9, 0.95, 0.1},  {0.37, 0.41, 0.33}, {0.23, 0.3, 0.77}};
+std::vector<std::int64_t> llama_budget(const double* f) {
+  const auto full = nsc_bench::llama70b_full(3);
+  return {std::int64_t(double(full[0]) * f[0]), std::int64_t(double(full[1]) * f[1]),
+          std::int64_t(double(full[2]) * f[2])};
+}
+void llama_counters(benchmark::State& state, const nsc::search::mmck_info& info, double best) {
+  state.counters["cells"] = benchmark::Counter(double(info.cells));
+  state.counters["states"] = benchmark::Counter(double(info.states));
+  state.counters["work/s"] = benchmark::Counter(double(info.work), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["peak_KiB"] = benchmark::Counter(double(info.peak_bytes) / 1024);
+  state.counters["nsc"] = benchmark::Counter(best);
+}
 void bm_llama70b_query(benchmark::State& state) {
   const auto g = nsc_bench::llama70b_groups(3);
-  const auto full = nsc_bench::llama70b_full(3);
-  const auto& f = llama_fractions[state.range(0)];
-  const std::vector<std::int64_t> B{std::int64_t(double(full[0]) * f[0]), std::int64_t(double(full[1]) * f[1]),
-                                    std::int64_t(double(full[2]) * f[2])};
+  const double* f = llama_fractions[state.range(0)];
+  const auto B = llama_budget(f);
   nsc::search::mmck_settings s;
   s.single_budget = true;
+  s.split_products = state.range(1) == 1;
   nsc::search::mmck_info info;
   double best = 0;
-  state.SetLabel("params " + std::to_string(f[0]).substr(0, 5) + ", flops " + std::to_string(f[1]).substr(0, 5) +
-                 ", kv " + std::to_string(f[2]).substr(0, 5) + " of full");
   for (auto _ : state) {
     try {
       const auto r = nsc::search::solve_mmck(g, B, s);
@@ -156,14 +170,44 @@ void bm_llama70b_query(benchmark::State& state) {
       break;
     }
   }
-  state.counters["states"] = benchmark::Counter(double(info.states));
-  state.counters["candidates/s"] = benchmark::Counter(double(info.candidates), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["peak_KiB"] = benchmark::Counter(double(info.peak_bytes) / 1024);
-  state.counters["gap"] = benchmark::Counter(info.upper_bound - info.incumbent);
-  state.counters["nsc"] = benchmark::Counter(best);
+  state.SetLabel(info.describe() + "; params " + std::to_string(f[0]).substr(0, 5) + ", flops " +
+                 std::to_string(f[1]).substr(0, 5) + ", kv " + std::to_string(f[2]).substr(0, 5) + " of full");
+  llama_counters(state, info, best);
+}
+
+// Every budget vector of the grid {0.1, 0.3, 0.5, 0.7, 0.9}^3 (fractions of the full model's
+// params, FLOPs, KV bytes): 125 one-query solves; counters: the slowest and the mean solve.
+void bm_llama70b_grid(benchmark::State& state) {
+  const auto g = nsc_bench::llama70b_groups(3);
+  nsc::search::mmck_settings s;
+  s.single_budget = true;
+  double slowest = 0, total = 0, feasible = 0;
+  std::size_t peak = 0;
+  for (auto _ : state) {
+    for (double fp : {0.1, 0.3, 0.5, 0.7, 0.9})
+      for (double ff : {0.1, 0.3, 0.5, 0.7, 0.9})
+        for (double fk : {0.1, 0.3, 0.5, 0.7, 0.9}) {
+          const double f[3] = {fp, ff, fk};
+          const auto B = llama_budget(f);
+          const auto t0 = std::chrono::steady_clock::now();
+          const auto r = nsc::search::solve_mmck(g, B, s);
+          const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          slowest = std::max(slowest, t);
+          total += t;
+          feasible += r.best(B).has_value();
+          peak = std::max(peak, r.info().peak_bytes);
+        }
+  }
+  state.counters["vectors"] = benchmark::Counter(125);
+  state.counters["feasible"] = benchmark::Counter(feasible);
+  state.counters["slowest_s"] = benchmark::Counter(slowest);
+  state.counters["mean_s"] = benchmark::Counter(total / 125);
+  state.counters["peak_KiB"] = benchmark::Counter(double(peak) / 1024);
 }
 
 // The whole two-budget (params, KV bytes) front of the first `layers` layers (80: the model).
+// range(1): 1 = the lattice path (multiset tables, the last merge on a dense grid), 0 = the
+// sparse Pareto-state DP with doubling (before this change; quadratic merges, 2 and 4 layers only).
 void bm_llama70b_front(benchmark::State& state) {
   auto g = nsc_bench::llama70b_groups(3);
   g.resize(static_cast<std::size_t>(state.range(0)));
@@ -171,11 +215,13 @@ void bm_llama70b_front(benchmark::State& state) {
     for (auto& o : grp) o.cost = {o.cost[0], o.cost[2]};
   std::vector<std::int64_t> B{0, 0};
   for (const auto& grp : g) B[0] += grp.back().cost[0], B[1] += grp.back().cost[1];
+  nsc::search::mmck_settings s;
+  s.method = state.range(1) == 1 ? nsc::search::mmck_method::lattice : nsc::search::mmck_method::sparse;
   nsc::search::mmck_info info;
   std::size_t points = 0;
   for (auto _ : state) {
     try {
-      const auto r = nsc::search::solve_mmck(g, B);
+      const auto r = nsc::search::solve_mmck(g, B, s);
       info = r.info();
       points = r.front().size();
     } catch (const std::invalid_argument& e) {
@@ -183,9 +229,10 @@ void bm_llama70b_front(benchmark::State& state) {
       break;
     }
   }
+  state.SetLabel(info.describe());
   state.counters["front_points"] = benchmark::Counter(double(points));
   state.counters["states"] = benchmark::Counter(double(info.states));
-  state.counters["candidates/s"] = benchmark::Counter(double(info.candidates), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["work/s"] = benchmark::Counter(double(info.work), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["peak_MiB"] = benchmark::Counter(double(info.peak_bytes) / (1 << 20));
 }
 
@@ -193,10 +240,24 @@ void bm_llama70b_front(benchmark::State& state) {
 
 BENCHMARK(bm_solve_mmck_k1)->Name("solve_mmck<double>/K=1/sweep_B")->Apply(sweep_budget)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_mmck_dense2d)->Name("solve_mmck<double>/dense2d")->Args({16, 8, 16})->Args({32, 8, 32})->Args({64, 8, 32})->Unit(benchmark::kMillisecond);
-BENCHMARK(bm_llama70b_query)->Name("llama70b/3-budget query")->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->Iterations(1);
-// 80 layers (the model) is not run: the front grows ~4x per doubling of the layers (3,754 / 14,575
-// / 57,891 points at 2 / 4 / 8) and the doubling merges are quadratic in it (README).
-BENCHMARK(bm_llama70b_front)->Name("llama70b/(params,kv) front")->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(bm_llama70b_query)
+    ->Name("llama70b/3-budget query")
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {1}})
+    ->Args({0, 0})
+    ->Args({2, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(bm_llama70b_grid)->Name("llama70b/3-budget grid of 125")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(bm_llama70b_front)
+    ->Name("llama70b/(params,kv) front")
+    ->Args({2, 0})
+    ->Args({4, 0})
+    ->Args({2, 1})
+    ->Args({4, 1})
+    ->Args({8, 1})
+    ->Args({80, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 BENCHMARK_TEMPLATE(bm_solve_mck, double)
     ->Name("solve_mck<double>/sweep_B")

@@ -364,3 +364,41 @@ TEST_CASE("lattice path and solve_mmck_classes: every error names the rule and t
   REQUIRE(*r.best({5, 5, 5}) == 15.0);
   REQUIRE(r.info().path == mmck_path::sparse);
 }
+
+#include "../benchmarks/llama70b_instance.hpp"
+
+TEST_CASE("lattice path on the Llama-3-70B-shaped layer (8 layers) agrees with the other paths",
+          "[mmck][lattice][llama]") {
+  // split (9 attention x 113 FFN factors), unsplit (one 1,017-option class, rank 3) and the sparse
+  // Pareto-state DP with the Lagrangian bound: three independent exact computations
+  auto g = nsc_bench::llama70b_groups(3);
+  g.resize(8);
+  std::vector<i64> full(3, 0);
+  for (const auto& grp : g)
+    for (std::size_t k = 0; k < 3; ++k) full[k] += grp.back().cost[k];
+  for (const auto& f : std::vector<std::vector<double>>{{0.5, 0.6, 0.25}, {0.37, 0.41, 0.33}, {0.23, 0.3, 0.77},
+                                                        {0.9, 0.95, 0.1}, {0.05, 0.5, 0.5}, {1, 1, 1}}) {
+    cost_vector B(3);
+    for (std::size_t k = 0; k < 3; ++k) B[k] = i64(double(full[k]) * f[k]);
+    mmck_settings s;
+    s.single_budget = true;
+    const auto a = solve_mmck(g, B, s);
+    REQUIRE(a.info().path == mmck_path::lattice);
+    REQUIRE(a.info().products);
+    s.split_products = false;
+    const auto b = solve_mmck(g, B, s);
+    REQUIRE(b.info().path == mmck_path::lattice);
+    REQUIRE(b.info().lattice_rank == 3);
+    s.method = mmck_method::sparse;
+    const auto c = solve_mmck(g, B, s);
+    REQUIRE(a.best(B).has_value() == c.best(B).has_value());
+    if (!c.best(B)) continue;
+    CHECK(*a.best(B) == Approx(*c.best(B)).epsilon(1e-12));
+    CHECK(*b.best(B) == Approx(*c.best(B)).epsilon(1e-12));
+    CHECK(*a.best_cost(B) == *c.best_cost(B));
+    CHECK(*b.best_cost(B) == *c.best_cost(B));
+    const auto ch = *a.choice(B);
+    CHECK(nsc_test::selection_cost(g, ch, 3) == *a.best_cost(B));
+    CHECK(nsc_test::selection_value(g, ch) == Approx(*a.best(B)).epsilon(1e-12));
+  }
+}
