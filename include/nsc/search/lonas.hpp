@@ -38,12 +38,14 @@
 /// as the preset, 4096 below Hugging Face's 6,738,415,616).
 ///
 /// The knapsack: by default one pass of solve_mck over the L groups. The layers are identical
-/// groups, so settings.identical_groups = true lets solve_mmck combine them by doubling the
-/// layer's Pareto set instead (5 points -> 9 -> 17 -> 33 -> 65 -> 129 for LLaMA-7B: 2,929
-/// candidate pairs instead of 41,280 cell updates) with the same front (tested); end to end it is
-/// not faster here (building the 129 candidates dominates; README speed-up table).
-/// With the identical-group path, stats.cells counts the Pareto states kept and stats.cell_updates
-/// the candidate pairs merged (the sparse DP's work), not table cells.
+/// groups, so settings.identical_groups = true solves them as one class of L groups instead
+/// (solve_mmck_classes: the rank x width product split, one multiset table of the widths by
+/// max-plus doubling, ~3,000 updates instead of 41,280) with the same front (tested);
+/// settings.lazy_front then returns the front's values only (front_points) and builds a
+/// candidate on request (lonas_front_candidate), since building the 129 candidates of 32 layers
+/// costs more than the DP (README speed-up table). With the identical-group path, stats.cells
+/// counts the class points kept and stats.cell_updates the engine's work (table updates and
+/// merged pairs), not table cells.
 ///
 /// Tie-breaking (deterministic): lowest option index wins an exact tie at a DP cell (rank 32
 /// before 28, wider before narrower); a budget's answer is the cheapest cost reaching the best

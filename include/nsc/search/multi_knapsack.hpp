@@ -37,9 +37,27 @@
 ///    completion x, so states with loss > UB - incumbent (plus a rounding slack of 1e-9 of the
 ///    value scale) cannot be part of any selection worth the incumbent. Candidate pairs are
 ///    enumerated in ascending loss, so the work is proportional to what survives.
-/// Choice rule (settings.method == automatic): K = 1 without identical groups: dense_1d; K >= 2
-/// without identical groups whose dense table fits max_table_bytes: dense; otherwise sparse
-/// (identical groups combined when settings.identical_groups; bounded when single_budget).
+///  * lattice (classes of identical groups as multisets): product groups (options = every pair
+///    (i, j) of two smaller lists, row-major, with cost A_i + F_j and value a_i + f_j exactly in
+///    Value arithmetic) are split into their factors (settings.split_products), identical
+///    factors merged. Per class of m groups: an integer basis of the lattice of its option cost
+///    differences (Euclid's row reduction; shears y_i -= s y_l that shrink the coordinate box),
+///    then the exact-cost table of its m-option multiset sums over the box (prod_i (m max y_i +
+///    1) cells, one back-pointer per copy and cell, or per max-plus doubling op when the box
+///    estimate says doubling is cheaper). Classes are combined by Pareto merges (sorted
+///    candidate pairs, or a dense grid over the sums' per-dimension lattice when smaller). A
+///    single_budget solve keeps the class with the most points last and answers, for every point
+///    a of the others (best value first, stopping when it cannot reach the incumbent), the
+///    dominance range maximum max {v_f : c_f <= B - c_a} with a K-D tree (subtree best values and
+///    bounding boxes, pruned against the incumbent). Every class table is checked against
+///    max_table_bytes before it is allocated.
+/// Choice rule (settings.method == automatic): the lattice path when settings.identical_groups,
+/// some class has >= 2 identical groups (single_budget) or >= settings.lattice_min_multiplicity
+/// (Pareto-set solves), and every class table fits max_table_bytes; otherwise K = 1 without
+/// identical groups: dense_1d; K >= 2 without identical groups whose dense table fits
+/// max_table_bytes: dense; otherwise sparse (identical groups combined when
+/// settings.identical_groups; bounded when single_budget). method = lattice forces it (also
+/// without identical groups) and refuses, with the bytes, what does not fit.
 ///
 /// Tie-breaking (deterministic, stated): best(b) is the largest value over selections with cost
 /// <= b; among selections of that value, the one whose cost vector is lexicographically
@@ -50,6 +68,11 @@
 /// in a class of identical groups are reported in ascending option index over that class's
 /// positions (a canonical member of the multiset; the layers are interchangeable), and values
 /// are summed as a balanced tree instead of in group order (bitwise equal for integers).
+/// The lattice path keeps the first two rules (largest value, then lexicographically smallest cost
+/// vector); among selections equal in both it takes the first in its own enumeration order, and
+/// it reports each class's multiset (each factor of a split product on its own) in ascending
+/// option index over the class's groups; values are summed per class table, then across
+/// classes (bitwise equal to group order for integers).
 ///
 /// Accuracy: exact in Value arithmetic (floating additions are monotone, so dominance pruning
 /// never drops a state an optimal selection needs). Costs are summed in std::int64_t with
