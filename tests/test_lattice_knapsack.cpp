@@ -33,13 +33,7 @@ constexpr auto uni = nsc_test::uniform;
 using options = std::vector<mmck_option<i64>>;
 
 options random_options(std::mt19937_64& rng, std::size_t K, std::size_t J, i64 cmax, i64 vmax) {
-  options o;
-  for (std::size_t j = 0; j < J; ++j) {
-    cost_vector c(K);
-    for (auto& x : c) x = uni(rng, 0, 3) == 0 ? 0 : uni(rng, 0, cmax);
-    o.push_back({uni(rng, -vmax / 4, vmax), c});
-  }
-  return o;
+  return nsc_test::random_options<mmck_option<i64>>(rng, K, J, cmax, vmax);
 }
 
 /// One layer type: random options, a product of two random lists (row-major, additive costs
@@ -102,16 +96,7 @@ instance random_instance(std::mt19937_64& rng, std::size_t K) {
 }
 
 cost_vector random_budget(std::mt19937_64& rng, std::size_t K, std::size_t G) {
-  cost_vector b(K);
-  const int mode = int(uni(rng, 0, 3));
-  for (std::size_t k = 0; k < K; ++k) b[k] = uni(rng, 0, i64(G) * 8 + 2);
-  if (mode == 0) {  // binds in one dimension only
-    for (auto& x : b) x = 1000;
-    b[std::size_t(uni(rng, 0, i64(K) - 1))] = uni(rng, 0, i64(G) * 4);
-  } else if (mode == 1) {  // tight: often infeasible
-    for (auto& x : b) x = uni(rng, 0, i64(G));
-  }
-  return b;
+  return nsc_test::random_budget(rng, K, G, 8);
 }
 
 /// The single answer at B (value, the stated lexicographic cost, a valid choice).

@@ -103,29 +103,14 @@ mmck_groups<i64> random_instance(std::mt19937_64& rng, std::size_t K, bool ident
       g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);
       continue;
     }
-    std::vector<nsc::search::mmck_option<i64>> opts;
     const std::size_t J = std::size_t(uni(rng, 1, 4));
-    for (std::size_t j = 0; j < J; ++j) {
-      cost_v c(K);
-      for (auto& x : c) x = uni(rng, 0, 3) == 0 ? 0 : uni(rng, 0, cmax);
-      opts.push_back({uni(rng, -vmax / 4, vmax), c});
-    }
-    g.push_back(opts);
+    g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, J, cmax, vmax));
   }
   return g;
 }
 
 cost_v random_budget(std::mt19937_64& rng, std::size_t K, std::size_t G) {
-  cost_v b(K);
-  const int mode = int(uni(rng, 0, 3));
-  for (std::size_t k = 0; k < K; ++k) b[k] = uni(rng, 0, i64(G) * 6 + 2);
-  if (mode == 0) {  // binds in one dimension only
-    for (std::size_t k = 0; k < K; ++k) b[k] = 1000;
-    b[std::size_t(uni(rng, 0, i64(K) - 1))] = uni(rng, 0, i64(G) * 4);
-  } else if (mode == 1) {  // tight: often infeasible
-    for (auto& x : b) x = uni(rng, 0, i64(G));
-  }
-  return b;
+  return nsc_test::random_budget(rng, K, G, 6);
 }
 
 void check_instance(const mmck_groups<i64>& g, const cost_v& B, const mmck_settings& s,

@@ -37,6 +37,35 @@ void for_each_selection(const Groups& groups, Fn&& fn) {
 
 using cost_vector = std::vector<std::int64_t>;
 
+/// J random options (Option{value, costs}) with K costs each: a cost is 0 with probability 1/4,
+/// else uniform in [0, cmax]; values uniform in [-vmax / 4, vmax] (a small vmax: many ties).
+template <class Option>
+std::vector<Option> random_options(std::mt19937_64& rng, std::size_t K, std::size_t J, std::int64_t cmax,
+                                   std::int64_t vmax) {
+  std::vector<Option> o;
+  for (std::size_t j = 0; j < J; ++j) {
+    cost_vector c(K);
+    for (auto& x : c) x = uniform(rng, 0, 3) == 0 ? 0 : uniform(rng, 0, cmax);
+    o.push_back({uniform(rng, -vmax / 4, vmax), c});
+  }
+  return o;
+}
+
+/// A random budget vector for G groups: uniform in [0, G spread + 2] per dimension, or (1 in 4)
+/// binding in one dimension only (the others 1000), or (1 in 4) tight (uniform in [0, G]).
+inline cost_vector random_budget(std::mt19937_64& rng, std::size_t K, std::size_t G, std::int64_t spread) {
+  cost_vector b(K);
+  const int mode = int(uniform(rng, 0, 3));
+  for (std::size_t k = 0; k < K; ++k) b[k] = uniform(rng, 0, std::int64_t(G) * spread + 2);
+  if (mode == 0) {  // binds in one dimension only
+    for (auto& x : b) x = 1000;
+    b[std::size_t(uniform(rng, 0, std::int64_t(K) - 1))] = uniform(rng, 0, std::int64_t(G) * 4);
+  } else if (mode == 1) {  // tight: often infeasible
+    for (auto& x : b) x = uniform(rng, 0, std::int64_t(G));
+  }
+  return b;
+}
+
 /// The K totals of a selection of K-cost options (option.cost[k]).
 template <class Groups>
 cost_vector selection_cost(const Groups& g, const std::vector<std::size_t>& ch, std::size_t K) {
