@@ -535,6 +535,19 @@ inline int mmck_cmp(const std::int64_t* x, const std::int64_t* y, std::size_t K)
   return 0;
 }
 
+/// Sorts option indices by lexicographic cost, then largest value, then lowest index (the order
+/// the dominance filter and same-cost pruning expect).
+template <class Value, class Index>
+void mmck_sort_options(const std::vector<mmck_option<Value>>& opts, std::size_t K, std::vector<Index>& order) {
+  std::sort(order.begin(), order.end(), [&](Index x, Index y) {
+    const int r = mmck_cmp(opts[x].cost.data(), opts[y].cost.data(), K);
+    if (r != 0) return r < 0;
+    if (opts[y].value < opts[x].value) return true;
+    if (opts[x].value < opts[y].value) return false;
+    return x < y;
+  });
+}
+
 /// Streaming dominance filter: candidates arrive in lexicographic cost order, same costs
 /// adjacent with the preferred one (largest value, then smallest key) first.
 template <class Value>
@@ -762,13 +775,7 @@ private:
       for (std::size_t k = 0; k < K_ && fits; ++k) fits = opts[j].cost[k] <= cap[k];
       if (fits && (!bounded_ || option_loss(c, j) <= gap_)) order.push_back(j);
     }
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-      const int r = mmck_cmp(opts[x].cost.data(), opts[y].cost.data(), K_);
-      if (r != 0) return r < 0;
-      if (opts[y].value < opts[x].value) return true;
-      if (opts[x].value < opts[y].value) return false;
-      return x < y;
-    });
+    mmck_sort_options(opts, K_, order);
     check_room(order.size(), "one group");
     mmck_filter<Value> f(K_, n);
     for (std::size_t j : order) {
@@ -1393,13 +1400,7 @@ long double mmck_lattice_prepare(mmck_lclass<Value>& c, std::size_t K) {
   const auto& o = c.options;
   std::vector<std::uint32_t> order(o.size());
   std::iota(order.begin(), order.end(), std::uint32_t{0});
-  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-    const int r = mmck_cmp(o[x].cost.data(), o[y].cost.data(), K);
-    if (r != 0) return r < 0;
-    if (o[y].value < o[x].value) return true;
-    if (o[x].value < o[y].value) return false;
-    return x < y;
-  });
+  mmck_sort_options(o, K, order);
   c.kept.clear();
   for (std::size_t t = 0; t < order.size(); ++t)
     if (t == 0 || mmck_cmp(o[order[t]].cost.data(), o[order[t - 1]].cost.data(), K) != 0)
@@ -2240,13 +2241,7 @@ std::optional<mmck_result<Value>> mmck_solve_dense(const mmck_groups<Value>& gro
     const auto& opts = groups[g];
     std::vector<std::size_t> order(opts.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-      const int r = mmck_cmp(opts[x].cost.data(), opts[y].cost.data(), K);
-      if (r != 0) return r < 0;
-      if (opts[y].value < opts[x].value) return true;
-      if (opts[x].value < opts[y].value) return false;
-      return x < y;
-    });
+    mmck_sort_options(opts, K, order);
     mmck_node<Value> tmp;
     mmck_filter<Value> f(K, tmp);
     for (std::size_t j : order) f.offer(opts[j].cost.data(), opts[j].value, std::uint32_t(j), 0);
