@@ -605,7 +605,7 @@ inline void validate(const transformer_spec& s, std::string_view function = "nsc
   std::int64_t first = 0; // index of the entry's first layer
   for (std::size_t i = 0; i < s.blocks.size(); ++i) {
     const std::int64_t r = s.blocks[i].repeat;
-    const detail::spec_context c{function, r == 1 ? "layer " + std::to_string(first) + ": "
+    const detail::spec_context c{function, r <= 1 ? "layer " + std::to_string(first) + ": "
                                                   : "layers " + std::to_string(first) + "-" +
                                                         std::to_string(first + (r - 1)) + ": "};
     if (r < 1) c.fail("repeat must be >= 1", r);
