@@ -356,9 +356,10 @@ TEST_CASE("LoNAS: widths of other models and errors", "[search][lonas]") {
   REQUIRE(r.best);
   CHECK(r.best->params <= 6'000'000'000);
   CHECK(r.front.size() == 4 * 32 + 1);
-  nsc::transformer_spec uneven = m.spec;
+  nsc::transformer_spec uneven = nsc::expand(m.spec); // the reader's one run -> 32 blocks
   uneven.blocks[3].ffn.d_ff = 1000;
   CHECK_THROWS_WITH(ns::lonas_space_from_spec(uneven), Contains("same shape") && Contains("got 3"));
+  CHECK_THROWS_WITH(ns::lonas_space_from_spec(nsc::compress(uneven)), Contains("same shape") && Contains("got 3"));
 }
 
 // =============================================================================================

@@ -13,7 +13,7 @@ file(WRITE ${_nsc_mult_dir}/gemma2_deep.json
 
 nsc_cli_test(multiplicity_2e6_table
   ARGS score ${_nsc_mult_dir}/llama_2000000.json
-  PASS "llama_2000000 [(]llama[)], 2,000,000 layers\n.*params total   404,766,982,148,096\nparams non-emb 404,766,720,004,096\n.*KV cache       1,048,576,000,000 bytes .* 32,768,000,000 bytes per token\n.*\nlayers.0-1999999 +2,000,000 .* 202,383,360 ")
+  PASS "llama_2000000 [(]llama[)], 2,000,000 layers\n.*params total   404,766,982,148,096\nparams non-emb 404,766,720,004,096\n.*KV cache       8,388,608,000,000 bytes .* 32,768,000,000 bytes per token\n.*\nlayers.0-1999999 +2,000,000 .* 202,383,360 ")
 nsc_cli_test(multiplicity_1e7_json
   ARGS score ${_nsc_mult_dir}/llama_10000000.json --json
   PASS "\"kv_cache_bytes_per_token\":163840000000,.*\"name\":\"layers.0-9999999\",.*\"params\":202383360,\"params_active\":202383360,\"repeat\":10000000,.*\"layers_total\":10000000,.*\"params_active\":2023833862148096,\"params_non_embedding\":2023833600004096,\"params_total\":2023833862148096,")

@@ -206,14 +206,16 @@ inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
   block_spec base = spec.blocks[0];
   base.attention.d_model = base.ffn.d_model = spec.d_model;
   base.repeat = 1; // one layer; a run of identical layers counts repeat times in out.layers
-  for (std::size_t i = 1; i < spec.blocks.size(); ++i) {
+  std::int64_t first = spec.blocks[0].repeat; // the layer index of entry i (runs: repeat layers)
+  for (std::size_t i = 1; i < spec.blocks.size(); first += spec.blocks[i].repeat, ++i) {
     block_spec b = spec.blocks[i];
     b.attention.d_model = b.ffn.d_model = spec.d_model;
+    b.repeat = 1;
     if (!detail::lonas_same_block(base, b))
       throw_invalid_argument(fn,
                              "every layer must have the same shape (widths are derived from "
                              "layer 0's intermediate size); layer differs",
-                             i);
+                             first);
   }
   lonas_space out;
   out.name = spec.name;
