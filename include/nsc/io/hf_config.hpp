@@ -1028,12 +1028,8 @@ inline scoring hf_scoring(const hf_model& m, estimator est = estimator::mp) {
 /// layer count for it to read back, and may not exceed hf_max_layer_runs (the per-layer list
 /// limit; std::invalid_argument "nsc::with_nsc_extensions: ...").
 inline nlohmann::json with_nsc_extensions(nlohmann::json config, const transformer_spec& spec) {
-  const std::int64_t n = total_layers(spec);
-  if (n > hf_max_layer_runs)
-    throw_invalid_argument("nsc::with_nsc_extensions",
-                           "per-layer lists are supported for at most " + std::to_string(hf_max_layer_runs) +
-                               " layers",
-                           n);
+  detail::check_layer_limit("nsc::with_nsc_extensions", "model", total_layers(spec), hf_max_layer_runs,
+                            "list entries", "the per-layer list limit of read_hf_config");
   nlohmann::json sizes = nlohmann::json::array();
   nlohmann::json ranks = nlohmann::json::array();
   bool any_lora = false;

@@ -110,12 +110,19 @@ inline resources count(const layer& l) {
   return r;
 }
 
-/// Resources of a network: the sum over entries of repeat x count(entry) (validated first:
+/// Resources of a network: the sum over entries of repeat x count(entry) (runs up to
+/// repeat_sum_max layers added layer by layer, bitwise equal to the expanded network; validated first:
 /// std::invalid_argument on a malformed network; std::domain_error on overflow).
 inline resources count(const network& net) {
   validate(net);
   resources r;
-  for (const layer& l : net.layers) r += l.repeat == 1 ? count(l) : times(count(l), l.repeat);
+  for (const layer& l : net.layers) {
+    const resources one = count(l);
+    if (l.repeat <= repeat_sum_max) // layer by layer: bitwise what the expanded network gives
+      for (std::int64_t k = 0; k < l.repeat; ++k) r += one;
+    else
+      r += times(one, l.repeat);
+  }
   return r;
 }
 

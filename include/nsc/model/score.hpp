@@ -182,7 +182,8 @@ inline layer_score score(const layer& l, const scoring& s = {}, psi_cache* cache
 }
 
 /// NSC(net) = sum over layers of the sum of psi over the layer's scored blocks; an entry with
-/// repeat r contributes r times its layer's score (one entry of ns.layers per entry of net).
+/// repeat r contributes r times its layer's score (one entry of ns.layers per entry of net; runs
+/// up to repeat_sum_max layers added layer by layer, bitwise equal to the expanded network).
 /// Validates the network first (std::invalid_argument naming the layer and the rule).
 inline network_score score(const network& net, const scoring& s = {},
                            psi_cache* cache = nullptr) {
@@ -191,9 +192,16 @@ inline network_score score(const network& net, const scoring& s = {},
   ns.layers.reserve(net.layers.size());
   for (const layer& l : net.layers) {
     layer_score ls = score(l, s, cache);
-    const double r = double(l.repeat);
-    for (std::size_t i = 0; i < part_count; ++i) ns.by_part[i] += r * ls.by_part[i];
-    ns.nsc += r * ls.nsc;
+    if (l.repeat <= repeat_sum_max) { // layer by layer: bitwise what the expanded network gives
+      for (std::int64_t k = 0; k < l.repeat; ++k) {
+        for (std::size_t i = 0; i < part_count; ++i) ns.by_part[i] += ls.by_part[i];
+        ns.nsc += ls.nsc;
+      }
+    } else {
+      const double r = double(l.repeat);
+      for (std::size_t i = 0; i < part_count; ++i) ns.by_part[i] += r * ls.by_part[i];
+      ns.nsc += r * ls.nsc;
+    }
     ns.layers.push_back(std::move(ls));
   }
   return ns;
@@ -214,15 +222,28 @@ inline double aggregate(const network_score& ns, aggregation a) {
   double inv = 0;
   for (const layer_score& l : ns.layers) {
     if (!(l.nsc > 0)) continue;
-    const double r = double(l.repeat);
     const bool first = n == 0;
-    n += r;
-    switch (a) {
-    case aggregation::sum: acc += r * l.nsc; break;
-    case aggregation::product: acc *= l.repeat == 1 ? l.nsc : std::pow(l.nsc, r); break;
-    case aggregation::bottleneck: mn = first ? l.nsc : std::min(mn, l.nsc); break;
-    case aggregation::harmonic: inv += r / l.nsc; break;
+    if (l.repeat <= repeat_sum_max) { // layer by layer, as the expanded network
+      for (std::int64_t k = 0; k < l.repeat; ++k) {
+        n += 1;
+        switch (a) {
+        case aggregation::sum: acc += l.nsc; break;
+        case aggregation::product: acc *= l.nsc; break;
+        case aggregation::bottleneck: break;
+        case aggregation::harmonic: inv += 1 / l.nsc; break;
+        }
+      }
+    } else {
+      const double r = double(l.repeat);
+      n += r;
+      switch (a) {
+      case aggregation::sum: acc += r * l.nsc; break;
+      case aggregation::product: acc *= std::pow(l.nsc, r); break;
+      case aggregation::bottleneck: break;
+      case aggregation::harmonic: inv += r / l.nsc; break;
+      }
     }
+    if (a == aggregation::bottleneck) mn = first ? l.nsc : std::min(mn, l.nsc);
   }
   if (n == 0) return 0;
   switch (a) {

@@ -721,14 +721,7 @@ inline bool same_block(const block_spec& x, const block_spec& y) {
 /// The number of layers of `s`: the sum of the blocks' repeats (std::invalid_argument for a
 /// repeat < 1, std::domain_error when the sum overflows 64 bits).
 inline std::int64_t total_layers(const transformer_spec& s) {
-  detail::checked_sum<std::int64_t> n{"nsc::total_layers", "layers"};
-  for (std::size_t i = 0; i < s.blocks.size(); ++i) {
-    if (s.blocks[i].repeat < 1)
-      throw_invalid_argument("nsc::total_layers", "block " + std::to_string(i) + ": repeat must be >= 1",
-                             s.blocks[i].repeat);
-    n += s.blocks[i].repeat;
-  }
-  return n.value();
+  return detail::sum_repeats(s.blocks, [](std::size_t i) { return "block " + std::to_string(i); });
 }
 
 /// `s` with one block per layer (every repeat 1): what code that indexes layers (per-layer
@@ -737,11 +730,7 @@ inline std::int64_t total_layers(const transformer_spec& s) {
 /// limit of <max_layers> ... (got <n>)".
 inline transformer_spec expand(const transformer_spec& s, std::int64_t max_layers = expand_max_layers) {
   const std::int64_t n = total_layers(s);
-  if (n > max_layers)
-    throw_invalid_argument("nsc::expand",
-                           "the model has more layers than the limit of " + std::to_string(max_layers) +
-                               " blocks one per layer (keep the runs, or raise max_layers)",
-                           n);
+  detail::check_layer_limit("nsc::expand", "model", n, max_layers, "blocks", "keep the runs, or raise max_layers");
   transformer_spec out = s;
   out.blocks.clear();
   out.blocks.reserve(std::size_t(n));
