@@ -12,6 +12,15 @@
 //   * BM_NatsSss_TableScoreAll                score_all(): all 32,768 (per_arch counter)
 // MobileNetV3 (OFA space, nsc/presets/mobilenetv3.hpp):
 //   * BM_MobileNetV3_Reference_PerArch        build + score one random architecture
+// Layers with a multiplicity (Llama-3.1-70B's config, examples/configs/llama-3.1-70b.json):
+//   * BM_Llama70B_ReadScoreCount_Runs         read_hf_config (80 layers: one run) + network +
+//                                             score + count + deploy
+//   * BM_Llama70B_ReadScoreCount_Expanded     the same with the spec expanded to 80 blocks
+//                                             (what the reader built before runs)
+//   Both parse the config once outside the loop; each iteration reads the parsed JSON, builds,
+//   scores (fresh psi_cache) and counts. Report the ratio of the two within one run.
+#include <nsc/io/hf_config.hpp>
+#include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
 #include <nsc/presets/mobilenetv3.hpp>
@@ -21,7 +30,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -131,5 +142,31 @@ BENCHMARK(BM_MobileNetV3_Reference_PerArch);
 // added here by the FlexiBERT work; no numbers are produced by this file for it.
 
 } // namespace
+
+const nlohmann::json& llama70b_config() {
+  static const nlohmann::json j =
+      nlohmann::json::parse(std::ifstream(std::string(NSC_SOURCE_DIR) + "/examples/configs/llama-3.1-70b.json"));
+  return j;
+}
+
+void llama70b(benchmark::State& state, bool expanded) {
+  const nlohmann::json& c = llama70b_config();
+  std::size_t entries = 0;
+  for (auto _ : state) {
+    nsc::hf_model m = nsc::read_hf_config(c);
+    if (expanded) m.spec = nsc::expand(m.spec);
+    const nsc::network net = nsc::hf_network(m, 256);
+    nsc::psi_cache cache;
+    benchmark::DoNotOptimize(nsc::score(net, nsc::scoring{}, &cache).nsc);
+    benchmark::DoNotOptimize(nsc::count(net).total());
+    benchmark::DoNotOptimize(nsc::deploy(m.spec, nsc::workload{}).kv_cache_bytes);
+    entries = net.layers.size();
+  }
+  state.counters["layer_entries"] = double(entries);
+}
+void BM_Llama70B_ReadScoreCount_Runs(benchmark::State& state) { llama70b(state, false); }
+BENCHMARK(BM_Llama70B_ReadScoreCount_Runs)->Unit(benchmark::kMicrosecond);
+void BM_Llama70B_ReadScoreCount_Expanded(benchmark::State& state) { llama70b(state, true); }
+BENCHMARK(BM_Llama70B_ReadScoreCount_Expanded)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

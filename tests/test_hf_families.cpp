@@ -88,7 +88,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(res.total() == r["params_total"].get<int64_t>());
     CHECK(res.active() == r["params_active"].get<int64_t>());
     if (r.contains("published_total")) CHECK(res.total() == r["published_total"].get<int64_t>());
-    CHECK(int64_t(m.spec.blocks.size()) == r["layers"].get<int64_t>());
+    CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
   CHECK(seen == 23); // every file in examples/configs
@@ -135,55 +135,56 @@ TEST_CASE("Every bundled config: KV cache, FLOPs and weight bytes equal the inde
         CHECK(l.kv_cache_bytes == 0);
         continue;
       }
-      CHECK(l.kv_bytes_per_token == r["layer_kv_bytes_per_token"][b].get<std::uint64_t>());
-      CHECK(l.window == r["layer_window"][b].get<int64_t>());
-      ++b;
+      for (int64_t k = 0; k < l.repeat; ++k, ++b) { // a run: the same figures for each of its layers
+        CHECK(l.kv_bytes_per_token == r["layer_kv_bytes_per_token"][b].get<std::uint64_t>());
+        CHECK(l.window == r["layer_window"][b].get<int64_t>());
+      }
     }
-    CHECK(b == m.spec.blocks.size());
+    CHECK(int64_t(b) == total_layers(m.spec));
   }
 }
 
 TEST_CASE("Family structure: windows, MoE layers, MLA dims, text_config", "[hf_families]") {
   const hf_model g2 = read_hf_config_file(configs + "gemma-2-9b.json");
-  CHECK(g2.spec.blocks[0].attention.sliding_window == 4096);
-  CHECK(g2.spec.blocks[1].attention.sliding_window == 0);
-  CHECK(g2.spec.blocks[0].n_norms == 4);
+  CHECK(expand(g2.spec).blocks[0].attention.sliding_window == 4096);
+  CHECK(expand(g2.spec).blocks[1].attention.sliding_window == 0);
+  CHECK(expand(g2.spec).blocks[0].n_norms == 4);
   CHECK(g2.spec.lm_head == lm_head_kind::tied);
   const hf_model g3 = read_hf_config_file(configs + "gemma-3-4b-it.json");
   CHECK(g3.text_config);
   CHECK(g3.model_type == "gemma3_text");
   CHECK(g3.spec.d_model == 2560);
   CHECK(g3.spec.embeddings.vocab_size == 262208); // Gemma3TextConfig's default
-  CHECK(g3.spec.blocks[4].attention.sliding_window == 1024);
-  CHECK(g3.spec.blocks[5].attention.sliding_window == 0);
-  CHECK(g3.spec.blocks[0].attention.qk_norm == qk_norm_kind::per_head);
+  CHECK(expand(g3.spec).blocks[4].attention.sliding_window == 1024);
+  CHECK(expand(g3.spec).blocks[5].attention.sliding_window == 0);
+  CHECK(expand(g3.spec).blocks[0].attention.qk_norm == qk_norm_kind::per_head);
   const hf_model ds = read_hf_config_file(configs + "deepseek-v3.json");
-  CHECK(ds.spec.blocks[2].ffn.n_experts == 0);
-  CHECK(ds.spec.blocks[3].ffn.n_experts == 256);
-  CHECK(ds.spec.blocks[3].ffn.shared_d_ff == 2048);
-  CHECK(ds.spec.blocks[3].ffn.router_bias);
-  CHECK(ds.spec.blocks[0].attention.kind == attention_kind::latent);
-  CHECK(ds.spec.blocks[0].attention.qk_head_size() == 192);
+  CHECK(expand(ds.spec).blocks[2].ffn.n_experts == 0);
+  CHECK(expand(ds.spec).blocks[3].ffn.n_experts == 256);
+  CHECK(expand(ds.spec).blocks[3].ffn.shared_d_ff == 2048);
+  CHECK(expand(ds.spec).blocks[3].ffn.router_bias);
+  CHECK(expand(ds.spec).blocks[0].attention.kind == attention_kind::latent);
+  CHECK(expand(ds.spec).blocks[0].attention.qk_head_size() == 192);
   const hf_model lite = read_hf_config_file(configs + "deepseek-v2-lite.json");
-  CHECK(lite.spec.blocks[0].attention.q_lora_rank == 0);
-  CHECK_FALSE(lite.spec.blocks[1].ffn.router_bias);
+  CHECK(expand(lite.spec).blocks[0].attention.q_lora_rank == 0);
+  CHECK_FALSE(expand(lite.spec).blocks[1].ffn.router_bias);
   const hf_model qm = read_hf_config_file(configs + "qwen1.5-moe-a2.7b.json");
-  CHECK(qm.spec.blocks[0].ffn.shared_gate);
-  CHECK(qm.spec.blocks[0].attention.sliding_window == 0); // use_sliding_window false
+  CHECK(expand(qm.spec).blocks[0].ffn.shared_gate);
+  CHECK(expand(qm.spec).blocks[0].attention.sliding_window == 0); // use_sliding_window false
   const hf_model phi = read_hf_config_file(configs + "phi-3-mini-4k-instruct.json");
-  CHECK(phi.spec.blocks[31].attention.sliding_window == 2047);
+  CHECK(expand(phi.spec).blocks[31].attention.sliding_window == 2047);
   CHECK(phi.spec.name == "Phi-3-mini-4k-instruct");
   const hf_model deci = read_hf_config_file(configs + "nemotron-nas-example.json");
-  CHECK(deci.spec.blocks[0].attention.kv_heads() == 8);
-  CHECK(deci.spec.blocks[0].ffn.d_ff == 7168);  // find_multiple(int(2 * 5.25 * 2048 / 3), 256)
-  CHECK(deci.spec.blocks[2].ffn.d_ff == 1792);  // 1.3125
-  CHECK(deci.spec.blocks[4].ffn.d_ff == 4608);  // int(4480) -> 4608
-  CHECK(deci.spec.blocks[3].attention.kind == attention_kind::none);
-  CHECK(deci.spec.blocks[3].n_norms == 1);
-  CHECK(deci.spec.blocks[4].attention.kind == attention_kind::linear);
-  CHECK(deci.spec.blocks[5].ffn.kind == ffn_kind::none);
-  CHECK(deci.spec.blocks[6].ffn.kind == ffn_kind::linear);
-  CHECK(deci.spec.blocks[7].ffn.d_ff == 3072);
+  CHECK(expand(deci.spec).blocks[0].attention.kv_heads() == 8);
+  CHECK(expand(deci.spec).blocks[0].ffn.d_ff == 7168);  // find_multiple(int(2 * 5.25 * 2048 / 3), 256)
+  CHECK(expand(deci.spec).blocks[2].ffn.d_ff == 1792);  // 1.3125
+  CHECK(expand(deci.spec).blocks[4].ffn.d_ff == 4608);  // int(4480) -> 4608
+  CHECK(expand(deci.spec).blocks[3].attention.kind == attention_kind::none);
+  CHECK(expand(deci.spec).blocks[3].n_norms == 1);
+  CHECK(expand(deci.spec).blocks[4].attention.kind == attention_kind::linear);
+  CHECK(expand(deci.spec).blocks[5].ffn.kind == ffn_kind::none);
+  CHECK(expand(deci.spec).blocks[6].ffn.kind == ffn_kind::linear);
+  CHECK(expand(deci.spec).blocks[7].ffn.d_ff == 3072);
   // A written-back DeciLM config (with_nsc_extensions: d_ff 0 for no_op / linear FFNs) reads back.
   const json deci_raw = json::parse(std::ifstream(configs + "nemotron-nas-example.json"));
   const hf_model back = read_hf_config(with_nsc_extensions(deci_raw, deci.spec));
@@ -195,13 +196,13 @@ TEST_CASE("Family structure: windows, MoE layers, MLA dims, text_config", "[hf_f
   q["sliding_window"] = 64;
   q["max_window_layers"] = 2;
   hf_model m = read_hf_config(q);
-  CHECK(m.spec.blocks[1].attention.sliding_window == 0);
-  CHECK(m.spec.blocks[2].attention.sliding_window == 64);
+  CHECK(expand(m.spec).blocks[1].attention.sliding_window == 0);
+  CHECK(expand(m.spec).blocks[2].attention.sliding_window == 64);
   q["layer_types"] = {"sliding_attention", "full_attention", "full_attention", "sliding_attention"};
   m = read_hf_config(q);
-  CHECK(m.spec.blocks[0].attention.sliding_window == 64);
-  CHECK(m.spec.blocks[2].attention.sliding_window == 0);
-  CHECK(m.spec.blocks[3].attention.sliding_window == 64);
+  CHECK(expand(m.spec).blocks[0].attention.sliding_window == 64);
+  CHECK(expand(m.spec).blocks[2].attention.sliding_window == 0);
+  CHECK(expand(m.spec).blocks[3].attention.sliding_window == 64);
   // A multimodal wrapper of any known text decoder.
   json wrap = {{"model_type", "llava"}, {"text_config", tiny_llama()}};
   m = read_hf_config(wrap);
@@ -246,7 +247,7 @@ TEST_CASE("Restatements give identical results", "[hf_families]") {
   for (int i : {0, 1, 2}) deci["block_configs"][std::size_t(i)]["ffn"] = {{"intermediate_size", 688}};
   same_everything(read_hf_config(skip).spec, read_hf_config(deci).spec);
   const hf_model s = read_hf_config(skip);
-  CHECK(s.spec.blocks[2].n_norms == 1);
+  CHECK(expand(s.spec).blocks[2].n_norms == 1);
   CHECK(count(make_transformer(s.spec, 1)).total() ==
         count(make_transformer(read_hf_config(tiny_llama()).spec, 1)).total() -
             (256 * 256 * 2 + 2 * 256 * 64 + 256) - (3 * 256 * 688 + 256));
@@ -314,7 +315,7 @@ TEST_CASE("MLA and sliding-window deployment against hand formulas", "[hf_famili
 
 TEST_CASE("Scoring MLA, shared experts and linear sublayers by the paper's convention", "[hf_families][score]") {
   const hf_model m = read_hf_config(tiny_deepseek());
-  const network net = hf_network(m, 16);
+  const network net = expand(hf_network(m, 16));
   const layer& l1 = net.layers[2]; // layers.1: MoE
   REQUIRE(l1.name == "layers.1");
   const double attn = psi_x(24, 64) + 4 * psi_x(12, 24) + psi_x(20, 64) + 4 * psi_x(8, 16) +
@@ -338,7 +339,7 @@ TEST_CASE("Scoring MLA, shared experts and linear sublayers by the paper's conve
                                  4 * 256 + 256 + 2 * 256);
   // DeciLM replace_with_linear: one (d, d) matrix each.
   const hf_model deci = read_hf_config_file(configs + "nemotron-nas-example.json");
-  const network nd = hf_network(deci, 16);
+  const network nd = expand(hf_network(deci, 16));
   CHECK(score(nd.layers[5]).by_part[std::size_t(part::attention)] == Approx(psi_x(2048, 2048)).epsilon(1e-13));
   CHECK(score(nd.layers[7]).by_part[std::size_t(part::ffn)] == Approx(psi_x(2048, 2048)).epsilon(1e-13));
   CHECK(score(nd.layers[4]).by_part[std::size_t(part::attention)] == 0); // no_op
@@ -352,8 +353,14 @@ TEST_CASE("read_hf_config: every new error path names the field", "[hf_families]
     CHECK_THROWS_WITH(read_hf_config(c), Contains(text));
   };
   json c = tiny_llama();
+  // Per-layer lists are bounded (a uniform config is not: see test_multiplicity.cpp).
   c["num_hidden_layers"] = 2000000;
-  fails(c, "field 'num_hidden_layers' exceeds the limit of 16384 layers (got 2000000)");
+  c["intermediate_sizes"] = json::array({688});
+  fails(c, "field 'intermediate_sizes' must be a list of 2000000 positive integers (one per layer)");
+  c["intermediate_sizes"] = json::array();
+  for (int i = 0; i < 16385; ++i) c["intermediate_sizes"].push_back(688);
+  c["num_hidden_layers"] = 16385;
+  fails(c, "field 'intermediate_sizes' is a per-layer list, supported for at most 16384 layers (num_hidden_layers = 16385)");
   c = tiny_llama();
   c["per_layer_config"] = {{"4", {{"head_dim", 16}}}};
   fails(c, "field 'per_layer_config.4' must be keyed by a layer index in [0, 4)");

@@ -331,11 +331,12 @@ TEST_CASE("LoNAS: the generic space of llama-7b.json equals the preset", "[searc
   const nlohmann::json cfg = nsc::with_nsc_extensions(nlohmann::json::parse(R"({"model_type": "llama",
       "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
       "num_attention_heads": 32, "vocab_size": 32000})"), pruned);
-  const nsc::hf_model back = nsc::read_hf_config(cfg);
-  for (std::size_t i = 0; i < back.spec.blocks.size(); ++i) {
-    CHECK(back.spec.blocks[i].ffn.d_ff == rg.best->widths[i]);
-    CHECK(back.spec.blocks[i].attention.lora_q == rg.best->ranks[i]);
-    CHECK(back.spec.blocks[i].attention.lora_o == 32);
+  const nsc::transformer_spec back = nsc::expand(nsc::read_hf_config(cfg).spec); // runs -> one block per layer
+  REQUIRE(back.blocks.size() == 32);
+  for (std::size_t i = 0; i < back.blocks.size(); ++i) {
+    CHECK(back.blocks[i].ffn.d_ff == rg.best->widths[i]);
+    CHECK(back.blocks[i].attention.lora_q == rg.best->ranks[i]);
+    CHECK(back.blocks[i].attention.lora_o == 32);
   }
   // With the final norm counted the budget check moves by 4096 params, nothing else.
   ns::lonas_space_settings s;
@@ -355,9 +356,10 @@ TEST_CASE("LoNAS: widths of other models and errors", "[search][lonas]") {
   REQUIRE(r.best);
   CHECK(r.best->params <= 6'000'000'000);
   CHECK(r.front.size() == 4 * 32 + 1);
-  nsc::transformer_spec uneven = m.spec;
+  nsc::transformer_spec uneven = nsc::expand(m.spec); // the reader's one run -> 32 blocks
   uneven.blocks[3].ffn.d_ff = 1000;
   CHECK_THROWS_WITH(ns::lonas_space_from_spec(uneven), Contains("same shape") && Contains("got 3"));
+  CHECK_THROWS_WITH(ns::lonas_space_from_spec(nsc::compress(uneven)), Contains("same shape") && Contains("got 3"));
 }
 
 // =============================================================================================

@@ -193,11 +193,13 @@ TEST_CASE("Bundled Hugging Face configs give the published counts", "[hf_config]
   const hf_model llama = read_hf_config_file(configs + "llama-7b.json");
   CHECK(llama.spec.name == "llama-7b");
   CHECK(llama.norm_eps == 1e-6);
+  // (the reader's one run of 32 layers and the builder's 32 entries: bitwise the same NSC)
+  CHECK(hf_network(llama, 256).layers.size() == 4);
   CHECK(score(hf_network(llama, 256)).nsc ==
         score(make_transformer(llama_like(4096, 32, 32, 0, 11008, 32000), 256)).nsc);
   const hf_model qwen = read_hf_config_file(configs + "qwen2-7b.json");
-  CHECK(qwen.spec.blocks[0].attention.qkv_bias);
-  CHECK_FALSE(qwen.spec.blocks[0].attention.out_bias);
+  CHECK(expand(qwen.spec).blocks[0].attention.qkv_bias);
+  CHECK_FALSE(expand(qwen.spec).blocks[0].attention.out_bias);
 }
 
 TEST_CASE("OPT configs: learned positions +2, project_in/out, no final norm when post-norm",
@@ -668,28 +670,28 @@ TEST_CASE("read_hf_config: llama fields and defaults", "[hf_config]") {
   hf_model m = read_hf_config(c);
   CHECK(m.spec.name == "llama");
   CHECK(m.spec.d_model == 256);
-  CHECK(m.spec.blocks.size() == 3);
-  CHECK(m.spec.blocks[0].attention.kv_heads() == 2);
-  CHECK(m.spec.blocks[0].attention.head_size() == 32);
-  CHECK(m.spec.blocks[0].ffn.gated);
+  CHECK(total_layers(m.spec) == 3);
+  CHECK(expand(m.spec).blocks[0].attention.kv_heads() == 2);
+  CHECK(expand(m.spec).blocks[0].attention.head_size() == 32);
+  CHECK(expand(m.spec).blocks[0].ffn.gated);
   CHECK(m.spec.lm_head == lm_head_kind::untied);
   CHECK(m.initializer_range == 0.01);
   c.erase("num_key_value_heads");
-  CHECK(read_hf_config(c).spec.blocks[0].attention.kv_heads() == 8);
+  CHECK(expand(read_hf_config(c).spec).blocks[0].attention.kv_heads() == 8);
   c["num_key_value_heads"] = nullptr;
-  CHECK(read_hf_config(c).spec.blocks[0].attention.kv_heads() == 8);
+  CHECK(expand(read_hf_config(c).spec).blocks[0].attention.kv_heads() == 8);
   c["head_dim"] = 48; // explicit head_dim: need not divide
   c["hidden_size"] = 260;
-  CHECK(read_hf_config(c).spec.blocks[0].attention.head_size() == 48);
+  CHECK(expand(read_hf_config(c).spec).blocks[0].attention.head_size() == 48);
   c = tiny_llama();
   c["attention_bias"] = true;
   c["mlp_bias"] = true;
   c["tie_word_embeddings"] = true;
   c["hidden_size"] = 256.0; // integral floats are accepted
   m = read_hf_config(c);
-  CHECK(m.spec.blocks[1].attention.qkv_bias);
-  CHECK(m.spec.blocks[1].attention.out_bias);
-  CHECK(m.spec.blocks[1].ffn.bias);
+  CHECK(expand(m.spec).blocks[1].attention.qkv_bias);
+  CHECK(expand(m.spec).blocks[1].attention.out_bias);
+  CHECK(expand(m.spec).blocks[1].ffn.bias);
   CHECK(m.spec.lm_head == lm_head_kind::tied);
   // hf_scoring: normal(initializer_range) with the whole tensor's variance.
   const scoring sc = hf_scoring(m, estimator::fs);
@@ -711,24 +713,24 @@ TEST_CASE("read_hf_config: nsc extensions intermediate_sizes and lora_ranks roun
   nlohmann::json c = tiny_llama();
   c["intermediate_sizes"] = {688, 512, 344};
   hf_model m = read_hf_config(c);
-  CHECK(m.spec.blocks[0].ffn.d_ff == 688);
-  CHECK(m.spec.blocks[1].ffn.d_ff == 512);
-  CHECK(m.spec.blocks[2].ffn.d_ff == 344);
+  CHECK(expand(m.spec).blocks[0].ffn.d_ff == 688);
+  CHECK(expand(m.spec).blocks[1].ffn.d_ff == 512);
+  CHECK(expand(m.spec).blocks[2].ffn.d_ff == 344);
   c["lora_ranks"] = 16;
   m = read_hf_config(c);
-  CHECK(m.spec.blocks[2].attention.lora_o == 16);
-  CHECK(m.spec.blocks[2].ffn.lora_gate == 16);
+  CHECK(expand(m.spec).blocks[2].attention.lora_o == 16);
+  CHECK(expand(m.spec).blocks[2].ffn.lora_gate == 16);
   c["lora_ranks"] = {{"q_proj", 8}, {"v_proj", 4}};
   m = read_hf_config(c);
-  CHECK(m.spec.blocks[1].attention.lora_q == 8);
-  CHECK(m.spec.blocks[1].attention.lora_k == 0);
-  CHECK(m.spec.blocks[1].attention.lora_v == 4);
+  CHECK(expand(m.spec).blocks[1].attention.lora_q == 8);
+  CHECK(expand(m.spec).blocks[1].attention.lora_k == 0);
+  CHECK(expand(m.spec).blocks[1].attention.lora_v == 4);
   c["lora_ranks"] = nlohmann::json::array({32, {{"up_proj", 28}}, 0});
   m = read_hf_config(c);
-  CHECK(m.spec.blocks[0].ffn.lora_down == 32);
-  CHECK(m.spec.blocks[1].ffn.lora_up == 28);
-  CHECK(m.spec.blocks[1].attention.lora_q == 0);
-  CHECK(m.spec.blocks[2].attention.lora_q == 0);
+  CHECK(expand(m.spec).blocks[0].ffn.lora_down == 32);
+  CHECK(expand(m.spec).blocks[1].ffn.lora_up == 28);
+  CHECK(expand(m.spec).blocks[1].attention.lora_q == 0);
+  CHECK(expand(m.spec).blocks[2].attention.lora_q == 0);
 
   // Write a pruned spec back and read it again: same network.
   transformer_spec pruned = m.spec;
@@ -803,9 +805,9 @@ TEST_CASE("read_hf_config: errors name the field and the bad value", "[hf_config
   nlohmann::json g = {{"model_type", "gpt2"}, {"n_embd", 64}, {"n_layer", 2}, {"n_head", 4},
                       {"n_positions", 32},    {"vocab_size", 100}};
   REQUIRE_NOTHROW(read_hf_config(g));
-  CHECK(read_hf_config(g).spec.blocks[0].ffn.d_ff == 256); // n_inner absent: 4 n_embd
+  CHECK(expand(read_hf_config(g).spec).blocks[0].ffn.d_ff == 256); // n_inner absent: 4 n_embd
   g["n_inner"] = nullptr;
-  CHECK(read_hf_config(g).spec.blocks[0].ffn.d_ff == 256);
+  CHECK(expand(read_hf_config(g).spec).blocks[0].ffn.d_ff == 256);
   g["lora_ranks"] = {{"gate_proj", 2}};
   fails(g, "field 'lora_ranks.gate_proj' needs a gated FFN");
   g.erase("lora_ranks");

@@ -28,11 +28,16 @@
 // nsc, params_total, params_non_embedding, params_active, flops_per_token, flops_convention,
 // macs_per_token, prefill_flops, decode_flops_per_token, kv_cache_bytes,
 // kv_cache_bytes_per_token, weight_bytes, memory_bytes, seq_len, context, batch, kv_dtype,
-// weight_dtype, attention, model, model_type, text_config, estimator, init, variance_source,
-// and layers: [{name, nsc, attention, ffn, router, other, params, params_active,
+// weight_dtype, attention, model, model_type, text_config, layers_total (every layer, runs
+// counted repeat times), estimator, init, variance_source,
+// and layers: [{name, repeat, nsc, attention, ffn, router, other, params, params_active,
 // flops_per_token, decode_flops, kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes,
-// memory_bytes}]), or CSV (one row per layer and a final "total" row). prefill_flops is an
-// exact integer (a string of digits when above 2^64 - 1).
+// memory_bytes}]), or CSV (one row per layer entry, a last column repeat, and a final "total"
+// row). prefill_flops is an exact integer (a string of digits when above 2^64 - 1).
+//
+// Runs: identical consecutive layers are one row ("layers.0-31", repeat 32) whose figures are
+// those of ONE of its layers; totals count every layer (repeat x the row). With --weights every
+// layer is its own row (a checkpoint's psi_W differs per layer).
 #include "cli.hpp"
 
 #include <nsc/io/checkpoint_psi.hpp> // --weights
@@ -115,6 +120,9 @@ nsc::scoring make_scoring(const score_args& a, const nsc::hf_model& m) {
 
 int run_score(const score_args& a) {
   nsc::hf_model m = nsc::read_hf_config_file(a.config);
+  // Runs of identical layers are one row each (layers.0-31, with "repeat"); a checkpoint has
+  // every layer's tensors, so --weights scores (and prints) one row per layer.
+  if (!a.weights.empty()) m.spec = nsc::expand(m.spec);
   const nsc::qkv_layout qkv = nsc::parse_qkv_layout(a.qkv);
   const nsc::out_layout out = nsc::parse_out_layout(a.o_proj);
   for (nsc::block_spec& b : m.spec.blocks) {
@@ -169,6 +177,7 @@ int run_score(const score_args& a) {
     j["weight_dtype"] = a.weight_dtype;
     j["attention"] = a.attention;
     j["text_config"] = m.text_config;
+    j["layers_total"] = nsc::total_layers(m.spec);
     j["nsc"] = ns.nsc;
     if (!a.weights.empty()) j["weights"] = a.weights;
     j["params_total"] = total.total();
@@ -189,6 +198,7 @@ int run_score(const score_args& a) {
       const nsc::resources r = nsc::count(net.layers[i]);
       const nsc::layer_deployment& ld = dep.layers[i];
       layers.push_back({{"name", ls.name},
+                        {"repeat", net.layers[i].repeat},
                         {"nsc", ls.nsc},
                         {"attention", part(ls, nsc::part::attention)},
                         {"ffn", part(ls, nsc::part::ffn)},
@@ -210,31 +220,34 @@ int run_score(const score_args& a) {
 
   if (format == "csv") {
     std::printf("layer,nsc,attention,ffn,router,other,params,params_active,flops_per_token,"
-                "decode_flops,kv_cache_bytes,weight_bytes,memory_bytes\n");
+                "decode_flops,kv_cache_bytes,weight_bytes,memory_bytes,repeat\n");
     auto row = [&](const std::string& name, double v,
                    const std::array<double, nsc::part_count>& by_part, const nsc::resources& r,
-                   nsc::u128 prefill_macs, std::uint64_t decode_macs, std::uint64_t kv, std::uint64_t wb) {
+                   nsc::u128 prefill_macs, std::uint64_t decode_macs, std::uint64_t kv, std::uint64_t wb,
+                   const std::string& repeat) {
       auto at = [&](nsc::part p) { return by_part[static_cast<std::size_t>(p)]; };
-      std::printf("%s,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,%.17g,%s,%s,%s,%s\n", name.c_str(), v,
+      std::printf("%s,%.17g,%.17g,%.17g,%.17g,%.17g,%lld,%lld,%.17g,%s,%s,%s,%s,%s\n", name.c_str(), v,
                   at(nsc::part::attention), at(nsc::part::ffn), at(nsc::part::router),
                   rest(by_part), static_cast<long long>(r.total()),
                   static_cast<long long>(r.active()), 2 * double(prefill_macs) / double(wl.seq_len),
                   nsc::to_string(2 * nsc::u128(decode_macs)).c_str(), std::to_string(kv).c_str(),
-                  std::to_string(wb).c_str(), nsc::to_string(nsc::u128(kv) + wb).c_str());
+                  std::to_string(wb).c_str(), nsc::to_string(nsc::u128(kv) + wb).c_str(), repeat.c_str());
     };
     for (std::size_t i = 0; i < net.layers.size(); ++i) {
       const nsc::layer_deployment& ld = dep.layers[i];
       row(ns.layers[i].name, ns.layers[i].nsc, ns.layers[i].by_part, nsc::count(net.layers[i]),
-          ld.prefill_macs, ld.decode_macs, ld.kv_cache_bytes, ld.weight_bytes);
+          ld.prefill_macs, ld.decode_macs, ld.kv_cache_bytes, ld.weight_bytes,
+          std::to_string(net.layers[i].repeat));
     }
     row("total", ns.nsc, ns.by_part, total, dep.prefill_macs, dep.decode_macs, dep.kv_cache_bytes,
-        dep.weight_bytes);
+        dep.weight_bytes, "");
     return 0;
   }
 
   // table
-  std::printf("model          %s (%s%s), %zu layers\n", m.spec.name.c_str(), m.model_type.c_str(),
-              m.text_config ? ", text decoder of a multimodal config" : "", m.spec.blocks.size());
+  std::printf("model          %s (%s%s), %s layers\n", m.spec.name.c_str(), m.model_type.c_str(),
+              m.text_config ? ", text decoder of a multimodal config" : "",
+              grouped(nsc::total_layers(m.spec)).c_str());
   std::printf("scoring        init %s, variance per %s, psi_%s, embeddings %s\n",
               init_label.c_str(), std::string(nsc::to_string(sc.source)).c_str(),
               std::string(nsc::to_string(sc.est)).c_str(),
@@ -262,13 +275,14 @@ int run_score(const score_args& a) {
               bytes_text(dep.weight_bytes).c_str(), a.weight_dtype.c_str());
   std::printf("memory         %s bytes (%s) = weights + KV cache\n\n", grouped_u(dep.memory_bytes).c_str(),
               bytes_text(dep.memory_bytes).c_str());
-  std::printf("%-14s %16s %16s %16s %16s %13s %14s\n", "layer", "nsc", "attention", "ffn", "params",
-              "flops/token", "kv bytes");
+  std::printf("%-14s %7s %16s %16s %16s %16s %13s %14s\n", "layer", "repeat", "nsc", "attention", "ffn",
+              "params", "flops/token", "kv bytes");
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const nsc::layer_score& ls = ns.layers[i];
     const nsc::resources r = nsc::count(net.layers[i]);
     const nsc::layer_deployment& ld = dep.layers[i];
-    std::printf("%-14s %16.10g %16.10g %16.10g %16s %13.6g %14s\n", ls.name.c_str(), ls.nsc,
+    std::printf("%-14s %7s %16.10g %16.10g %16.10g %16s %13.6g %14s\n", ls.name.c_str(),
+                grouped(net.layers[i].repeat).c_str(), ls.nsc,
                 part(ls, nsc::part::attention), part(ls, nsc::part::ffn),
                 grouped(r.total()).c_str(), 2 * double(ld.prefill_macs) / double(wl.seq_len),
                 grouped_u(ld.kv_cache_bytes).c_str());

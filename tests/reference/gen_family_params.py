@@ -446,8 +446,35 @@ def deepseek_v3_hub_total(c):
     return m.total() + mtp + scales, mtp, scales
 
 
+# Deep uniform variants (issue 13, layers with a multiplicity): a bundled config with
+# num_hidden_layers = N. Every figure is a sum over layers plus a constant, and the layers past
+# the config's own depth L are copies of layer L - 1 (uniform configs; DeepSeek-V3's MoE layers
+# after first_k_dense_replace), so v(N) = v(L) + (N - L) (v(L + 1) - v(L)) exactly, with both
+# v(L) and v(L + 1) built layer by layer above. Values are decimal strings (some pass 2^64).
+DEEP = [("llama-7b", 2000000), ("llama-7b", 10000000), ("llama-7b", 1000000000000),
+        ("llama-3.1-70b", 2000000), ("mistral-7b", 10000000), ("deepseek-v3", 10000000)]
+
+
+def figures(c):
+    m, _ = build(c)
+    r = {"params_total": m.total(), "params_active": m.active()}
+    r.update(deployment(m, **WORKLOAD))
+    return r
+
+
+def deep(name, n):
+    c = json.load(open(os.path.join(CONFIGS, name + ".json")))
+    L = c["num_hidden_layers"]
+    a = figures(c)
+    c1 = dict(c)
+    c1["num_hidden_layers"] = L + 1
+    b = figures(c1)
+    return {k: str(a[k] + (n - L) * (b[k] - a[k])) for k in a}
+
+
 def main():
     out = {"workload": WORKLOAD, "models": {}}
+    out["deep"] = [dict(config=name, layers=n, **deep(name, n)) for name, n in DEEP]
     bad = 0
     for fn in sorted(os.listdir(CONFIGS)):
         if not fn.endswith(".json"):

@@ -54,10 +54,12 @@ private:
   std::vector<std::pair<double, double>> terms_;
 };
 
-/// Adds every scored block of `l` to `sum`.
+/// Adds every scored block of `l` to `sum`, repeat times (a run of identical layers: its
+/// block counts times repeat, so a run and its expansion give bitwise-equal totals while the
+/// counts stay below 2^53).
 inline void add_terms(term_sum& sum, const layer& l, const scoring& s, psi_cache* cache = nullptr) {
   for (const weight& w : l.weights)
-    if (is_scored(w, s)) sum.add(block_psi(w, s, cache), w.blocks());
+    if (is_scored(w, s)) sum.add(block_psi(w, s, cache), w.blocks() * double(l.repeat));
 }
 
 /// NSC of `net` under `s` summed in a canonical order (see the file comment): equal to

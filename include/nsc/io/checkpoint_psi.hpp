@@ -257,7 +257,9 @@ inline weights_report psi_w_report(const checkpoint& ck, const family_rules* fam
 /// one per expert). Weights that are not scored under `s` stay 0. Throws std::invalid_argument
 /// "nsc::score_with_weights: layer <name>: <weight>: ..." when the checkpoint has no such
 /// matrix or a different number of blocks (e.g. --qkv merged against per-head blocks).
-inline network_score score_with_weights(const network& net, const scoring& s,
+/// A run of identical layers (layer::repeat) is expanded first (expand(): a checkpoint holds
+/// every layer's tensors, so psi_W differs per layer): the result has one entry per layer.
+inline network_score score_with_weights(const network& net_in, const scoring& s,
                                         const weights_report& report) {
   constexpr std::string_view fn = "nsc::score_with_weights";
   struct acc {
@@ -271,7 +273,8 @@ inline network_score score_with_weights(const network& net, const scoring& s,
       a.psi += b.psi_w;
       ++a.blocks;
     }
-  validate(net);
+  validate(net_in);
+  const network net = expand(net_in);
   network_score ns;
   for (const layer& l : net.layers) {
     layer_score ls;

@@ -50,10 +50,18 @@
 /// list with one integer or object per layer. The projection names are nsc's (the same for
 /// every model_type: up_proj is GPT-2's c_fc, BERT's intermediate.dense, OPT's fc1).
 ///
-/// Limits (checked before anything is allocated): num_hidden_layers <= hf_max_layers (16384;
-/// the deepest published decoders have ~130); every count derived from the config is computed
-/// with checked arithmetic (nsc/detail/checked.hpp), so a huge width is a domain error, never a
-/// wrapped number.
+/// Runs of identical layers: the spec's blocks are runs (block_spec::repeat), built without
+/// materialising a layer twice; a uniform config is one block "layers.0-<n-1>" whatever
+/// num_hidden_layers (2e6, 1e7, 1e12 read instantly; their counts are exact or a domain error
+/// naming the overflow). Per-layer configs (layer_types, block_configs, per_layer_config,
+/// mlp_only_layers, decoder_sparse_step, first_k_dense_replace, moe_layer_freq, gemma2/3
+/// window patterns, intermediate_sizes, lora_ranks lists) give consecutive runs, equal
+/// neighbours merged (same_block). Code that needs one block per layer calls expand(spec).
+///
+/// Limits (checked before anything is allocated): at most hf_max_layer_runs (16384) runs, and
+/// per-layer lists for at most 16384 layers (a message naming the field, the value and the
+/// limit); every count derived from the config is computed with checked arithmetic
+/// (nsc/detail/checked.hpp), so a huge width or depth is a domain error, never a wrapped number.
 ///
 /// Errors: std::invalid_argument "nsc::read_hf_config: field 'hidden_size' must be a positive
 /// integer (got \"abc\")", "nsc::read_hf_config: missing field 'hidden_size' (model_type
@@ -75,8 +83,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <utility>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -96,9 +107,12 @@ struct hf_model {
   bool text_config = false;       ///< read from a nested text_config (vision parts not counted)
 };
 
-/// The most layers read_hf_config accepts (num_hidden_layers, n_layer): far above any published
-/// decoder (~130) and far below what would take seconds or gigabytes to build.
-inline constexpr std::int64_t hf_max_layers = 16384;
+/// The most runs of identical layers read_hf_config builds, and the most layers a per-layer list
+/// (layer_types, block_configs, intermediate_sizes, a list of lora_ranks) may describe: far
+/// above any published decoder (~130 layers). num_hidden_layers itself has no limit of its own:
+/// a uniform config is one run (block_spec::repeat) whatever its depth, and every count of it is
+/// checked arithmetic (a domain error on overflow).
+inline constexpr std::int64_t hf_max_layer_runs = 16384;
 
 /// The model types read_hf_config understands.
 inline constexpr std::string_view hf_supported_model_types =
@@ -400,37 +414,49 @@ inline void read_lora(const json& v, block_spec& b, const std::string& where) {
   b.ffn.lora_up = b.ffn.lora_down = r;
 }
 
-/// Applies the nsc extension fields intermediate_sizes and lora_ranks.
-inline void read_extensions(const json& c, transformer_spec& s) {
-  const std::size_t n = s.blocks.size();
-  if (present(c, "intermediate_sizes")) {
-    const json& v = c["intermediate_sizes"];
-    if (!v.is_array() || v.size() != n)
-      bad("intermediate_sizes", "must be a list of " + std::to_string(n) + " positive integers (one per layer)", v);
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto k = as_integer(v[i]);
-      const bool width = s.blocks[i].ffn.kind == ffn_kind::standard; // no_op / linear: no width
+/// The nsc extension fields intermediate_sizes and lora_ranks, checked as a whole (lists of one
+/// entry per layer) and applied layer by layer (apply).
+struct extensions {
+  const json* sizes = nullptr; ///< intermediate_sizes (a list of n)
+  const json* ranks = nullptr; ///< lora_ranks (an integer, an object or a list of n)
+
+  extensions(const json& c, std::int64_t n) {
+    const std::size_t un = std::size_t(n);
+    if (present(c, "intermediate_sizes")) {
+      sizes = &c["intermediate_sizes"];
+      if (!sizes->is_array() || sizes->size() != un)
+        bad("intermediate_sizes", "must be a list of " + std::to_string(n) + " positive integers (one per layer)",
+            *sizes);
+    }
+    if (present(c, "lora_ranks")) {
+      ranks = &c["lora_ranks"];
+      if (ranks->is_array()) {
+        if (ranks->size() != un) bad("lora_ranks", "must have " + std::to_string(n) + " entries (one per layer)", *ranks);
+      } else if (!ranks->is_object() && !as_integer(*ranks)) {
+        bad("lora_ranks", "must be an integer, an object of ranks or a list of them", *ranks);
+      }
+    }
+  }
+  /// Whether a field lists one entry per layer (every layer is then read on its own).
+  bool per_layer() const { return sizes || (ranks && ranks->is_array()); }
+  /// Applies the fields to layer i.
+  void apply(std::int64_t i, block_spec& b) const {
+    const std::size_t ui = std::size_t(i);
+    if (sizes) {
+      const json& e = (*sizes)[ui];
+      const auto k = as_integer(e);
+      const bool width = b.ffn.kind == ffn_kind::standard; // no_op / linear: no width
       if (!k || *k < (width ? 1 : 0))
         bad("intermediate_sizes[" + std::to_string(i) + "]",
-            width ? "must be a positive integer" : "must be a non-negative integer (layer without an FFN width)",
-            v[i]);
-      if (width) s.blocks[i].ffn.d_ff = *k;
+            width ? "must be a positive integer" : "must be a non-negative integer (layer without an FFN width)", e);
+      if (width) b.ffn.d_ff = *k;
+    }
+    if (ranks) {
+      if (ranks->is_array()) read_lora((*ranks)[ui], b, "lora_ranks[" + std::to_string(i) + "]");
+      else read_lora(*ranks, b, "lora_ranks");
     }
   }
-  if (present(c, "lora_ranks")) {
-    const json& v = c["lora_ranks"];
-    if (v.is_array()) {
-      if (v.size() != n)
-        bad("lora_ranks", "must have " + std::to_string(n) + " entries (one per layer)", v);
-      for (std::size_t i = 0; i < n; ++i)
-        read_lora(v[i], s.blocks[i], "lora_ranks[" + std::to_string(i) + "]");
-    } else if (v.is_object() || as_integer(v)) {
-      for (std::size_t i = 0; i < n; ++i) read_lora(v, s.blocks[i], "lora_ranks");
-    } else {
-      bad("lora_ranks", "must be an integer, an object of ranks or a list of them", v);
-    }
-  }
-}
+};
 
 /// Heads consistent with the width: without an explicit head_dim, heads divide hidden; the
 /// KV heads divide the heads.
@@ -522,96 +548,186 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
   b.n_norms = norms;
 }
 
-/// Applies transformers' per_layer_config overrides.
-inline void read_per_layer_config(const json& v, std::vector<block_spec>& blocks, std::int64_t norms_per_sublayer) {
-  if (!v.is_object()) bad("per_layer_config", "must be an object mapping layer indices to overrides", v);
-  const std::size_t n = blocks.size();
-  for (const auto& [key, o] : v.items()) {
-    const std::string at = "per_layer_config." + key;
-    std::size_t i = 0;
-    bool ok = !key.empty() && key.size() <= 6;
-    for (char ch : key) ok = ok && ch >= '0' && ch <= '9';
-    if (ok) i = std::stoul(key);
-    if (!ok || i >= n)
-      bad(at, "must be keyed by a layer index in [0, " + std::to_string(n) + ")", json(key));
-    if (!o.is_object()) bad(at, "must be an object of overrides", o);
-    block_spec& b = blocks[i];
-    for (const auto& [field, val] : o.items()) {
-      const std::string w = at + "." + field;
-      if (field == "num_attention_heads") b.attention.n_heads = integer(val, w, 1, "must be a positive integer");
-      else if (field == "num_key_value_heads") b.attention.n_kv_heads = integer(val, w, 1, "must be a positive integer");
-      else if (field == "head_dim") b.attention.head_dim = integer(val, w, 1, "must be a positive integer");
-      else if (field == "intermediate_size") {
-        if (b.ffn.n_experts > 0) bad(w, "overrides a dense MLP width, but layer " + key + " is a mixture of experts", val);
-        b.ffn.d_ff = integer(val, w, 1, "must be a positive integer");
-      } else if (field == "skip") {
-        if (!val.is_array()) bad(w, "must be a list of \"attention\" and/or \"mlp\"", val);
-        for (const json& s : val) {
-          if (s == "attention" && b.attention.kind != attention_kind::none) {
-            b.attention.kind = attention_kind::none;
-            b.n_norms -= norms_per_sublayer;
-          } else if (s == "mlp" && b.ffn.kind != ffn_kind::none) {
-            b.ffn.kind = ffn_kind::none;
-            b.n_norms -= norms_per_sublayer;
-          } else if (s != "attention" && s != "mlp") {
-            bad(w, "entries must be \"attention\" or \"mlp\"", s);
+/// transformers' per_layer_config: the keys checked as a whole (layer indices in [0, n)), the
+/// overrides applied layer by layer (apply).
+struct per_layer_overrides {
+  std::map<std::int64_t, std::vector<std::pair<std::string, const json*>>> at; ///< layer -> (key, overrides)
+  std::int64_t norms_per_sublayer = 1;
+
+  per_layer_overrides() = default;
+  per_layer_overrides(const json& v, std::int64_t n, std::int64_t norms) : norms_per_sublayer(norms) {
+    if (!v.is_object()) bad("per_layer_config", "must be an object mapping layer indices to overrides", v);
+    for (const auto& [key, o] : v.items()) {
+      const std::string where = "per_layer_config." + key;
+      std::int64_t i = 0;
+      bool ok = !key.empty() && key.size() <= 6;
+      for (char ch : key) ok = ok && ch >= '0' && ch <= '9';
+      if (ok) i = std::int64_t(std::stoul(key));
+      if (!ok || i >= n) bad(where, "must be keyed by a layer index in [0, " + std::to_string(n) + ")", json(key));
+      if (!o.is_object()) bad(where, "must be an object of overrides", o);
+      at[i].emplace_back(key, &o);
+    }
+  }
+  /// Applies the overrides of layer i (none: b unchanged).
+  void apply(std::int64_t i, block_spec& b) const {
+    const auto found = at.find(i);
+    if (found == at.end()) return;
+    for (const auto& [key, op] : found->second) {
+      const std::string at_key = "per_layer_config." + key;
+      for (const auto& [field, val] : op->items()) {
+        const std::string w = at_key + "." + field;
+        if (field == "num_attention_heads") b.attention.n_heads = integer(val, w, 1, "must be a positive integer");
+        else if (field == "num_key_value_heads") b.attention.n_kv_heads = integer(val, w, 1, "must be a positive integer");
+        else if (field == "head_dim") b.attention.head_dim = integer(val, w, 1, "must be a positive integer");
+        else if (field == "intermediate_size") {
+          if (b.ffn.n_experts > 0) bad(w, "overrides a dense MLP width, but layer " + key + " is a mixture of experts", val);
+          b.ffn.d_ff = integer(val, w, 1, "must be a positive integer");
+        } else if (field == "skip") {
+          if (!val.is_array()) bad(w, "must be a list of \"attention\" and/or \"mlp\"", val);
+          for (const json& sk : val) {
+            if (sk == "attention" && b.attention.kind != attention_kind::none) {
+              b.attention.kind = attention_kind::none;
+              b.n_norms -= norms_per_sublayer;
+            } else if (sk == "mlp" && b.ffn.kind != ffn_kind::none) {
+              b.ffn.kind = ffn_kind::none;
+              b.n_norms -= norms_per_sublayer;
+            } else if (sk != "attention" && sk != "mlp") {
+              bad(w, "entries must be \"attention\" or \"mlp\"", sk);
+            }
           }
+        } else {
+          bad(w, "is not a supported per_layer_config override (num_attention_heads, num_key_value_heads, head_dim, "
+                 "intermediate_size, skip)",
+              val);
         }
-      } else {
-        bad(w, "is not a supported per_layer_config override (num_attention_heads, num_key_value_heads, head_dim, "
-               "intermediate_size, skip)",
-            val);
+      }
+      if (b.attention.kind == attention_kind::standard) {
+        const attention_spec& a = b.attention;
+        if (a.head_dim == 0 && a.d_model % a.n_heads != 0)
+          bad(at_key + ".num_attention_heads", "must divide hidden_size = " + std::to_string(a.d_model) + " (no head_dim)",
+              json(a.n_heads));
+        if (a.n_heads % a.kv_heads() != 0)
+          bad(at_key + ".num_key_value_heads", "must divide num_attention_heads = " + std::to_string(a.n_heads),
+              json(a.kv_heads()));
       }
     }
-    if (b.attention.kind == attention_kind::standard) {
-      const attention_spec& a = b.attention;
-      if (a.head_dim == 0 && a.d_model % a.n_heads != 0)
-        bad(at + ".num_attention_heads", "must divide hidden_size = " + std::to_string(a.d_model) + " (no head_dim)",
-            json(a.n_heads));
-      if (a.n_heads % a.kv_heads() != 0)
-        bad(at + ".num_key_value_heads", "must divide num_attention_heads = " + std::to_string(a.n_heads),
-            json(a.kv_heads()));
-    }
   }
-}
+};
 
-/// The sliding-window flag of every layer (layer_types or the family's rule).
-inline std::vector<bool> sliding_layers(const fields& f, const family& fam, std::size_t n) {
-  std::vector<bool> out(n, false);
-  if (const json* lt = f.get("layer_types")) {
-    if (!lt->is_array() || lt->size() != n)
-      bad("layer_types", "must be a list of " + std::to_string(n) + " entries (one per layer)", *lt);
-    for (std::size_t i = 0; i < n; ++i) {
-      const json& t = (*lt)[i];
-      if (t == "sliding_attention") out[i] = true;
-      else if (t != "full_attention")
-        bad("layer_types[" + std::to_string(i) + "]", "must be \"sliding_attention\" or \"full_attention\"", t);
+/// Where the layers of a config change: the indices at which a run of identical layers may
+/// end. A per-layer list (every_layer) needs num_hidden_layers <= hf_max_layer_runs; a periodic
+/// rule (period p) adds about 2 n / p cuts and is refused when that exceeds hf_max_layer_runs.
+struct layer_cuts {
+  std::int64_t n;          ///< layers
+  const char* layers_key;  ///< the family's num_hidden_layers field (for messages)
+  const json* layers_value;
+  bool all = false;        ///< every layer is read on its own
+  std::vector<std::int64_t> points{0};
+
+  /// A run may end before layer i.
+  void at(std::int64_t i) {
+    if (i <= 0 || i >= n || all) return;
+    if (points.size() > 4 * std::size_t(hf_max_layer_runs))
+      bad(layers_key, "gives more than " + std::to_string(hf_max_layer_runs) +
+                          " runs of identical layers (per-layer fields); at most that many are supported",
+          *layers_value);
+    points.push_back(i);
+  }
+  /// Every layer is read on its own: `field` is a list with one entry per layer.
+  void every_layer(const char* field, const json& v) {
+    if (n > hf_max_layer_runs)
+      bad(field, "is a per-layer list, supported for at most " + std::to_string(hf_max_layer_runs) +
+                     " layers (num_hidden_layers = " + std::to_string(n) + ")",
+          v);
+    all = true;
+  }
+  /// Cuts before start + k p + offset for k >= 0 and each offset in {0, 1}: rule `what` holds
+  /// for the layers start + k p.
+  void periodic(std::int64_t start, std::int64_t p, const std::string& what) {
+    if (all || p <= 1 || start >= n) {
+      at(start);
+      return;
     }
-    return out;
-  }
-  switch (fam.window) {
-  case window_rule::none: break;
-  case window_rule::every_layer:
-    if (f.has("sliding_window")) out.assign(n, true);
-    break;
-  case window_rule::qwen:
-    if (f.flag("use_sliding_window", false)) {
-      const std::int64_t from = f.optional("max_window_layers", 0, 0);
-      for (std::size_t i = 0; i < n; ++i) out[i] = std::int64_t(i) >= from;
+    const std::int64_t count = (n - start) / p + 1;
+    if (count > hf_max_layer_runs / 2)
+      bad(layers_key, "gives more than " + std::to_string(hf_max_layer_runs) + " runs of identical layers (" + what +
+                          " alternates every " + std::to_string(p) + " layers); at most " +
+                          std::to_string(hf_max_layer_runs) + " runs are supported",
+          *layers_value);
+    for (std::int64_t m = start; m < n; m += p) {
+      at(m);
+      at(m + 1);
     }
-    break;
-  case window_rule::alternate:
-    for (std::size_t i = 0; i < n; ++i) out[i] = i % 2 == 0;
-    break;
-  case window_rule::pattern: {
-    const char* key = f.has("sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
-    const std::int64_t p = f.optional(key, 6);
-    for (std::size_t i = 0; i < n; ++i) out[i] = (std::int64_t(i) + 1) % p != 0;
-    break;
   }
+  /// The run boundaries: sorted, unique, starting at 0 (every layer when `all`).
+  std::vector<std::int64_t> starts() {
+    if (all) {
+      std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) v[std::size_t(i)] = i;
+      return v;
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    return points;
   }
-  return out;
-}
+};
+
+/// Which layers use a sliding window: `layer_types` ("sliding_attention" / "full_attention",
+/// one per layer, all checked) when given, else the family's rule; at(i) for layer i.
+struct sliding_rule {
+  window_rule rule = window_rule::none;
+  const json* types = nullptr;
+  bool on = false;          ///< every_layer: sliding_window given; qwen: use_sliding_window
+  std::int64_t from = 0;    ///< qwen: max_window_layers
+  std::int64_t pattern = 6; ///< gemma3: every pattern-th layer is global
+
+  sliding_rule() = default; ///< no sliding-window layer
+  sliding_rule(const fields& f, const family& fam, layer_cuts& cuts) {
+    const std::int64_t n = cuts.n;
+    if (const json* lt = f.get("layer_types")) {
+      if (!lt->is_array() || lt->size() != std::size_t(n))
+        bad("layer_types", "must be a list of " + std::to_string(n) + " entries (one per layer)", *lt);
+      cuts.every_layer("layer_types", *lt);
+      for (std::size_t i = 0; i < lt->size(); ++i) {
+        const json& t = (*lt)[i];
+        if (t != "sliding_attention" && t != "full_attention")
+          bad("layer_types[" + std::to_string(i) + "]", "must be \"sliding_attention\" or \"full_attention\"", t);
+      }
+      types = lt;
+      return;
+    }
+    rule = fam.window;
+    switch (rule) {
+    case window_rule::none: break;
+    case window_rule::every_layer: on = f.has("sliding_window"); break;
+    case window_rule::qwen:
+      on = f.flag("use_sliding_window", false);
+      if (on) {
+        from = f.optional("max_window_layers", 0, 0);
+        cuts.at(from);
+      }
+      break;
+    case window_rule::alternate: cuts.periodic(0, 2, "the sliding window"); break;
+    case window_rule::pattern: {
+      const char* key = f.has("sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
+      pattern = f.optional(key, 6);
+      cuts.periodic(pattern - 1, pattern, "the sliding window");
+      break;
+    }
+    }
+  }
+  bool at(std::int64_t i) const {
+    if (types) return (*types)[std::size_t(i)] == "sliding_attention";
+    switch (rule) {
+    case window_rule::none: return false;
+    case window_rule::every_layer: return on;
+    case window_rule::qwen: return on && i >= from;
+    case window_rule::alternate: return i % 2 == 0;
+    case window_rule::pattern: return (i + 1) % pattern != 0;
+    }
+    return false;
+  }
+};
 
 /// Reads a config of family `fam`.
 inline hf_model read_family(const json& c, const family& fam, const std::string& type) {
@@ -621,8 +737,6 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   transformer_spec& s = m.spec;
   s.d_model = f.required(fam.hidden);
   const std::int64_t layers = f.required(fam.layers);
-  if (layers > hf_max_layers)
-    bad(fam.layers, "exceeds the limit of " + std::to_string(hf_max_layers) + " layers", *f.get(fam.layers));
   const std::int64_t heads = f.required(fam.heads);
   const std::int64_t kv = fam.kv_heads ? f.optional(fam.kv_heads, heads) : heads;
   std::int64_t head_dim = 0;
@@ -677,7 +791,10 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     if (a.qk_nope_head_dim == 0 && a.qk_rope_head_dim == 0)
       bad("qk_nope_head_dim", "plus qk_rope_head_dim must be >= 1", *f.get("qk_nope_head_dim"));
   }
-  s.blocks.assign(std::size_t(layers), b);
+  // The layers are built as runs of identical layers (block_spec::repeat): every rule below
+  // is a function of the layer index i (at(i)) plus the indices where it may change (cuts), so
+  // a uniform config is one run whatever num_hidden_layers, and no layer is built twice.
+  layer_cuts cuts{layers, fam.layers, f.get(fam.layers)};
 
   // Mixture of experts, per layer.
   auto moe_fields = [&](const char* n_key, std::int64_t width) {
@@ -690,22 +807,26 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     e.d_ff = width;
     return e;
   };
+  ffn_spec expert;                   // the MoE FFN of the layers is_moe(i) picks
+  bool moe = false;                  // the config has MoE layers
+  std::int64_t step = 1, first = 0;  // qwen decoder_sparse_step; deepseek first_k_dense_replace ...
+  std::int64_t freq = 1;             // ... and moe_layer_freq
+  std::set<std::int64_t> dense;      // qwen mlp_only_layers
   switch (fam.moe) {
   case moe_layout::none: break;
-  case moe_layout::mixtral: {
-    const ffn_spec e = moe_fields("num_local_experts", ffn);
-    for (block_spec& x : s.blocks) x.ffn = e;
+  case moe_layout::mixtral:
+    expert = moe_fields("num_local_experts", ffn);
+    moe = true;
     break;
-  }
   case moe_layout::qwen: {
     if (f.optional("num_experts", 0, 0) == 0) break;
-    ffn_spec e = moe_fields("num_experts", f.required("moe_intermediate_size"));
+    expert = moe_fields("num_experts", f.required("moe_intermediate_size"));
+    moe = true;
     if (fam.shared_expert) {
-      e.shared_d_ff = f.optional("shared_expert_intermediate_size", 0, 0);
-      e.shared_gate = e.shared_d_ff > 0;
+      expert.shared_d_ff = f.optional("shared_expert_intermediate_size", 0, 0);
+      expert.shared_gate = expert.shared_d_ff > 0;
     }
-    const std::int64_t step = f.optional("decoder_sparse_step", 1);
-    std::set<std::int64_t> dense;
+    step = f.optional("decoder_sparse_step", 1);
     if (const json* v = f.get("mlp_only_layers")) {
       if (!v->is_array()) bad("mlp_only_layers", "must be a list of layer indices", *v);
       for (std::size_t k = 0; k < v->size(); ++k) {
@@ -713,46 +834,83 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
                                        "must be a non-negative integer");
         if (i >= layers) bad("mlp_only_layers[" + std::to_string(k) + "]", "must be < num_hidden_layers = " + std::to_string(layers), (*v)[k]);
         dense.insert(i);
+        cuts.at(i);
+        cuts.at(i + 1);
       }
     }
-    for (std::int64_t i = 0; i < layers; ++i)
-      if (!dense.count(i) && (i + 1) % step == 0) s.blocks[std::size_t(i)].ffn = e;
+    cuts.periodic(step - 1, step, "decoder_sparse_step");
     break;
   }
   case moe_layout::deepseek: {
     if (!f.has("n_routed_experts")) break;
-    ffn_spec e = moe_fields("n_routed_experts", f.required("moe_intermediate_size"));
-    e.shared_d_ff = checked_mul(f.optional("n_shared_experts", 0, 0), e.d_ff, fn, "shared expert width");
-    if (const json* t = f.get("topk_method")) e.router_bias = *t == "noaux_tc";
-    const std::int64_t first = f.optional("first_k_dense_replace", 0, 0);
-    const std::int64_t freq = f.optional("moe_layer_freq", 1);
-    for (std::int64_t i = first; i < layers; ++i)
-      if (i % freq == 0) s.blocks[std::size_t(i)].ffn = e;
+    expert = moe_fields("n_routed_experts", f.required("moe_intermediate_size"));
+    moe = true;
+    expert.shared_d_ff = checked_mul(f.optional("n_shared_experts", 0, 0), expert.d_ff, fn, "shared expert width");
+    if (const json* t = f.get("topk_method")) expert.router_bias = *t == "noaux_tc";
+    first = f.optional("first_k_dense_replace", 0, 0);
+    freq = f.optional("moe_layer_freq", 1);
+    cuts.at(first);
+    if (freq > 1) cuts.periodic(first + (freq - first % freq) % freq, freq, "moe_layer_freq");
     break;
   }
   }
+  auto is_moe = [&](std::int64_t i) {
+    switch (fam.moe) {
+    case moe_layout::none: return false;
+    case moe_layout::mixtral: return moe;
+    case moe_layout::qwen: return moe && !dense.count(i) && (i + 1) % step == 0;
+    case moe_layout::deepseek: return moe && i >= first && i % freq == 0;
+    }
+    return false;
+  };
 
   // Sliding-window layers.
-  if (fam.window != window_rule::none || f.has("layer_types")) {
-    const std::vector<bool> sliding = sliding_layers(f, fam, s.blocks.size());
-    std::int64_t w = 0;
-    for (std::size_t i = 0; i < sliding.size(); ++i) {
-      if (!sliding[i]) continue;
-      if (w == 0) w = f.required("sliding_window");
-      s.blocks[i].attention.sliding_window = w;
-    }
-  }
+  const bool windows = fam.window != window_rule::none || f.has("layer_types");
+  const sliding_rule sliding = windows ? sliding_rule(f, fam, cuts) : sliding_rule();
+  std::int64_t window = 0; // sliding_window, read at the first sliding layer
 
+  const json* block_configs = nullptr;
   if (fam.block_configs) {
-    const json* v = f.get("block_configs");
-    if (!v) bad("block_configs", "is required for model_type " + type, json());
-    if (!v->is_array() || v->size() != s.blocks.size())
-      bad("block_configs", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
-    for (std::size_t i = 0; i < s.blocks.size(); ++i) read_block_config((*v)[i], i, f, s.blocks[i]);
+    block_configs = f.get("block_configs");
+    if (!block_configs) bad("block_configs", "is required for model_type " + type, json());
+    if (!block_configs->is_array() || block_configs->size() != std::size_t(layers))
+      bad("block_configs", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries",
+          *block_configs);
+    cuts.every_layer("block_configs", *block_configs);
   }
+  per_layer_overrides overrides;
   if (const json* v = f.get("per_layer_config")) {
     if (!fam.per_layer_config) bad("per_layer_config", "is not supported for model_type " + type, *v);
-    read_per_layer_config(*v, s.blocks, fam.block_norms / 2);
+    overrides = per_layer_overrides(*v, layers, fam.block_norms / 2);
+    for (const auto& [i, list] : overrides.at) {
+      cuts.at(i);
+      cuts.at(i + 1);
+    }
+  }
+  const extensions ext(c, layers);
+  if (ext.per_layer()) cuts.every_layer(ext.sizes ? "intermediate_sizes" : "lora_ranks", ext.sizes ? *ext.sizes : *ext.ranks);
+
+  // Layer i, then the runs.
+  auto layer_at = [&](std::int64_t i) {
+    block_spec x = b;
+    if (is_moe(i)) x.ffn = expert;
+    if (windows && sliding.at(i)) {
+      if (window == 0) window = f.required("sliding_window");
+      x.attention.sliding_window = window;
+    }
+    if (block_configs) read_block_config((*block_configs)[std::size_t(i)], std::size_t(i), f, x);
+    overrides.apply(i, x);
+    ext.apply(i, x);
+    return x;
+  };
+  const std::vector<std::int64_t> starts = cuts.starts();
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    block_spec x = layer_at(starts[k]);
+    x.repeat = (k + 1 < starts.size() ? starts[k + 1] : layers) - starts[k];
+    if (!s.blocks.empty() && same_block(s.blocks.back(), x))
+      s.blocks.back().repeat += x.repeat; // at most num_hidden_layers in all
+    else
+      s.blocks.push_back(x);
   }
 
   // Family peculiarities the table does not express.
@@ -824,7 +982,6 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
                            io::json_excerpt(t));
   hf_model m = h::read_family(*body, *fam, type);
   m.text_config = nested;
-  h::read_extensions(*body, m.spec);
   if (h::present(config, "_name_or_path") && config["_name_or_path"].is_string() &&
       !config["_name_or_path"].get<std::string>().empty())
     m.spec.name = config["_name_or_path"].get<std::string>();
@@ -867,13 +1024,16 @@ inline scoring hf_scoring(const hf_model& m, estimator est = estimator::mp) {
 /// Returns `config` with the nsc extension fields written from `spec` so that a pruned model
 /// reads back: "intermediate_sizes" (every block's d_ff) and "lora_ranks" (one object per
 /// layer with its non-zero ranks; the field is removed when no layer has an adapter). Other
-/// fields are kept; the number of blocks must equal the config's layer count for it to read back.
+/// fields are kept; the number of layers (a run counts repeat times) must equal the config's
+/// layer count for it to read back, and may not exceed hf_max_layer_runs (the per-layer list
+/// limit; std::invalid_argument "nsc::with_nsc_extensions: ...").
 inline nlohmann::json with_nsc_extensions(nlohmann::json config, const transformer_spec& spec) {
+  detail::check_layer_limit("nsc::with_nsc_extensions", "model", total_layers(spec), hf_max_layer_runs,
+                            "list entries", "the per-layer list limit of read_hf_config");
   nlohmann::json sizes = nlohmann::json::array();
   nlohmann::json ranks = nlohmann::json::array();
   bool any_lora = false;
   for (const block_spec& b : spec.blocks) {
-    sizes.push_back(b.ffn.d_ff);
     nlohmann::json r = nlohmann::json::object();
     auto put = [&](const char* key, std::int64_t v) {
       if (v > 0) {
@@ -888,7 +1048,10 @@ inline nlohmann::json with_nsc_extensions(nlohmann::json config, const transform
     put("gate_proj", b.ffn.lora_gate);
     put("up_proj", b.ffn.lora_up);
     put("down_proj", b.ffn.lora_down);
-    ranks.push_back(std::move(r));
+    for (std::int64_t k = 0; k < b.repeat; ++k) { // a run: one entry per layer
+      sizes.push_back(b.ffn.d_ff);
+      ranks.push_back(r);
+    }
   }
   config["intermediate_sizes"] = std::move(sizes);
   if (any_lora)

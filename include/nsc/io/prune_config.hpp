@@ -121,12 +121,12 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
   }
   case search::prune_format::per_layer: {
     cfg.erase("per_layer_config");
-    const hf_model top = read_hf_config(cfg); // the top-level shape every override is relative to
+    const transformer_spec top = expand(read_hf_config(cfg).spec); // the shape every override is relative to
     const bool has_head_dim = input.contains("head_dim") && !input["head_dim"].is_null();
     json per = json::object();
     for (std::size_t i = 0; i < pruned.blocks.size(); ++i) {
       const block_spec& b = pruned.blocks[i];
-      const block_spec& t = top.spec.blocks.at(i);
+      const block_spec& t = top.blocks.at(i);
       json o = json::object();
       json skip = json::array();
       if (b.attention.kind == attention_kind::none && t.attention.kind != attention_kind::none) skip.push_back("attention");

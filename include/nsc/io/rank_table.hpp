@@ -202,8 +202,9 @@ public:
           o_.init.empty() ? init::xavier_normal() : named_init(o_.init, m.initializer_range);
       if (o_.est) s.est = *o_.est;
     }
-    if (m.spec.blocks.size() > o_.max_layers)
-      throw_invalid_argument(fn, where + ": a Hugging Face config with " + std::to_string(m.spec.blocks.size()) +
+    const std::int64_t layers = total_layers(m.spec); // runs of identical layers count repeat times
+    if (layers > std::int64_t(o_.max_layers))
+      throw_invalid_argument(fn, where + ": a Hugging Face config with " + std::to_string(layers) +
                                      " layers exceeds the limit of " + std::to_string(o_.max_layers));
     try {
       return measure(hf_network(m, o_.seq_len), s, cache_, k, false);

@@ -118,9 +118,12 @@ struct workload {
   constexpr std::int64_t context_tokens() const noexcept { return context > 0 ? context : seq_len; }
 };
 
-/// One layer's deployment figures (non-block layers have no attention and no KV cache).
+/// One layer's deployment figures (non-block layers have no attention and no KV cache). For a
+/// run of `repeat` identical layers (layer::repeat) every figure is that of ONE of its layers;
+/// the totals of `deployment` add repeat x each.
 struct layer_deployment {
   std::string name;
+  std::int64_t repeat = 1;                  ///< layers of the entry
   std::uint64_t linear_macs_per_token = 0;  ///< matmul MACs of one token (active experts)
   std::uint64_t attention_macs_per_key = 0; ///< n_heads (qk + v) head dims
   std::int64_t window = 0;                  ///< sliding window (0: global)
@@ -259,7 +262,8 @@ inline u128 weight_token_macs(const weight& w) {
 } // namespace detail
 
 /// Deployment figures of `spec` at workload `w` (conventions in the file comment), one entry
-/// per layer of make_transformer(spec, T) plus totals. Throws std::invalid_argument
+/// per layer entry of make_transformer(spec, T) (a run of identical blocks is one entry with
+/// its repeat; totals count every layer, exactly) plus totals. Throws std::invalid_argument
 /// "nsc::deploy: ..." for a malformed spec or workload (seq_len >= 1, context >= 0, batch >= 1,
 /// KV dtype not int4) and std::domain_error when a figure overflows (bytes beyond 2^64 - 1,
 /// FLOPs beyond 2^128 - 1).
@@ -317,12 +321,15 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
     }
     d.prefill_macs = pre;
     d.decode_macs = to_u64(dec, "decode MACs");
-    prefill = add128(prefill, pre, "prefill MACs");
-    decode = add128(decode, dec, "decode MACs");
-    kv_total = add128(kv_total, d.kv_cache_bytes, "KV-cache bytes");
-    kv_tok = add128(kv_tok, d.kv_bytes_per_token, "KV bytes per token");
-    weights_total = add128(weights_total, d.weight_bytes, "weight bytes");
-    linear_total = add128(linear_total, d.linear_macs_per_token, "linear MACs per token");
+    d.repeat = l.repeat;
+    const u128 r = u128(l.repeat); // validate(spec) checked repeat >= 1
+    prefill = add128(prefill, mul128(pre, r, "prefill MACs"), "prefill MACs");
+    decode = add128(decode, mul128(dec, r, "decode MACs"), "decode MACs");
+    kv_total = add128(kv_total, mul128(d.kv_cache_bytes, r, "KV-cache bytes"), "KV-cache bytes");
+    kv_tok = add128(kv_tok, mul128(d.kv_bytes_per_token, r, "KV bytes per token"), "KV bytes per token");
+    weights_total = add128(weights_total, mul128(d.weight_bytes, r, "weight bytes"), "weight bytes");
+    linear_total = add128(linear_total, mul128(d.linear_macs_per_token, r, "linear MACs per token"),
+                          "linear MACs per token");
     out.layers.push_back(std::move(d));
   }
   out.prefill_macs = prefill;

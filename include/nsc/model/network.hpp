@@ -9,6 +9,14 @@
 /// weight matrices (norms, position tables, ...) and the multiply-accumulates that are not
 /// matrix products (attention scores and values). A `network` is an ordered list of layers.
 ///
+/// Multiplicity: a layer entry with `repeat = r` stands for r identical consecutive layers
+/// (an 80-layer decoder is one entry "layers.0-79" with repeat 80). Everything that describes
+/// ONE entry (score(layer), count(layer), a layer_deployment) is the figure of one of its r
+/// layers; every network total (score(net), count(net), deploy) is the exact sum over all
+/// layers, i.e. r times the entry's figure (integers with checked arithmetic). Run names:
+/// "<prefix><first>-<last>" (run_name); expand() gives one entry per layer ("<prefix><i>"),
+/// compress() merges consecutive equal layers (same_layer: everything but name and repeat).
+///
 /// Everything here is plain data: builders (transformer.hpp, cnn.hpp), presets (presets/) and
 /// user code fill it in; score.hpp and resources.hpp read it. NSC and every resource count are
 /// sums over layers, which is what makes the knapsack search (search/) exact.
@@ -137,6 +145,7 @@ struct layer {
   std::int64_t other_params = 0; ///< cls tokens, position tables, relative-position biases, ...
   bool embedding = false;        ///< the whole layer is "embedding" (excluded from non-embedding counts)
   double extra_macs = 0;         ///< MACs not from weights, per token / image (attention QK^T and AV)
+  std::int64_t repeat = 1;       ///< this entry stands for `repeat` identical consecutive layers (>= 1)
 };
 
 /// An ordered list of layers. `per` names the unit MACs are counted per ("token" or "image").
@@ -149,7 +158,7 @@ struct network {
 /// Checks a network: every weight has out, in >= 1 (0 allowed only together: an absent
 /// weight is better left out), kernel >= 1, groups >= 1 dividing out and in, splits >= 1
 /// dividing the grouped dimensions, copies >= 1, 0 <= active_copies <= copies (or < 0 for all),
-/// applications >= 0 and finite, non-negative extra parameters and MACs. Throws
+/// applications >= 0 and finite, non-negative extra parameters and MACs, repeat >= 1. Throws
 /// std::invalid_argument "nsc::validate: layer <i> '<name>', weight '<w>': <rule> (got <v>)".
 inline void validate(const network& net) {
   auto fail = [&](std::size_t li, const std::string& wname, std::string_view rule,
@@ -162,6 +171,7 @@ inline void validate(const network& net) {
   };
   for (std::size_t li = 0; li < net.layers.size(); ++li) {
     const layer& l = net.layers[li];
+    if (l.repeat < 1) fail(li, "", "repeat must be >= 1", l.repeat);
     if (l.norm_params < 0) fail(li, "", "norm_params must be >= 0", l.norm_params);
     if (l.other_params < 0) fail(li, "", "other_params must be >= 0", l.other_params);
     if (!(std::isfinite(l.extra_macs) && l.extra_macs >= 0))
@@ -186,6 +196,194 @@ inline void validate(const network& net) {
         fail(li, w.name, "applications must be finite and >= 0", w.applications);
     }
   }
+}
+
+
+/// Runs of at most this many layers are summed layer by layer by score(network), count(network)
+/// and aggregate() (the same floating-point additions, in the same order, as the expanded
+/// network: bitwise-equal NSC, MACs and aggregates); longer runs are multiplied (repeat x the
+/// layer's figure: integers exact and checked, doubles within ~1e-16 relative). 2^20 additions
+/// take about a millisecond.
+inline constexpr std::int64_t repeat_sum_max = std::int64_t(1) << 20;
+
+/// The most entries expand() builds by default (2^20 layers: far above any published model,
+/// ~130 layers, and a few hundred MB at most).
+inline constexpr std::int64_t expand_max_layers = std::int64_t(1) << 20;
+
+/// Whether two weights are identical in every field (name, shape, scoring and counting flags,
+/// initialisation; doubles compared exactly).
+inline bool same_weight(const weight& a, const weight& b) {
+  auto same_init = [](const std::optional<basic_init<double>>& x, const std::optional<basic_init<double>>& y) {
+    if (x.has_value() != y.has_value()) return false;
+    if (!x) return true;
+    return x->kind == y->kind && x->gain == y->gain && x->mode == y->mode && x->std == y->std &&
+           x->lower == y->lower && x->upper == y->upper;
+  };
+  return a.name == b.name && a.kind == b.kind && a.out == b.out && a.in == b.in && a.kernel_h == b.kernel_h &&
+         a.kernel_w == b.kernel_w && a.groups == b.groups && a.split_out == b.split_out &&
+         a.split_in == b.split_in && a.copies == b.copies && a.active_copies == b.active_copies &&
+         a.bias == b.bias && a.applications == b.applications && a.scored == b.scored &&
+         a.counted == b.counted && same_init(a.initialisation, b.initialisation);
+}
+
+/// Whether two layer entries describe the same layer: equal weights in the same order (see
+/// same_weight), norm and other parameters, embedding flag and extra MACs. The name and the
+/// repeat are not compared (a run of such layers is what compress() builds).
+inline bool same_layer(const layer& a, const layer& b) {
+  if (a.weights.size() != b.weights.size() || a.norm_params != b.norm_params ||
+      a.other_params != b.other_params || a.embedding != b.embedding || a.extra_macs != b.extra_macs)
+    return false;
+  for (std::size_t i = 0; i < a.weights.size(); ++i)
+    if (!same_weight(a.weights[i], b.weights[i])) return false;
+  return true;
+}
+
+/// The name of a run of `count` layers starting at index `first`: "<prefix><first>" for one
+/// layer, "<prefix><first>-<first + count - 1>" otherwise (e.g. "layers.0-79").
+inline std::string run_name(std::string_view prefix, std::int64_t first, std::int64_t count) {
+  std::string s(prefix);
+  s += std::to_string(first);
+  if (count > 1) s.append("-").append(std::to_string(first + (count - 1)));
+  return s;
+}
+
+namespace detail {
+
+/// Splits "<prefix><a>" or "<prefix><a>-<b>" (decimal, no sign, <= 18 digits each) into
+/// (prefix, a, b); false when the name has no such trailing index.
+inline bool parse_run_name(std::string_view name, std::string& prefix, std::int64_t& a, std::int64_t& b) {
+  auto digits_back = [](std::string_view s, std::size_t end) {
+    std::size_t i = end;
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') --i;
+    return i;
+  };
+  auto value = [](std::string_view s) {
+    std::int64_t v = 0;
+    for (char c : s) v = v * 10 + (c - '0');
+    return v;
+  };
+  const std::size_t end = name.size();
+  std::size_t i = digits_back(name, end);
+  if (i == end || end - i > 18) return false;
+  std::int64_t last = value(name.substr(i));
+  std::int64_t first = last;
+  if (i > 0 && name[i - 1] == '-') {
+    const std::size_t j = digits_back(name, i - 1);
+    if (j < i - 1 && i - 1 - j <= 18) {
+      first = value(name.substr(j, i - 1 - j));
+      i = j;
+    }
+  }
+  if (first > last) return false;
+  prefix.assign(name.substr(0, i));
+  a = first;
+  b = last;
+  return true;
+}
+
+} // namespace detail
+
+namespace detail {
+
+/// The sum of the repeats of `entries` (layers or blocks), checked: std::invalid_argument
+/// "nsc::total_layers: <what(i)>: repeat must be >= 1 (got r)", std::domain_error on overflow.
+template <class Entries, class Name>
+std::int64_t sum_repeats(const Entries& entries, Name what) {
+  checked_sum<std::int64_t> n{"nsc::total_layers", "layers"};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].repeat < 1)
+      throw_invalid_argument("nsc::total_layers", what(i) + ": repeat must be >= 1", entries[i].repeat);
+    n += entries[i].repeat;
+  }
+  return n.value();
+}
+
+/// Refuses, before allocating, `n` > `limit` layers with one entry (`noun`) per layer:
+/// std::invalid_argument "<function>: the <model> has more layers than the limit of <limit>
+/// <noun> one per layer (<hint>) (got n)".
+inline void check_layer_limit(std::string_view function, std::string_view model, std::int64_t n, std::int64_t limit,
+                              std::string_view noun, std::string_view hint) {
+  if (n <= limit) return;
+  std::string rule = "the ";
+  rule.append(model).append(" has more layers than the limit of ").append(std::to_string(limit)).append(" ");
+  rule.append(noun).append(" one per layer (").append(hint).append(")");
+  throw_invalid_argument(function, rule, n);
+}
+
+} // namespace detail
+
+/// The number of layers `net` stands for: the sum of its entries' repeats (checked:
+/// std::domain_error "nsc::total_layers: layers overflows ..."; repeat < 1 is
+/// std::invalid_argument "nsc::total_layers: layer <i> '<name>': repeat must be >= 1 (got r)").
+inline std::int64_t total_layers(const network& net) {
+  return detail::sum_repeats(net.layers, [&](std::size_t i) {
+    return "layer " + std::to_string(i) + " '" + net.layers[i].name + "'";
+  });
+}
+
+/// `net` with one entry per layer (every repeat 1). An entry named as run_name makes it
+/// ("layers.0-79" with repeat 80) expands to "layers.0", ..., "layers.79"; any other name
+/// "<name>" with repeat r > 1 to "<name>.0", ..., "<name>.<r-1>". Refuses, before allocating,
+/// more than `max_layers` layers: std::invalid_argument "nsc::expand: the network has more
+/// layers than the limit of <max_layers> entries one per layer (...) (got <n>)".
+inline network expand(const network& net, std::int64_t max_layers = expand_max_layers) {
+  const std::int64_t n = total_layers(net);
+  detail::check_layer_limit("nsc::expand", "network", n, max_layers, "entries", "keep the runs, or raise max_layers");
+  network out;
+  out.name = net.name;
+  out.per = net.per;
+  out.layers.reserve(std::size_t(n));
+  for (const layer& l : net.layers) {
+    if (l.repeat == 1) {
+      out.layers.push_back(l);
+      continue;
+    }
+    std::string prefix;
+    std::int64_t a = 0, b = 0;
+    const bool indexed = detail::parse_run_name(l.name, prefix, a, b) && b - a + 1 == l.repeat;
+    for (std::int64_t k = 0; k < l.repeat; ++k) {
+      layer one = l;
+      one.repeat = 1;
+      one.name = indexed ? prefix + std::to_string(a + k) : l.name + "." + std::to_string(k);
+      out.layers.push_back(std::move(one));
+    }
+  }
+  return out;
+}
+
+/// `net` with every maximal stretch of consecutive equal layers (same_layer) merged into one
+/// entry whose repeat is the sum of theirs (checked). The merged entry is named
+/// "<prefix><first>-<last>" when the entries are named "<prefix><i>" / "<prefix><i>-<j>" with
+/// consecutive indices (layers.3, layers.4-9 -> layers.3-9), else it keeps the first entry's
+/// name. Scores, counts and deployment figures are unchanged (integers exactly, NSC up to
+/// rounding). Validates nothing beyond repeat >= 1 (see total_layers).
+inline network compress(const network& net) {
+  total_layers(net);
+  network out;
+  out.name = net.name;
+  out.per = net.per;
+  std::string prefix, p2, first_name;
+  std::int64_t a = 0, b = 0, a2 = 0, b2 = 0;
+  bool indexed = false;
+  for (const layer& l : net.layers) {
+    if (!out.layers.empty() && same_layer(out.layers.back(), l)) {
+      layer& run = out.layers.back();
+      run.repeat = detail::checked_add(run.repeat, l.repeat, "nsc::compress", "repeat");
+      const bool next = detail::parse_run_name(l.name, p2, a2, b2) && b2 - a2 + 1 == l.repeat;
+      if (indexed && next && p2 == prefix && a2 == b + 1) {
+        b = b2;
+        run.name = run_name(prefix, a, b - a + 1);
+      } else {
+        indexed = false;
+        run.name = first_name;
+      }
+      continue;
+    }
+    out.layers.push_back(l);
+    first_name = l.name;
+    indexed = detail::parse_run_name(l.name, prefix, a, b) && b - a + 1 == l.repeat;
+  }
+  return out;
 }
 
 } // namespace nsc

@@ -10,6 +10,10 @@
 /// MACs are per token for Transformers (per image for CNNs): each weight contributes
 /// active_fraction * params * applications, plus the layer's extra_macs (attention score and
 /// value products, 2 T n_heads d_head per token at sequence length T). FLOPs = 2 MACs.
+/// Multiplicity: count(layer) is ONE layer of the entry; count(network) adds repeat x each
+/// entry (times(): integers checked, overflow a std::domain_error naming the field and both
+/// operands, e.g. "nsc::count: weight parameters overflows the signed 64-bit range
+/// (202383360 * 1000000000000)").
 #ifndef NSC_MODEL_RESOURCES_HPP
 #define NSC_MODEL_RESOURCES_HPP
 
@@ -60,6 +64,23 @@ struct resources {
   }
 };
 
+/// r added n times (n >= 0): every integer field multiplied with checked arithmetic
+/// (std::domain_error "nsc::count: <field> overflows the signed 64-bit range (<value> * <n>)"),
+/// inactive and macs multiplied in double.
+inline resources times(const resources& r, std::int64_t n) {
+  using detail::checked_mul;
+  constexpr std::string_view fn = "nsc::count";
+  resources o;
+  o.weights = checked_mul(r.weights, n, fn, "weight parameters");
+  o.biases = checked_mul(r.biases, n, fn, "bias parameters");
+  o.norms = checked_mul(r.norms, n, fn, "norm parameters");
+  o.other = checked_mul(r.other, n, fn, "other parameters");
+  o.embedding = checked_mul(r.embedding, n, fn, "embedding parameters");
+  o.inactive = r.inactive * double(n);
+  o.macs = r.macs * double(n);
+  return o;
+}
+
 /// Resources of one weight.
 inline resources count(const weight& w) {
   resources r;
@@ -78,22 +99,30 @@ inline resources count(const weight& w) {
   return r;
 }
 
-/// Resources of one layer.
+/// Resources of one layer (of ONE layer of the entry: repeat is not multiplied in).
 inline resources count(const layer& l) {
   resources r;
   for (const weight& w : l.weights) r += count(w);
-  r.norms += l.norm_params;
-  r.other += l.other_params;
+  r.norms = detail::checked_add(r.norms, l.norm_params, "nsc::count", "norm parameters");
+  r.other = detail::checked_add(r.other, l.other_params, "nsc::count", "other parameters");
   r.macs += l.extra_macs;
   if (l.embedding) r.embedding = r.total();
   return r;
 }
 
-/// Resources of a network (validated first: std::invalid_argument on a malformed network).
+/// Resources of a network: the sum over entries of repeat x count(entry) (runs up to
+/// repeat_sum_max layers added layer by layer, bitwise equal to the expanded network; validated first:
+/// std::invalid_argument on a malformed network; std::domain_error on overflow).
 inline resources count(const network& net) {
   validate(net);
   resources r;
-  for (const layer& l : net.layers) r += count(l);
+  for (const layer& l : net.layers) {
+    const resources one = count(l);
+    if (l.repeat <= repeat_sum_max) // layer by layer: bitwise what the expanded network gives
+      for (std::int64_t k = 0; k < l.repeat; ++k) r += one;
+    else
+      r += times(one, l.repeat);
+  }
   return r;
 }
 

@@ -15,6 +15,8 @@
 #include <nsc/spectral/psi.hpp>
 
 #include <array>
+#include <cmath>
+#include <cstdint>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -134,11 +136,14 @@ inline double psi_of(const weight& w, const scoring& s, psi_cache* cache = nullp
 
 constexpr std::size_t part_count = 7;
 
-/// Score of one layer with its per-part breakdown (indexed by static_cast<size_t>(part)).
+/// Score of one layer with its per-part breakdown (indexed by static_cast<size_t>(part)). For a
+/// layer entry with repeat r (a run of r identical layers) nsc and by_part are those of ONE of
+/// its layers and `repeat` = r: the run contributes repeat * nsc to the network's NSC.
 struct layer_score {
   std::string name;
   double nsc = 0;
   std::array<double, part_count> by_part{};
+  std::int64_t repeat = 1; ///< layers of the entry (layer::repeat)
 };
 
 /// Aggregation rules across layers.
@@ -156,16 +161,18 @@ constexpr std::string_view to_string(aggregation a) noexcept {
 
 /// NSC of a network with its breakdowns.
 struct network_score {
-  double nsc = 0; ///< sum over layers
+  double nsc = 0; ///< sum over layers (repeat x each entry's score)
   std::vector<layer_score> layers;
   std::array<double, part_count> by_part{};
   double part_total(part p) const { return by_part[static_cast<std::size_t>(p)]; }
 };
 
-/// Score of one layer.
+/// Score of one layer: the sum of psi_of over its weights, of ONE layer of the entry (repeat is
+/// copied into the result, not multiplied in).
 inline layer_score score(const layer& l, const scoring& s = {}, psi_cache* cache = nullptr) {
   layer_score ls;
   ls.name = l.name;
+  ls.repeat = l.repeat;
   for (const weight& w : l.weights) {
     const double v = psi_of(w, s, cache);
     ls.by_part[static_cast<std::size_t>(w.kind)] += v;
@@ -174,7 +181,9 @@ inline layer_score score(const layer& l, const scoring& s = {}, psi_cache* cache
   return ls;
 }
 
-/// NSC(net) = sum over layers of the sum of psi over the layer's scored blocks.
+/// NSC(net) = sum over layers of the sum of psi over the layer's scored blocks; an entry with
+/// repeat r contributes r times its layer's score (one entry of ns.layers per entry of net; runs
+/// up to repeat_sum_max layers added layer by layer, bitwise equal to the expanded network).
 /// Validates the network first (std::invalid_argument naming the layer and the rule).
 inline network_score score(const network& net, const scoring& s = {},
                            psi_cache* cache = nullptr) {
@@ -183,39 +192,63 @@ inline network_score score(const network& net, const scoring& s = {},
   ns.layers.reserve(net.layers.size());
   for (const layer& l : net.layers) {
     layer_score ls = score(l, s, cache);
-    for (std::size_t i = 0; i < part_count; ++i) ns.by_part[i] += ls.by_part[i];
-    ns.nsc += ls.nsc;
+    if (l.repeat <= repeat_sum_max) { // layer by layer: bitwise what the expanded network gives
+      for (std::int64_t k = 0; k < l.repeat; ++k) {
+        for (std::size_t i = 0; i < part_count; ++i) ns.by_part[i] += ls.by_part[i];
+        ns.nsc += ls.nsc;
+      }
+    } else {
+      const double r = double(l.repeat);
+      for (std::size_t i = 0; i < part_count; ++i) ns.by_part[i] += r * ls.by_part[i];
+      ns.nsc += r * ls.nsc;
+    }
     ns.layers.push_back(std::move(ls));
   }
   return ns;
 }
 
 /// Aggregates the layer scores of `ns` over the layers whose score is > 0 (layers with nothing
-/// scored, e.g. an unscored embedding, are skipped):
+/// scored, e.g. an unscored embedding, are skipped); an entry with repeat r counts as r layers:
 ///   sum         sum_l s_l (equals ns.nsc)
 ///   bottleneck  min_l s_l
-///   product     prod_l s_l (may overflow to +inf for very deep networks: compare logs then)
+///   product     prod_l s_l (a run: s^r; may overflow to +inf for very deep networks: compare
+///               logs then)
 ///   harmonic    L / sum_l (1 / s_l)
 /// A network with no scored layer gives 0 for every rule.
 inline double aggregate(const network_score& ns, aggregation a) {
   double acc = a == aggregation::product ? 1.0 : 0.0;
   double mn = 0;
-  std::size_t n = 0;
+  double n = 0;
   double inv = 0;
   for (const layer_score& l : ns.layers) {
     if (!(l.nsc > 0)) continue;
-    ++n;
-    switch (a) {
-    case aggregation::sum: acc += l.nsc; break;
-    case aggregation::product: acc *= l.nsc; break;
-    case aggregation::bottleneck: mn = n == 1 ? l.nsc : std::min(mn, l.nsc); break;
-    case aggregation::harmonic: inv += 1 / l.nsc; break;
+    const bool first = n == 0;
+    if (l.repeat <= repeat_sum_max) { // layer by layer, as the expanded network
+      for (std::int64_t k = 0; k < l.repeat; ++k) {
+        n += 1;
+        switch (a) {
+        case aggregation::sum: acc += l.nsc; break;
+        case aggregation::product: acc *= l.nsc; break;
+        case aggregation::bottleneck: break;
+        case aggregation::harmonic: inv += 1 / l.nsc; break;
+        }
+      }
+    } else {
+      const double r = double(l.repeat);
+      n += r;
+      switch (a) {
+      case aggregation::sum: acc += r * l.nsc; break;
+      case aggregation::product: acc *= std::pow(l.nsc, r); break;
+      case aggregation::bottleneck: break;
+      case aggregation::harmonic: inv += r / l.nsc; break;
+      }
     }
+    if (a == aggregation::bottleneck) mn = first ? l.nsc : std::min(mn, l.nsc);
   }
   if (n == 0) return 0;
   switch (a) {
   case aggregation::bottleneck: return mn;
-  case aggregation::harmonic: return double(n) / inv;
+  case aggregation::harmonic: return n / inv;
   default: return acc;
   }
 }

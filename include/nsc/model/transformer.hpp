@@ -27,7 +27,8 @@
 ///                 embedding norm (BERT) in norm_params. Absent when vocab_size = 0 and no
 ///                 position/type tables exist.
 ///   "project_in"  only when embeddings.dim != d_model (OPT-350m): Linear(dim -> d_model), part::other.
-///   "layers.<i>"  one per block_spec.
+///   "layers.<i>"  one per block_spec; a block_spec with repeat r > 1 is ONE entry
+///                 "layers.<i>-<i + r - 1>" with layer::repeat = r (i counts layers, not entries).
 ///   "project_out" only when embeddings.dim != d_model: Linear(d_model -> dim), part::other.
 ///   "final_norm"  only when final_norm != none: norm parameters, no weights.
 ///   "lm_head"     only when lm_head != none: Linear(dim -> vocab), part::head; tied heads have
@@ -258,6 +259,7 @@ struct block_spec {
   ffn_spec ffn;
   norm_kind norm = norm_kind::rmsnorm;
   std::int64_t n_norms = 2; ///< normalisation layers in the block (2: attention and FFN)
+  std::int64_t repeat = 1;  ///< this entry stands for `repeat` identical consecutive layers (>= 1)
 };
 
 /// Embedding tables. The position and token-type tables and the embedding norm have width
@@ -276,7 +278,8 @@ struct transformer_spec {
   std::string name = "transformer";
   std::int64_t d_model = 0;
   embedding_spec embeddings;
-  std::vector<block_spec> blocks; ///< one per layer; attention/ffn d_model 0 means d_model
+  std::vector<block_spec> blocks; ///< one per layer or run of identical layers (block_spec::repeat);
+                                  ///< attention/ffn d_model 0 means d_model
   norm_kind final_norm = norm_kind::rmsnorm;
   lm_head_kind lm_head = lm_head_kind::untied;
   bool pooler = false;        ///< BERT pooler Linear(d_model -> d_model) with bias
@@ -369,6 +372,7 @@ inline void check_block(const block_spec& b, const spec_context& c) {
     c.fail("ffn.d_model must equal attention.d_model = " + std::to_string(b.attention.d_model),
            b.ffn.d_model);
   if (b.n_norms < 0) c.fail("n_norms must be >= 0", b.n_norms);
+  if (b.repeat < 1) c.fail("repeat must be >= 1", b.repeat);
 }
 
 inline void check_seq_len(double seq_len, const spec_context& c) {
@@ -533,6 +537,7 @@ inline layer make_block_unchecked(const block_spec& b, double seq_len, std::stri
                                   const lora_options& lo) {
   layer l;
   l.name = std::move(name);
+  l.repeat = b.repeat;
   l.weights = attention_weights_unchecked(b.attention, lo);
   for (weight& w : ffn_weights_unchecked(b.ffn, lo)) l.weights.push_back(std::move(w));
   l.norm_params = checked_add(checked_mul(b.n_norms, norm_params(b.norm, b.attention.d_model), "nsc::make_block",
@@ -584,7 +589,9 @@ inline layer make_block(const block_spec& b, double seq_len, std::string name = 
 /// d_model >= 1; embedding sizes >= 0; an LM head needs vocab_size >= 1; per layer (attention
 /// and ffn d_model 0 or equal to d_model) n_heads >= 1, n_kv_heads >= 0 dividing n_heads,
 /// head_dim >= 0 (0 needs n_heads | d_model), d_ff >= 1, LoRA ranks >= 0 (lora_gate only when
-/// gated), n_experts >= 0, 1 <= top_k <= n_experts for MoE, n_norms >= 0.
+/// gated), n_experts >= 0, 1 <= top_k <= n_experts for MoE, n_norms >= 0, repeat >= 1 (the
+/// total of the repeats fitting 64 bits). A run of repeat r > 1 is named by its layer range:
+/// "layers 8-79: attention.n_heads must be >= 1 (got 0)".
 inline void validate(const transformer_spec& s, std::string_view function = "nsc::make_transformer") {
   const detail::spec_context top{function, ""};
   if (s.d_model < 1) top.fail("d_model must be >= 1", s.d_model);
@@ -595,8 +602,15 @@ inline void validate(const transformer_spec& s, std::string_view function = "nsc
   if (e.dim < 0) top.fail("embeddings.dim must be >= 0 (0: d_model)", e.dim);
   if (s.lm_head != lm_head_kind::none && e.vocab_size < 1)
     top.fail("embeddings.vocab_size must be >= 1 with an LM head", e.vocab_size);
+  std::int64_t first = 0; // index of the entry's first layer
   for (std::size_t i = 0; i < s.blocks.size(); ++i) {
-    const detail::spec_context c{function, "layer " + std::to_string(i) + ": "};
+    const std::int64_t r = s.blocks[i].repeat;
+    const detail::spec_context c{function, r <= 1 ? "layer " + std::to_string(first) + ": "
+                                                  : "layers " + std::to_string(first) + "-" +
+                                                        std::to_string(first + (r - 1)) + ": "};
+    if (r < 1) c.fail("repeat must be >= 1", r);
+    if (__builtin_add_overflow(first, r, &first))
+      c.fail("the total number of layers overflows 64 bits (repeat)", r);
     block_spec b = s.blocks[i];
     if (b.attention.d_model != 0 && b.attention.d_model != s.d_model)
       c.fail("attention.d_model must be 0 or the model's d_model = " + std::to_string(s.d_model),
@@ -645,12 +659,13 @@ inline network make_transformer(const transformer_spec& s, double seq_len) {
     l.weights.push_back(linear("project_in", part::other, d, dim));
     net.layers.push_back(std::move(l));
   }
+  std::int64_t first = 0; // validate() checked the repeats' sum
   for (std::size_t i = 0; i < s.blocks.size(); ++i) {
     block_spec b = s.blocks[i];
     b.attention.d_model = d;
     b.ffn.d_model = d;
-    net.layers.push_back(
-        detail::make_block_unchecked(b, seq_len, "layers." + std::to_string(i), s.lora));
+    net.layers.push_back(detail::make_block_unchecked(b, seq_len, run_name("layers.", first, b.repeat), s.lora));
+    first += b.repeat;
   }
   if (dim != d) {
     layer l;
@@ -682,6 +697,65 @@ inline network make_transformer(const transformer_spec& s, double seq_len) {
     net.layers.push_back(std::move(l));
   }
   return net;
+}
+
+
+/// Whether two blocks are the same layer (attention, FFN, norms; every field compared, the
+/// repeat not).
+inline bool same_block(const block_spec& x, const block_spec& y) {
+  const attention_spec &a = x.attention, &b = y.attention;
+  const ffn_spec &f = x.ffn, &g = y.ffn;
+  return a.kind == b.kind && a.d_model == b.d_model && a.n_heads == b.n_heads && a.n_kv_heads == b.n_kv_heads &&
+         a.head_dim == b.head_dim && a.qkv == b.qkv && a.out == b.out && a.qkv_bias == b.qkv_bias &&
+         a.out_bias == b.out_bias && a.lora_q == b.lora_q && a.lora_k == b.lora_k && a.lora_v == b.lora_v &&
+         a.lora_o == b.lora_o && a.qk_norm == b.qk_norm && a.sliding_window == b.sliding_window &&
+         a.q_lora_rank == b.q_lora_rank && a.kv_lora_rank == b.kv_lora_rank &&
+         a.qk_nope_head_dim == b.qk_nope_head_dim && a.qk_rope_head_dim == b.qk_rope_head_dim &&
+         a.v_head_dim == b.v_head_dim && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&
+         f.gated == g.gated && f.bias == g.bias && f.lora_gate == g.lora_gate && f.lora_up == g.lora_up &&
+         f.lora_down == g.lora_down && f.n_experts == g.n_experts && f.top_k == g.top_k &&
+         f.router_bias == g.router_bias && f.shared_d_ff == g.shared_d_ff && f.shared_gate == g.shared_gate &&
+         x.norm == y.norm && x.n_norms == y.n_norms;
+}
+
+/// The number of layers of `s`: the sum of the blocks' repeats (std::invalid_argument for a
+/// repeat < 1, std::domain_error when the sum overflows 64 bits).
+inline std::int64_t total_layers(const transformer_spec& s) {
+  return detail::sum_repeats(s.blocks, [](std::size_t i) { return "block " + std::to_string(i); });
+}
+
+/// `s` with one block per layer (every repeat 1): what code that indexes layers (per-layer
+/// pruning, checkpoints, per-layer config fields) needs. Refuses, before allocating, more than
+/// `max_layers` layers: std::invalid_argument "nsc::expand: the model has more layers than the
+/// limit of <max_layers> ... (got <n>)".
+inline transformer_spec expand(const transformer_spec& s, std::int64_t max_layers = expand_max_layers) {
+  const std::int64_t n = total_layers(s);
+  detail::check_layer_limit("nsc::expand", "model", n, max_layers, "blocks", "keep the runs, or raise max_layers");
+  transformer_spec out = s;
+  out.blocks.clear();
+  out.blocks.reserve(std::size_t(n));
+  for (const block_spec& b : s.blocks) {
+    block_spec one = b;
+    one.repeat = 1;
+    out.blocks.insert(out.blocks.end(), std::size_t(b.repeat), one);
+  }
+  return out;
+}
+
+/// `s` with every stretch of consecutive equal blocks (same_block) merged into one block whose
+/// repeat is the sum of theirs (checked). make_transformer then builds one layer entry per run;
+/// every score, count and deployment figure is unchanged (integers exactly, NSC up to rounding).
+inline transformer_spec compress(const transformer_spec& s) {
+  total_layers(s);
+  transformer_spec out = s;
+  out.blocks.clear();
+  for (const block_spec& b : s.blocks) {
+    if (!out.blocks.empty() && same_block(out.blocks.back(), b))
+      out.blocks.back().repeat = detail::checked_add(out.blocks.back().repeat, b.repeat, "nsc::compress", "repeat");
+    else
+      out.blocks.push_back(b);
+  }
+  return out;
 }
 
 } // namespace nsc

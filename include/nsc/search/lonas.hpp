@@ -208,18 +208,21 @@ inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
   if (s.adapter_rank < 0) throw_invalid_argument(fn, "adapter_rank must be >= 0", s.adapter_rank);
   block_spec base = spec.blocks[0];
   base.attention.d_model = base.ffn.d_model = spec.d_model;
-  for (std::size_t i = 1; i < spec.blocks.size(); ++i) {
+  base.repeat = 1; // one layer; a run of identical layers counts repeat times in out.layers
+  std::int64_t first = spec.blocks[0].repeat; // the layer index of entry i (runs: repeat layers)
+  for (std::size_t i = 1; i < spec.blocks.size(); first += spec.blocks[i].repeat, ++i) {
     block_spec b = spec.blocks[i];
     b.attention.d_model = b.ffn.d_model = spec.d_model;
+    b.repeat = 1;
     if (!detail::lonas_same_block(base, b))
       throw_invalid_argument(fn,
                              "every layer must have the same shape (widths are derived from "
                              "layer 0's intermediate size); layer differs",
-                             i);
+                             first);
   }
   lonas_space out;
   out.name = spec.name;
-  out.layers = static_cast<std::int64_t>(spec.blocks.size());
+  out.layers = total_layers(spec);
   out.seq_len = s.seq_len;
   out.ranks = s.ranks;
   out.widths = lonas_widths_for(base.ffn.d_ff, s.width_eighths);
@@ -406,9 +409,10 @@ inline lonas_candidate lonas_front_candidate(const lonas_space& space, const lon
 /// (q/k/v at the candidate's rank, o / gate / up / down at s.adapter_rank). Write it out with
 /// nsc::with_nsc_extensions (nsc/io/hf_config.hpp) for a config that `nsc score` reads back.
 /// std::invalid_argument unless the candidate has one entry per layer of `base`.
-inline transformer_spec lonas_apply(const transformer_spec& base, const lonas_candidate& c,
+inline transformer_spec lonas_apply(const transformer_spec& base_in, const lonas_candidate& c,
                                     const lonas_space_settings& s = {}) {
   constexpr std::string_view fn = "nsc::search::lonas_apply";
+  const transformer_spec base = expand(base_in); // one block per layer
   if (c.widths.size() != base.blocks.size() || c.ranks.size() != base.blocks.size())
     throw_invalid_argument(fn, "the candidate needs one width and one rank per layer of the model",
                            c.widths.size());

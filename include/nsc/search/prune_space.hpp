@@ -289,7 +289,7 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   if (s.head_step < 0) throw_invalid_argument(prune_fn, "head_step must be >= 0 (0: the GQA group)", s.head_step);
   prune_space out;
   out.settings = s;
-  out.spec = spec_in;
+  out.spec = expand(spec_in); // one block per layer (runs of identical layers expanded)
   for (block_spec& b : out.spec.blocks) {
     b.attention.qkv = s.qkv;
     b.attention.out = s.out;
@@ -414,8 +414,9 @@ inline transformer_spec prune_apply(const prune_space& space, const prune_candid
 /// Params (total, non-embedding, active), prefill FLOPs of T tokens, KV-cache bytes, memory
 /// bytes and NSC of `spec` exactly as `nsc score` computes them (make_transformer at T, count,
 /// deploy at s.load, score with s.rule).
-inline prune_totals_t prune_totals(const transformer_spec& spec, const prune_space_settings& s) {
+inline prune_totals_t prune_totals(const transformer_spec& spec_in, const prune_space_settings& s) {
   constexpr std::string_view fn = "nsc::search::prune_totals";
+  const transformer_spec spec = expand(spec_in); // per layer, as the search sums them
   const network net = make_transformer(spec, double(s.load.seq_len));
   const resources r = count(net);
   const deployment d = deploy(spec, s.load);
