@@ -8,7 +8,9 @@
 //
 // Run with NSC_VERBOSE=1 in the environment to print every Monte Carlo z-score.
 //
-// This part: psi_w in double (routes, shapes, scales), rank truncation, errors.
+// This part: psi_w in double (routes, shapes, scales), rank truncation, errors. Every other
+// scalar type lives in test_eigen_backend_scalars.cpp only (each scalar type instantiates Eigen's
+// decompositions once, in one translation unit).
 #include "support/eigen_test_helpers.hpp"
 
 TEST_CASE("psi_w of a diagonal matrix is sum log1p(s^2)", "[eigen][psi_w]") {
@@ -75,7 +77,7 @@ TEST_CASE("psi_w of an empty matrix is 0", "[eigen][psi_w]") {
   const matrix<double> g = nsc::psi_w_gradient(matrix<double>(0, 5));
   CHECK(g.rows() == 0);
   CHECK(g.cols() == 5);
-  CHECK(nsc::psi_w(matrix<float>(3, 0)) == 0.0f);
+  // float: test_eigen_backend_scalars.cpp.
 }
 
 TEST_CASE("automatic switches to SVD on an ill-scaled matrix and stays accurate",
@@ -168,8 +170,7 @@ TEST_CASE("non-finite entries are domain errors naming the function", "[eigen][e
   }
   w(2, 1) = -std::numeric_limits<double>::infinity();
   CHECK_THROWS_WITH(nsc::psi_w(w), Contains("nsc::psi_w") && Contains("-inf"));
-  const matrix<float> wf = matrix<float>::Constant(2, 2, std::numeric_limits<float>::infinity());
-  CHECK_THROWS_WITH(nsc::psi_w(wf), Contains("nsc::psi_w<float>"));
+  // float: test_eigen_backend_scalars.cpp.
   // Expressions are checked too.
   CHECK_THROWS_AS(nsc::psi_w(w.transpose() * 2), std::domain_error);
 }
@@ -245,15 +246,7 @@ TEST_CASE("the Cholesky route: ln det(I + G), its error estimate and when automa
     const matrix<double> w = with_spectrum<double>(9, 6, big, rng);
     CHECK(nsc::psi_w_detailed(w, psi_w_method::cholesky).used == psi_w_method::svd);
   }
-  // Float and complex scalars.
-  {
-    const vector<double> s = geometric_spectrum<double>(20, 0.1, 2.0);
-    const matrix<double> w = with_spectrum<double>(30, 20, s, rng);
-    const matrix<float> wf = w.cast<float>();
-    CHECK(rel(nsc::psi_w(wf, psi_w_method::cholesky), exact_psi(s)) < 2e-6);
-    const matrix<std::complex<double>> wc = w.cast<std::complex<double>>();
-    CHECK(rel(nsc::psi_w(wc, psi_w_method::cholesky), exact_psi(s)) < 1e-13);
-  }
+  // Float and complex scalars: test_eigen_backend_scalars.cpp.
   CHECK(nsc::to_string(psi_w_method::cholesky) == "cholesky");
 }
 

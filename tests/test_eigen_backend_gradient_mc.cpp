@@ -8,7 +8,8 @@
 //
 // Run with NSC_VERBOSE=1 in the environment to print every Monte Carlo z-score.
 //
-// This part: the gradient in double, random weights and the Monte Carlo estimator.
+// This part: the gradient in double, random weights and the Monte Carlo estimator (their float
+// versions: test_eigen_backend_scalars.cpp).
 #include "support/eigen_test_helpers.hpp"
 
 TEST_CASE("psi_w_gradient = U diag(2s/(1+s^2)) V^T = central finite differences",
@@ -83,10 +84,7 @@ TEST_CASE("random_weight is reproducible, pinned, and draws the initialisation's
     const double pinned_u[] = {0.25831911090275095, -0.44032992561770579, -0.78332308939674211,
                                -0.38011281692038779};
     for (int k = 0; k < 4; ++k) CHECK(u.data()[k] == Approx(pinned_u[k]).epsilon(1e-15));
-    // float draws are the double draws rounded.
-    boost::random::mt19937_64 c(42);
-    const matrix<float> wf = nsc::random_weight<float>(2, 3, init::normal(1.0), c);
-    CHECK(wf == wa.cast<float>());
+    // float draws: test_eigen_backend_scalars.cpp.
   }
   // Sample moments over 60,000 entries: SE of the variance v sqrt((kappa + 2) / N), of the
   // excess kurtosis ~ sqrt(24 / N) = 0.02 for normal entries (less for uniform).
@@ -166,9 +164,7 @@ TEST_CASE("psi_w_monte_carlo is reproducible and validates its arguments", "[eig
   const auto t = nsc::psi_w_monte_carlo(6, 4, init::torch_default(), 10, 2024);
   CHECK(t.entries.kurtosis_excess == Approx(-1.2));
   CHECK(t.entries.variance == Approx(1.0 / 12));
-  // float: the same draws rounded to float.
-  const auto f = nsc::psi_w_monte_carlo<float>(6, 4, init::xavier_normal(), 10, 2024);
-  CHECK(f.mean == Approx(a.mean).epsilon(1e-5));
+  // float: test_eigen_backend_scalars.cpp.
   // Variance overload.
   const auto v = nsc::psi_w_monte_carlo(6, 4, 0.2, 10, 2024);
   CHECK(v.mean == Approx(a.mean).epsilon(1e-14));

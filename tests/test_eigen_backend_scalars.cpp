@@ -8,7 +8,8 @@
 //
 // Run with NSC_VERBOSE=1 in the environment to print every Monte Carlo z-score.
 //
-// This part: float, long double and complex scalars.
+// This part: float, long double and complex scalars (the only translation unit that instantiates
+// Eigen's decompositions for them; the other two parts are double only).
 #include "support/eigen_test_helpers.hpp"
 
 TEST_CASE("psi_w in float, long double and complex", "[eigen][psi_w]") {
@@ -60,3 +61,29 @@ TEST_CASE("psi_w_gradient in float and long double", "[eigen][gradient]") {
 
 // ---- random_weight -----------------------------------------------------------------------------
 
+
+TEST_CASE("float and complex: empty and non-finite matrices, the Cholesky route", "[eigen][psi_w]") {
+  CHECK(nsc::psi_w(matrix<float>(3, 0)) == 0.0f);
+  const matrix<float> wf = matrix<float>::Constant(2, 2, std::numeric_limits<float>::infinity());
+  CHECK_THROWS_AS(nsc::psi_w(wf), std::domain_error);
+  CHECK_THROWS_WITH(nsc::psi_w(wf), Contains("nsc::psi_w<float>"));
+  boost::random::mt19937_64 rng(2026);
+  const vector<double> s = geometric_spectrum<double>(20, 0.1, 2.0);
+  const matrix<double> w = with_spectrum<double>(30, 20, s, rng);
+  const matrix<float> w32 = w.cast<float>();
+  CHECK(rel(nsc::psi_w(w32, psi_w_method::cholesky), exact_psi(s)) < 2e-6);
+  const matrix<std::complex<double>> wc = w.cast<std::complex<double>>();
+  CHECK(rel(nsc::psi_w(wc, psi_w_method::cholesky), exact_psi(s)) < 1e-13);
+}
+
+TEST_CASE("random_weight and psi_w_monte_carlo in float: the double draws rounded",
+          "[eigen][random][mc]") {
+  boost::random::mt19937_64 a(42), c(42);
+  const matrix<double> wa = nsc::random_weight(2, 3, init::normal(1.0), a);
+  const matrix<float> wf = nsc::random_weight<float>(2, 3, init::normal(1.0), c);
+  CHECK(wf == wa.cast<float>());
+  // The double estimate of the same draws is pinned in test_eigen_backend_gradient_mc.cpp.
+  const auto f = nsc::psi_w_monte_carlo<float>(6, 4, init::xavier_normal(), 10, 2024);
+  CHECK(f.trials == 10);
+  CHECK(f.mean == Approx(2.7434744195397185).epsilon(1e-5));
+}

@@ -5,9 +5,9 @@
 //
 // rows = out features (fan_out), cols = in features (fan_in), as a PyTorch Linear(cols, rows).
 #include "cli.hpp"
+#include "eigen_calls.hpp" // --mc (the Eigen backend, compiled in cmd_weights.cpp)
 
 #include <nsc/detail/checked.hpp>
-#include <nsc/spectral/eigen_backend.hpp>
 #include <nsc/spectral/psi.hpp>
 
 #include <cmath>
@@ -70,7 +70,7 @@ int run_psi(const psi_args& a) {
   const bool has_law = !empty;
   const bool has_kurtosis = has_law && !m.orthogonal;
 
-  std::optional<nsc::psi_w_monte_carlo_result> mc;
+  std::optional<nsc_cli::monte_carlo_summary> mc;
   std::string mc_dist;
   if (a.mc_trials > 0) {
     // Monte Carlo draws and decomposes a dense rows x cols matrix: refuse sizes that would not
@@ -81,11 +81,8 @@ int run_psi(const psi_args& a) {
       throw std::invalid_argument("nsc psi: --mc needs a dense rows x cols matrix; rows * cols = " +
                                   std::to_string(entries) + " exceeds the limit of " +
                                   std::to_string(mc_max_entries) + " entries (128 MiB of doubles)");
-    const auto dist = a.dist.empty()       ? nsc::entry_distribution::from_init
-                      : a.dist == "uniform" ? nsc::entry_distribution::uniform
-                                            : nsc::entry_distribution::normal;
-    mc = nsc::psi_w_monte_carlo(a.rows, a.cols, ini, static_cast<Eigen::Index>(a.mc_trials),
-                                a.seed, dist);
+    mc = nsc_cli::psi_w_monte_carlo(a.rows, a.cols, ini, static_cast<std::int64_t>(a.mc_trials),
+                                    a.seed, a.dist);
     mc_dist = a.dist.empty() ? "as the init draws" : a.dist;
   }
 

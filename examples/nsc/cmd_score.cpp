@@ -39,8 +39,8 @@
 // those of ONE of its layers; totals count every layer (repeat x the row). With --weights every
 // layer is its own row (a checkpoint's psi_W differs per layer).
 #include "cli.hpp"
+#include "eigen_calls.hpp" // --weights (psi_W: the Eigen backend, compiled in cmd_weights.cpp)
 
-#include <nsc/io/checkpoint_psi.hpp> // --weights
 #include <nsc/io/hf_config.hpp>
 #include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
@@ -135,7 +135,7 @@ int run_score(const score_args& a) {
   nsc::psi_cache cache;
   const nsc::network_score ns =
       a.weights.empty() ? nsc::score(net, sc, &cache)
-                        : nsc::io::score_with_checkpoint(net, sc, a.config, a.weights);
+                        : nsc_cli::score_with_checkpoint(net, sc, a.config, a.weights);
   const nsc::resources total = nsc::count(net);
   if (a.seq_len != std::floor(a.seq_len))
     throw std::invalid_argument("nsc score: --seq-len must be an integer number of tokens (got " +

@@ -32,6 +32,7 @@
 // per layer for each matrix kind. --progress draws a progress bar on stderr (default: only when
 // stderr is a terminal).
 #include "cli.hpp"
+#include "eigen_calls.hpp"
 
 #include <nsc/io/checkpoint_psi.hpp>
 #include <nsc/io/input_file.hpp>
@@ -281,3 +282,25 @@ const nsc_cli::command weights_command{"weights", [](CLI::App& app) -> std::func
 }};
 
 } // namespace
+
+// ---- the CLI's other calls into the Eigen backend (eigen_calls.hpp): this is the one translation
+// unit of the tool that instantiates it.
+
+nsc::network_score nsc_cli::score_with_checkpoint(const nsc::network& net, const nsc::scoring& s,
+                                                  const std::filesystem::path& config_path,
+                                                  const std::filesystem::path& checkpoint_path) {
+  return nsc::io::score_with_checkpoint(net, s, config_path, checkpoint_path);
+}
+
+nsc_cli::monte_carlo_summary nsc_cli::psi_w_monte_carlo(std::int64_t rows, std::int64_t cols,
+                                                        const nsc::init& ini, std::int64_t trials,
+                                                        std::uint64_t seed,
+                                                        const std::string& dist) {
+  const auto d = dist.empty()       ? nsc::entry_distribution::from_init
+                 : dist == "uniform" ? nsc::entry_distribution::uniform
+                                     : nsc::entry_distribution::normal;
+  const nsc::psi_w_monte_carlo_result r =
+      nsc::psi_w_monte_carlo(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols), ini,
+                             static_cast<Eigen::Index>(trials), seed, d);
+  return {r.mean, r.standard_error, r.trials};
+}
