@@ -72,6 +72,10 @@ struct prune_args {
   std::int64_t tp = 1;
   std::int64_t head_step = 0;
   bool no_noop = false;
+  std::int64_t expert_step = 1;
+  std::int64_t min_experts = 0;
+  std::int64_t ep = 1;
+  bool keep_expert_width = false;
   std::optional<double> params_non_embedding, active_params, flops, kv_bytes, memory;
   long long context = 0;
   long long batch = 1;
@@ -129,7 +133,10 @@ std::string layer_text(const nsc::search::prune_layer_choice& c) {
   std::string a = c.attention_none ? "attention no-op"
                   : c.heads > 0    ? "attention " + std::to_string(c.heads) + " heads / " + std::to_string(c.kv_heads) + " KV"
                                    : "attention kept";
-  std::string f = c.ffn_none ? "FFN no-op" : c.ffn_width > 0 ? "FFN " + std::to_string(c.ffn_width) : "FFN kept";
+  std::string f = c.ffn_none        ? "FFN no-op"
+                  : c.experts > 0    ? "FFN " + std::to_string(c.experts) + " experts x " + std::to_string(c.ffn_width)
+                  : c.ffn_width > 0  ? "FFN " + std::to_string(c.ffn_width)
+                                     : "FFN kept";
   return a + ", " + f;
 }
 
@@ -139,6 +146,7 @@ nlohmann::json generic_json(const nsc::search::prune_candidate& c, std::int64_t 
     nlohmann::json a = l.attention_none ? nlohmann::json(nullptr)
                                         : nlohmann::json{{"heads", l.heads}, {"kv_heads", l.kv_heads}};
     layers.push_back({{"attention", a}, {"ffn", l.ffn_none ? nlohmann::json(nullptr) : nlohmann::json(l.ffn_width)}});
+    if (l.experts > 0 && !l.ffn_none) layers.back()["experts"] = l.experts;
   }
   const auto& t = c.totals.cost;
   return {{"nsc", c.totals.nsc},
@@ -173,6 +181,10 @@ int run_generic(const prune_args& a) {
   ss.tp = a.tp;
   ss.head_step = a.head_step;
   ss.no_op = !a.no_noop;
+  ss.expert_step = a.expert_step;
+  ss.min_experts = a.min_experts;
+  ss.ep = a.ep;
+  ss.expert_width = !a.keep_expert_width;
   ss.load.seq_len = a.seq_len;
   ss.load.context = a.context;
   ss.load.batch = a.batch;
@@ -265,6 +277,18 @@ int run_generic(const prune_args& a) {
               static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
               ss.format == prune_format::nsc ? "" : ", or no-op",
               a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
+  for (std::size_t i = 0; i < space.layers.size(); ++i) { // the expert options of the first MoE layer
+    const nsc::ffn_spec& f = space.layers[i].base.ffn;
+    if (f.kind != nsc::ffn_kind::standard || f.n_experts == 0) continue;
+    std::vector<std::int64_t> counts;
+    for (const prune_ffn_option& o : space.layers[i].ffn)
+      if (!o.none && std::find(counts.begin(), counts.end(), o.experts) == counts.end()) counts.push_back(o.experts);
+    std::printf("experts  per MoE layer (first: layer %zu): routed experts kept {%s} of %lld, top-%lld routing kept, expert "
+                "width %s\n",
+                i, joined(counts, ',').c_str(), static_cast<long long>(f.n_experts), static_cast<long long>(f.top_k),
+                ss.expert_width ? "on the FFN grid" : "kept");
+    break;
+  }
   std::printf("workload prefill T = %lld (%s attention), context %lld, batch %lld, KV %s, weights %s\n",
               static_cast<long long>(T), a.attention.c_str(), static_cast<long long>(ss.load.context_tokens()),
               a.batch, a.kv_dtype.c_str(), a.weight_dtype.c_str());
@@ -506,6 +530,15 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "generic, per-layer: query heads in steps of this many (default: the GQA group, heads / KV heads)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
   sub->add_flag("--no-noop", args->no_noop, "generic: never remove a whole sublayer");
+  sub->add_option("--expert-step", args->expert_step,
+                  "generic, MoE: routed experts kept per layer E, E - S, ... down to top-k (default 1; 0 keeps the count)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 20));
+  sub->add_option("--min-experts", args->min_experts, "generic, MoE: fewest experts kept per layer (never below top-k)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 20));
+  sub->add_option("--ep", args->ep, "generic, MoE: expert-parallel degree (kept expert counts divisible by it)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
+  sub->add_flag("--keep-expert-width", args->keep_expert_width,
+                "generic, MoE: keep the experts' width (default: on the --ffn-multiple grid, as dense FFNs)");
   sub->add_option("--params-non-embedding", args->params_non_embedding, "generic: bound on non-embedding params")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--active-params", args->active_params, "generic: bound on active params (MoE)")

@@ -24,8 +24,17 @@
 ///    N > k). Other attention kinds (MLA, linear) are kept as they are (or no-op).
 ///  * FFN (standard kind): widths w on the grid {G, 2G, ...} below the model's width d_ff, plus
 ///    d_ff itself, w >= min_ffn and w % tp == 0 (d_ff is always offered); plus no-op in decilm
-///    and per_layer. nsc format: widths only (MoE layers: the expert width, intermediate_sizes).
-///    Dense FFNs only in decilm / per_layer (a MoE or linear FFN is kept, or no-op).
+///    and per_layer (the nsc format has no no-op). A linear FFN is kept (or no-op).
+///  * Mixture-of-experts FFN (n_experts E, top_k k): the routed experts kept E' in E, E - s, ...
+///    (s = expert_step; 0: E only), E' >= max(k, min_experts), E' % ep == 0 (E always offered),
+///    times the experts' width on the FFN grid above (expert_width; false: the model's width
+///    only). top_k is unchanged (k experts still run per token), so an option with fewer experts
+///    drops E - E' expert copies from params and memory, shrinks the router Linear(d, E') (and
+///    its bias, if any), and changes FLOPs only through the router; KV bytes are unaffected.
+///    NSC counts every expert copy (make_block: copies = E'). Every format expresses both:
+///    decilm as Puzzletron's ffn.moe {num_local_experts, num_experts_per_tok,
+///    expert_intermediate_dim}, per_layer as the family's expert count / width overrides, nsc as
+///    expert_counts + intermediate_sizes (nsc/io/prune_config.hpp). Shared experts are kept.
 ///  * The attention and FFN sublayers of a layer are separate knapsack groups: every cost and
 ///    the score of a block are sums over its weights and norms, so block(a, f) costs exactly
 ///    block(a, none) + block(none, f) (integers) and scores their sum. Layers with the same block
@@ -109,6 +118,10 @@ struct prune_space_settings {
   /// so whole groups are kept: Llama-3.1-70B 8, 16, ..., 64; 1: every count)
   std::int64_t head_step = 0;
   bool no_op = true;               ///< offer no-op sublayers (decilm, per_layer)
+  std::int64_t expert_step = 1;    ///< MoE: expert counts E, E - s, ... (0: the model's count only)
+  std::int64_t min_experts = 0;    ///< MoE: fewest experts offered (never below top_k; E always is)
+  std::int64_t ep = 1;             ///< MoE: expert-parallel degree (expert counts divisible by it)
+  bool expert_width = true;        ///< MoE: the experts' width on the FFN grid too (false: kept)
   workload load{};                 ///< T (FLOPs), context, batch, dtypes (KV, memory)
   scoring rule{};                  ///< Xavier of each block, psi_MP (nsc score's default)
   qkv_layout qkv = qkv_layout::per_head;
@@ -126,7 +139,8 @@ struct prune_attention_option {
 /// One FFN option of a layer.
 struct prune_ffn_option {
   bool none = false;
-  std::int64_t width = 0; ///< d_ff (experts' width for MoE), 0 for linear
+  std::int64_t width = 0;   ///< d_ff (experts' width for MoE), 0 for linear
+  std::int64_t experts = 0; ///< routed experts kept (MoE), 0 for a dense or linear FFN
   double nsc = 0;
   prune_cost_vector cost{};
 };
@@ -160,6 +174,7 @@ struct prune_layer_choice {
   std::int64_t heads = 0, kv_heads = 0;
   bool ffn_none = false;
   std::int64_t ffn_width = 0;
+  std::int64_t experts = 0; ///< routed experts kept (MoE layers; 0 otherwise)
   std::size_t attention_option = 0, ffn_option = 0;
 };
 
@@ -254,7 +269,10 @@ inline block_spec prune_block(const prune_layer_space& l, const prune_layer_choi
     b.ffn.kind = ffn_kind::none;
   } else {
     ++present;
-    if (b.ffn.kind == ffn_kind::standard) b.ffn.d_ff = c.ffn_width;
+    if (b.ffn.kind == ffn_kind::standard) {
+      b.ffn.d_ff = c.ffn_width;
+      if (b.ffn.n_experts > 0 && c.experts > 0) b.ffn.n_experts = c.experts;
+    }
   }
   b.n_norms = l.norms_per_sublayer * present;
   return b;
@@ -270,6 +288,7 @@ inline prune_layer_choice prune_choice(const prune_layer_space& l, std::size_t a
   c.kv_heads = a.kv_heads;
   c.ffn_none = f.none;
   c.ffn_width = f.width;
+  c.experts = f.experts;
   c.attention_option = ai;
   c.ffn_option = fi;
   return c;
@@ -277,8 +296,8 @@ inline prune_layer_choice prune_choice(const prune_layer_space& l, std::size_t a
 
 /// The generic pruning space of `spec` (see the file comment). Errors: std::invalid_argument
 /// "nsc::search::make_prune_space: ..." for a model without layers, ffn_multiple < 1, min_ffn
-/// < 0, tp < 1, a malformed spec or workload (deploy's messages); std::domain_error when a cost
-/// overflows.
+/// < 0, tp < 1, head_step < 0, expert_step < 0, min_experts < 0, ep < 1, a malformed spec or
+/// workload (deploy's messages); std::domain_error when a cost overflows.
 inline prune_space make_prune_space(const transformer_spec& spec_in, const prune_space_settings& s = {}) {
   using detail::prune_fn;
   validate(spec_in, prune_fn);
@@ -287,6 +306,10 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   if (s.min_ffn < 0) throw_invalid_argument(prune_fn, "min_ffn must be >= 0", s.min_ffn);
   if (s.tp < 1) throw_invalid_argument(prune_fn, "tp must be >= 1", s.tp);
   if (s.head_step < 0) throw_invalid_argument(prune_fn, "head_step must be >= 0 (0: the GQA group)", s.head_step);
+  if (s.expert_step < 0)
+    throw_invalid_argument(prune_fn, "expert_step must be >= 0 (0: keep every layer's expert count)", s.expert_step);
+  if (s.min_experts < 0) throw_invalid_argument(prune_fn, "min_experts must be >= 0", s.min_experts);
+  if (s.ep < 1) throw_invalid_argument(prune_fn, "ep (expert-parallel degree) must be >= 1", s.ep);
   prune_space out;
   out.settings = s;
   out.spec = spec_in;
@@ -353,22 +376,30 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     // FFN options.
     if (base.ffn.kind != ffn_kind::none) {
       std::vector<std::int64_t> widths;
-      const bool dense = base.ffn.kind == ffn_kind::standard && base.ffn.n_experts == 0;
-      const bool resizable = base.ffn.kind == ffn_kind::standard && (dense || s.format == prune_format::nsc);
+      const bool resizable = base.ffn.kind == ffn_kind::standard;
+      const bool moe = resizable && base.ffn.n_experts > 0;
       widths.push_back(resizable ? base.ffn.d_ff : 0);
-      if (resizable)
+      if (resizable && (!moe || s.expert_width))
         for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
              w -= s.ffn_multiple)
           if (w >= s.min_ffn && w % s.tp == 0) widths.push_back(w);
-      for (std::int64_t w : widths) {
-        prune_ffn_option o;
-        o.width = w;
-        prune_layer_choice c;
-        c.attention_none = true;
-        c.ffn_width = w;
-        detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
-        l.ffn.push_back(o);
-      }
+      std::vector<std::int64_t> experts{moe ? base.ffn.n_experts : 0};
+      if (moe && s.expert_step > 0)
+        for (std::int64_t e = base.ffn.n_experts - s.expert_step; e >= std::max(base.ffn.top_k, s.min_experts);
+             e -= s.expert_step)
+          if (e % s.ep == 0) experts.push_back(e);
+      for (std::int64_t e : experts)
+        for (std::int64_t w : widths) {
+          prune_ffn_option o;
+          o.width = w;
+          o.experts = e;
+          prune_layer_choice c;
+          c.attention_none = true;
+          c.ffn_width = w;
+          c.experts = e;
+          detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
+          l.ffn.push_back(o);
+        }
     }
     if (noop || base.ffn.kind == ffn_kind::none) {
       prune_ffn_option o;
