@@ -35,6 +35,12 @@
 ///    decilm as Puzzletron's ffn.moe {num_local_experts, num_experts_per_tok,
 ///    expert_intermediate_dim}, per_layer as the family's expert count / width overrides, nsc as
 ///    expert_counts + intermediate_sizes (nsc/io/prune_config.hpp). Shared experts are kept.
+///  * LoRA (the LoNAS preset, nsc/search/lonas.hpp): lora_ranks = {r_1, ...} makes the q/k/v
+///    adapter rank a per-layer attention choice (each (h, k) above x each rank, in that order);
+///    lora_adapter_rank >= 0 puts o_proj / gate / up / down adapters of that rank on every
+///    layer. ffn_eighths = {j, ...} replaces the FFN grid by the widths floor(d_ff j / 8)
+///    (LoNAS's ladder; the model's own width always first). LoRA parameters are not counted in
+///    params (nsc::count's convention) and their matrices are scored.
 ///  * The attention and FFN sublayers of a layer are separate knapsack groups: every cost and
 ///    the score of a block are sums over its weights and norms, so block(a, f) costs exactly
 ///    block(a, none) + block(none, f) (integers) and scores their sum. Layers with the same block
@@ -122,6 +128,9 @@ struct prune_space_settings {
   std::int64_t min_experts = 0;    ///< MoE: fewest experts offered (never below top_k; E always is)
   std::int64_t ep = 1;             ///< MoE: expert-parallel degree (expert counts divisible by it)
   bool expert_width = true;        ///< MoE: the experts' width on the FFN grid too (false: kept)
+  std::vector<std::int64_t> lora_ranks; ///< q/k/v LoRA ranks offered per layer (empty: kept)
+  std::int64_t lora_adapter_rank = -1;  ///< >= 0: o / gate / up / down adapters at this rank
+  std::vector<std::int64_t> ffn_eighths; ///< non-empty: widths floor(d_ff j / 8) instead of the grid
   workload load{};                 ///< T (FLOPs), context, batch, dtypes (KV, memory)
   scoring rule{};                  ///< Xavier of each block, psi_MP (nsc score's default)
   qkv_layout qkv = qkv_layout::per_head;
@@ -132,6 +141,7 @@ struct prune_space_settings {
 struct prune_attention_option {
   bool none = false;
   std::int64_t heads = 0, kv_heads = 0; ///< standard attention (0 otherwise)
+  std::int64_t lora_rank = 0;           ///< q/k/v LoRA rank set (0: the model's adapters kept)
   double nsc = 0;
   prune_cost_vector cost{};
 };
@@ -172,6 +182,7 @@ struct prune_space {
 struct prune_layer_choice {
   bool attention_none = false;
   std::int64_t heads = 0, kv_heads = 0;
+  std::int64_t lora_rank = 0; ///< q/k/v LoRA rank (0: the model's adapters kept)
   bool ffn_none = false;
   std::int64_t ffn_width = 0;
   std::int64_t experts = 0; ///< routed experts kept (MoE layers; 0 otherwise)
@@ -245,6 +256,13 @@ inline void prune_block_costs(const transformer_spec& spec, const block_spec& b,
   }
 }
 
+/// o_proj / gate / up / down LoRA adapters of rank r on block b (gate only when gated).
+inline void prune_set_adapters(block_spec& b, std::int64_t r) {
+  b.attention.lora_o = r;
+  b.ffn.lora_gate = b.ffn.gated ? r : 0;
+  b.ffn.lora_up = b.ffn.lora_down = r;
+}
+
 inline bool prune_tp_ok(std::int64_t h, std::int64_t k, std::int64_t tp) {
   return h % tp == 0 && (k % tp == 0 || tp % k == 0);
 }
@@ -264,6 +282,7 @@ inline block_spec prune_block(const prune_layer_space& l, const prune_layer_choi
       b.attention.n_heads = c.heads;
       b.attention.n_kv_heads = c.kv_heads;
     }
+    if (c.lora_rank > 0) b.attention.lora_q = b.attention.lora_k = b.attention.lora_v = c.lora_rank;
   }
   if (c.ffn_none) {
     b.ffn.kind = ffn_kind::none;
@@ -286,6 +305,7 @@ inline prune_layer_choice prune_choice(const prune_layer_space& l, std::size_t a
   c.attention_none = a.none;
   c.heads = a.heads;
   c.kv_heads = a.kv_heads;
+  c.lora_rank = a.lora_rank;
   c.ffn_none = f.none;
   c.ffn_width = f.width;
   c.experts = f.experts;
@@ -310,6 +330,12 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     throw_invalid_argument(prune_fn, "expert_step must be >= 0 (0: keep every layer's expert count)", s.expert_step);
   if (s.min_experts < 0) throw_invalid_argument(prune_fn, "min_experts must be >= 0", s.min_experts);
   if (s.ep < 1) throw_invalid_argument(prune_fn, "ep (expert-parallel degree) must be >= 1", s.ep);
+  for (std::int64_t r : s.lora_ranks)
+    if (r < 1) throw_invalid_argument(prune_fn, "LoRA ranks must be >= 1", r);
+  if (s.lora_adapter_rank < -1)
+    throw_invalid_argument(prune_fn, "lora_adapter_rank must be >= 0 (or -1: the model's adapters)", s.lora_adapter_rank);
+  for (std::int64_t j : s.ffn_eighths)
+    if (j < 1 || j > 8) throw_invalid_argument(prune_fn, "FFN width fractions j / 8 need j in [1, 8]", j);
   prune_space out;
   out.settings = s;
   out.spec = spec_in;
@@ -317,6 +343,7 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     b.attention.qkv = s.qkv;
     b.attention.out = s.out;
     b.attention.d_model = b.ffn.d_model = out.spec.d_model;
+    if (s.lora_adapter_rank >= 0) detail::prune_set_adapters(b, s.lora_adapter_rank);
   }
   const bool noop = s.no_op && s.format != prune_format::nsc;
   psi_cache cache;
@@ -356,17 +383,23 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
       } else {
         hk.push_back({0, 0});
       }
-      for (const auto& [h, k] : hk) {
-        prune_attention_option o;
-        o.heads = h;
-        o.kv_heads = k;
-        prune_layer_choice c;
-        c.heads = h;
-        c.kv_heads = k;
-        c.ffn_none = true;
-        detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
-        l.attention.push_back(o);
-      }
+      const std::vector<std::int64_t> ranks = s.lora_ranks.empty() || a.kind != attention_kind::standard
+                                                  ? std::vector<std::int64_t>{0}
+                                                  : s.lora_ranks; // q/k/v adapters: standard attention
+      for (const auto& [h, k] : hk)
+        for (std::int64_t r : ranks) {
+          prune_attention_option o;
+          o.heads = h;
+          o.kv_heads = k;
+          o.lora_rank = r;
+          prune_layer_choice c;
+          c.heads = h;
+          c.kv_heads = k;
+          c.lora_rank = r;
+          c.ffn_none = true;
+          detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
+          l.attention.push_back(o);
+        }
     }
     if (noop || base.attention.kind == attention_kind::none) {
       prune_attention_option o;
@@ -379,10 +412,17 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
       const bool resizable = base.ffn.kind == ffn_kind::standard;
       const bool moe = resizable && base.ffn.n_experts > 0;
       widths.push_back(resizable ? base.ffn.d_ff : 0);
-      if (resizable && (!moe || s.expert_width))
+      if (resizable && (!moe || s.expert_width) && !s.ffn_eighths.empty()) {
+        for (std::int64_t j : s.ffn_eighths) {
+          const std::int64_t w = nsc::detail::checked_mul(base.ffn.d_ff, j, prune_fn, "an FFN width") / 8;
+          if (w >= 1 && w >= s.min_ffn && w % s.tp == 0 && std::find(widths.begin(), widths.end(), w) == widths.end())
+            widths.push_back(w);
+        }
+      } else if (resizable && (!moe || s.expert_width)) {
         for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
              w -= s.ffn_multiple)
           if (w >= s.min_ffn && w % s.tp == 0) widths.push_back(w);
+      }
       std::vector<std::int64_t> experts{moe ? base.ffn.n_experts : 0};
       if (moe && s.expert_step > 0)
         for (std::int64_t e = base.ffn.n_experts - s.expert_step; e >= std::max(base.ffn.top_k, s.min_experts);
