@@ -643,3 +643,23 @@ TEST_CASE("prune MoE on Mixtral-8x7B: experts cut under memory, round trip", "[p
     CHECK_NOTHROW(prune_verify_config(prune_emit_config(raw, sp, *r.best), sp, *r.best));
   }
 }
+
+TEST_CASE("prune search: a front of option sums equals the re-scored front", "[prune]") {
+  const hf_model m = read_hf_config(tiny_mixtral());
+  prune_space_settings ss = settings(prune_format::decilm);
+  ss.ffn_multiple = 128;
+  const prune_space sp = make_prune_space(m.spec, ss);
+  prune_search_settings s;
+  s.budgets = {{prune_cost::params, INT64_MAX / 4}, {prune_cost::kv_bytes, INT64_MAX / 4}};
+  s.front = true;
+  const prune_search_result a = search_prune(sp, s);
+  s.rescore_front = false;
+  const prune_search_result b = search_prune(sp, s);
+  REQUIRE(a.front.size() > 10);
+  REQUIRE(a.front.size() == b.front.size());
+  for (std::size_t i = 0; i < a.front.size(); ++i) {
+    CHECK(a.front[i].totals.cost == b.front[i].totals.cost);
+    CHECK(b.front[i].totals.nsc == Approx(a.front[i].totals.nsc).epsilon(1e-12));
+    CHECK(b.front[i].totals.flops_per_token == a.front[i].totals.flops_per_token);
+  }
+}

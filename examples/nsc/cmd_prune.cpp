@@ -4,7 +4,8 @@
 //             [--format table|csv|json] [--json] [--seq-len 256] [--count-final-norm]
 //             [--emit-config OUT.json] [--plot OUT.png]
 //
-// The space is derived from the config (nsc/search/lonas.hpp, lonas_space_from_spec): per layer
+// The space is the LoNAS preset of the generic pruning space (nsc/search/lonas.hpp, prune_lonas:
+// make_prune_space + search_prune, the machinery of --space generic): per layer
 // an FFN width floor(intermediate_size * j / 8), j in {8, 7, 6, 5, 4} (LLaMA-7B: 11008, 9632,
 // 8256, 6880, 5504), and a q/k/v LoRA rank in {32, 28}; o/gate/up/down adapters at rank 32;
 // Q/K/V and o_proj scored per head, Xavier of each block, psi_MP (the paper's LoNAS convention).
@@ -352,9 +353,11 @@ int run_prune(const prune_args& a) {
     s.cost = nsc::search::lonas_cost::macs;
   }
 
+  // The LoNAS preset of the generic pruning space (nsc/search/lonas.hpp, prune_lonas): the same
+  // space, engine and config writer as --space generic.
   const auto t0 = std::chrono::steady_clock::now();
-  const nsc::search::lonas_space space = nsc::search::lonas_space_from_spec(m.spec, ss);
-  const nsc::search::lonas_search_result r = nsc::search::search_lonas(space, s);
+  const nsc::search::lonas_prune_result g = nsc::search::prune_lonas(m.spec, ss, s);
+  const nsc::search::lonas_search_result& r = g.lonas;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (!r.best) {
@@ -368,11 +371,11 @@ int run_prune(const prune_args& a) {
     return nsc_cli::exit_no_answer;
   }
   const nsc::search::lonas_candidate& b = *r.best;
-  const nsc::transformer_spec pruned = nsc::search::lonas_apply(m.spec, b, ss);
-  const std::int64_t hf_params = nsc::count(nsc::make_transformer(pruned, double(a.seq_len))).total();
+  const std::int64_t hf_params = g.chosen->totals.cost[std::size_t(nsc::search::prune_cost::params)];
 
-  if (!a.emit_config.empty()) {
-    const nlohmann::json cfg = nsc::with_nsc_extensions(raw, pruned);
+  if (!a.emit_config.empty()) { // nsc format: intermediate_sizes, lora_ranks; read back and checked
+    const nlohmann::json cfg = nsc::prune_emit_config(raw, g.space, *g.chosen);
+    nsc::prune_verify_config(cfg, g.space, *g.chosen);
     nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
   }
 
@@ -456,16 +459,17 @@ int run_prune(const prune_args& a) {
     return nsc_cli::exit_answer;
   }
 
-  const auto& o = space.options;
-  std::vector<std::int64_t> widths = space.widths, ranks = space.ranks;
-  std::printf("NSC-DP pruning  %s (%s, %lld layers), LoNAS space\n", m.spec.name.c_str(),
-              m.model_type.c_str(), static_cast<long long>(space.layers));
+  std::vector<std::int64_t> widths, ranks; // layer 0's (every layer's widths: floor(d_ff j / 8) of its own)
+  for (const auto& x : g.space.layers.at(0).ffn) widths.push_back(x.width);
+  for (const auto& x : g.space.layers.at(0).attention) ranks.push_back(x.lora_rank);
+  std::printf("NSC-DP pruning  %s (%s, %zu layers), LoNAS space\n", m.spec.name.c_str(),
+              m.model_type.c_str(), g.space.layers.size());
   std::printf("space    per layer: q/k/v LoRA rank {%s} x FFN width {%s} (%zu options; "
               "o/gate/up/down adapters at rank %lld)\n"
               "scoring  the paper's LoNAS convention: Xavier of each block, psi_MP, q/k/v/o per "
               "head, LoRA adapters scored\n",
-              joined(ranks, ',').c_str(), joined(widths, ',').c_str(), o.size(),
-              static_cast<long long>(space.adapter_rank));
+              joined(ranks, ',').c_str(), joined(widths, ',').c_str(), ranks.size() * widths.size(),
+              static_cast<long long>(ss.adapter_rank));
   std::printf("unpruned %s params (%s), %.4f TFLOPs at T = %lld, NSC %.3f\n",
               grouped(r.unpruned.params).c_str(), billions(double(r.unpruned.params)).c_str(),
               r.unpruned.tflops, static_cast<long long>(a.seq_len), r.unpruned.nsc);
@@ -502,9 +506,10 @@ int run_prune(const prune_args& a) {
     std::printf("config   %s (intermediate_sizes, lora_ranks; read back by nsc score)\n",
                 a.emit_config.c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
-  std::printf("work     %zu layer options scored, 1 DP: %llu cells, %llu cell updates\n", o.size(),
-              static_cast<unsigned long long>(r.stats.cells),
-              static_cast<unsigned long long>(r.stats.cell_updates));
+  std::printf("work     %zu sublayer options over %zu layers (%zu distinct; the generic prune space's LoNAS preset), 1 "
+              "exact DP: %s, %llu states, %llu candidates\n",
+              g.space.options(), g.space.layers.size(), g.space.distinct_layers, g.search.info.describe().c_str(), static_cast<unsigned long long>(g.search.info.states),
+              static_cast<unsigned long long>(g.search.info.candidates));
   std::printf("time     %s (space incl. psi, DP and front)\n", time_text(secs).c_str());
   return nsc_cli::exit_answer;
 }

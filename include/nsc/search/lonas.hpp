@@ -439,6 +439,7 @@ inline lonas_prune_result prune_lonas(const transformer_spec& spec, const lonas_
   prune_search_settings ps;
   ps.budgets = {{by_macs ? prune_cost::prefill_flops : prune_cost::params, INT64_MAX / 4}}; // the whole range
   ps.front = true;
+  ps.rescore_front = false; // 129 points for LLaMA-7B: option sums (the LoNAS search's own totals)
   ps.mmck.max_table_bytes = settings.mck.max_table_bytes;
   out.search = search_prune(out.space, ps);
   lonas_search_result& r = out.lonas;
@@ -453,10 +454,11 @@ inline lonas_prune_result prune_lonas(const transformer_spec& spec, const lonas_
   for (const prune_candidate& c : out.search.front) {
     r.front.push_back(lonas_candidate_of(c, out.uncounted));
     const lonas_candidate& x = r.front.back();
-    if (!r.budget || (by_macs ? x.macs : x.params) <= *r.budget) { // ascending cost, ascending value
-      r.best = x;
-      out.chosen = c;
-    }
+    if (!r.budget || (by_macs ? x.macs : x.params) <= *r.budget) out.chosen = c; // ascending cost and value
+  }
+  if (out.chosen) { // re-scored from its spec: what `nsc score` of the emitted config prints
+    out.chosen->totals = prune_totals(prune_apply(out.space, *out.chosen), out.space.settings);
+    r.best = lonas_candidate_of(*out.chosen, out.uncounted);
   }
   return out;
 }
