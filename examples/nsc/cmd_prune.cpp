@@ -210,7 +210,10 @@ int run_generic(const prune_args& a) {
   add(prune_cost::kv_bytes, a.kv_bytes, 1, "--kv-bytes");
   add(prune_cost::memory, a.memory, 1, "--memory");
   s.front = a.front;
+  s.rescore_front = false; // front totals: the option sums (exact costs; NSC to ~1e-15); best and top re-scored
   s.top = a.top;
+  if (!a.plot.empty() && !a.front)
+    throw std::invalid_argument("nsc prune: --plot draws the Pareto set: add --front (with --space generic)");
 
   const auto t0 = std::chrono::steady_clock::now();
   const prune_space space = make_prune_space(m.spec, ss);
@@ -262,8 +265,31 @@ int run_generic(const prune_args& a) {
     for (const auto& c : r.top) f.push_back(generic_json(c, T));
     j["top"] = std::move(f);
   }
+  // --plot: NSC against params and the other budgeted costs (scripts/plot_front.py's generic
+  // mode), from a compact copy of the front (no per-layer lists).
+  std::string plot_note;
+  if (!a.plot.empty()) {
+    nlohmann::json pj = j;
+    pj.erase("layers");
+    if (pj.contains("top")) pj.erase("top");
+    for (auto& p : pj["front"]) p.erase("layers");
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path() /
+                                      ("nsc_front_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pj)) + ".json");
+    nsc_cli::write_text_file(tmp.string(), pj.dump() + "\n");
+    const std::string tail = shell_quote(plot_script()) + " " + shell_quote(tmp.string()) + " -o " + shell_quote(a.plot) +
+                             " --title " + shell_quote(m.spec.name + " (generic space, " + a.emit_format + ")");
+    if (nsc_cli::run_python(tail)) {
+      std::filesystem::remove(tmp);
+      j["plot"] = a.plot;
+      plot_note = "plot     " + a.plot + " (NSC against params and every other budgeted cost; chosen and unpruned marked)";
+    } else {
+      plot_note = "plot     not written (python3 with matplotlib needed); run: python3 " + tail + "  (front kept in " +
+                  tmp.string() + ")";
+    }
+  }
   if (a.json || a.format == "json") {
     nsc_cli::print_json(j);
+    if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
     return nsc_cli::exit_answer;
   }
   const auto& t = b.totals.cost;
@@ -327,6 +353,7 @@ int run_generic(const prune_args& a) {
   if (!a.emit_config.empty())
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
                 std::string(to_string(ss.format)).c_str());
+  if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("solver   %s\n", r.info.describe().c_str());
   std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
   return nsc_cli::exit_answer;

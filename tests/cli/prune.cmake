@@ -140,3 +140,14 @@ nsc_exit_code_test(design_infeasible CODE 1
 nsc_exit_code_test(design_no_budget CODE 2 ARGS design STDERR "give at least one budget")
 nsc_exit_code_test(design_bad_range CODE 2 ARGS design --params 1e9 --hidden-min 4096 --hidden-max 1024
   STDERR "--hidden-min <= --hidden-max")
+
+# --plot of the generic Pareto set (scripts/plot_front.py's generic mode; skipped when python3
+# with matplotlib is missing: the tool then says "plot     not written").
+nsc_cli_test(prune_generic_plot
+  ARGS prune examples/configs/llama-3-8b.json --space generic --memory 10e9 --seq-len 4096 --ffn-multiple 1024 --front
+       --plot ${CMAKE_CURRENT_BINARY_DIR}/prune_generic_plot.png --json
+  PASS "\"plot\":\"[^\"]*prune_generic_plot[.]png\"")
+set_tests_properties(cli:prune_generic_plot PROPERTIES SKIP_REGULAR_EXPRESSION "plot +not written")
+nsc_exit_code_test(prune_generic_plot_needs_front CODE 2
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --plot x.png
+  STDERR "--plot draws the Pareto set: add --front")
