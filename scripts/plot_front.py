@@ -156,8 +156,11 @@ def plot_generic(j, output, title, plt, FuncFormatter):
                 text = f"hidden {chosen['hidden_size']} x {chosen['num_hidden_layers']} layers\n" + text
             ax.scatter([float(chosen[key]) / sx], [float(chosen["nsc"]) / nscale], marker="*", s=260,
                        color="#dd8452", edgecolor="black", linewidth=0.8, zorder=6, label="NSC-DP choice")
+            all_y = ys + [float(chosen["nsc"]) / nscale]
+            lo_y, hi_y = min(all_y), max(all_y)
+            high = hi_y > lo_y and (float(chosen["nsc"]) / nscale - lo_y) / (hi_y - lo_y) > 0.75
             ax.annotate(text, (float(chosen[key]) / sx, float(chosen["nsc"]) / nscale), textcoords="offset points",
-                        xytext=(-18, 30), ha="right", fontsize=8.5,
+                        xytext=(-40, -60) if high else (-18, 30), ha="right", fontsize=8.5,
                         bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="#dd8452", alpha=0.95),
                         arrowprops=dict(arrowstyle="-", color="#dd8452"))
         if key in limit:

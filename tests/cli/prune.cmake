@@ -151,3 +151,14 @@ set_tests_properties(cli:prune_generic_plot PROPERTIES SKIP_REGULAR_EXPRESSION "
 nsc_exit_code_test(prune_generic_plot_needs_front CODE 2
   ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --plot x.png
   STDERR "--plot draws the Pareto set: add --front")
+# nsc design --front / --plot: every feasible (hidden, depth) configuration's optimum, the
+# Pareto-optimal ones marked, and the plot of them (skipped without matplotlib).
+nsc_cli_test(design_front_json
+  ARGS design --params 1.2e9 --kv-bytes 2e9 --seq-len 4096 --batch 8 --hidden-min 1024 --hidden-max 2048
+       --depth-min 8 --depth-max 24 --depth-step 4 --front --json
+  PASS "\"budgets\":\\{\"kv_bytes\":2000000000,\"params\":1200000000\\},.*\"front\":\\[\\{\"flops_per_token\":[^}]*\"hidden_size\":1024,[^}]*\"pareto\":(true|false),")
+nsc_cli_test(design_plot
+  ARGS design --params 1.2e9 --kv-bytes 2e9 --seq-len 4096 --batch 8 --hidden-min 1024 --hidden-max 2048
+       --depth-min 8 --depth-max 24 --depth-step 4 --plot ${CMAKE_CURRENT_BINARY_DIR}/design_plot.png --json
+  PASS "\"plot\":\"[^\"]*design_plot[.]png\"")
+set_tests_properties(cli:design_plot PROPERTIES SKIP_REGULAR_EXPRESSION "plot +not written")
