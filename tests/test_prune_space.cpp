@@ -475,6 +475,19 @@ TEST_CASE("prune space MoE: expert counts x widths, closed-form costs, settings"
   t = ss;
   t.ep = 0;
   CHECK_THROWS_WITH(make_prune_space(m.spec, t), Catch::Contains("ep (expert-parallel degree) must be >= 1"));
+  // A hostile expert count or width is refused before anything is built, with its size.
+  transformer_spec huge = m.spec;
+  huge.blocks[2].ffn.n_experts = int64_t(1) << 40;
+  CHECK_THROWS_WITH(make_prune_space(huge, ss),
+                    Catch::Contains("make_prune_space: layer 2's FFN would have more than 65536 options"));
+  t = ss;
+  t.expert_step = 0; // the count kept: 3 widths only
+  CHECK(make_prune_space(huge, t).layers[2].ffn.size() == 3);
+  huge = m.spec;
+  huge.blocks[0].ffn.n_experts = 0;
+  huge.blocks[0].ffn.top_k = 0;
+  huge.blocks[0].ffn.d_ff = int64_t(1) << 30; // a dense width of 2^30 on a grid of 128: 8M widths
+  CHECK_THROWS_WITH(make_prune_space(huge, ss), Catch::Contains("layer 0's FFN would have more than 65536 options"));
 }
 
 TEST_CASE("prune search MoE: exact optimum against brute force, every format", "[prune][moe]") {

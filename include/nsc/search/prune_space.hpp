@@ -111,6 +111,11 @@ constexpr std::string_view to_string(prune_cost c) noexcept {
   return "?";
 }
 
+/// The most options one sublayer (a layer's attention or FFN) may have: far above any real grid
+/// (Llama-3.1-70B's FFN 113, DeepSeek-V3's MoE 249 expert counts x 8 widths), far below what
+/// would take seconds or gigabytes to build; a larger space is refused with its size.
+inline constexpr double prune_max_sublayer_options = 65536;
+
 /// One value per prune_cost.
 using prune_cost_vector = std::array<std::int64_t, prune_cost_count>;
 
@@ -422,6 +427,19 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
         for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
              w -= s.ffn_multiple)
           if (w >= s.min_ffn && w % s.tp == 0) widths.push_back(w);
+      }
+      { // refuse a grid too large to build before building it (a hostile width or expert count)
+        const double nw = resizable && (!moe || s.expert_width)
+                              ? (s.ffn_eighths.empty() ? double(base.ffn.d_ff / s.ffn_multiple) + 1
+                                                       : double(s.ffn_eighths.size()))
+                              : 1.0;
+        const double ne = moe && s.expert_step > 0 ? double((base.ffn.n_experts - base.ffn.top_k) / s.expert_step) + 1 : 1.0;
+        if (nw * ne > prune_max_sublayer_options)
+          throw_invalid_argument(prune_fn,
+                                 "layer " + std::to_string(i) +
+                                     "'s FFN would have more than 65536 options (widths x expert counts; raise "
+                                     "ffn_multiple or expert_step, or keep the expert width)",
+                                 nw * ne);
       }
       std::vector<std::int64_t> experts{moe ? base.ffn.n_experts : 0};
       if (moe && s.expert_step > 0)
