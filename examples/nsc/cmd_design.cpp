@@ -17,6 +17,7 @@
 // every feasible configuration's optimum (the front over hidden x depth; Pareto-optimal ones
 // marked: no other has >= NSC at <= every budgeted cost); --plot draws them (plot_front.py).
 #include "cli.hpp"
+#include "plot_front.hpp"
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/prune_config.hpp>
@@ -186,20 +187,11 @@ int run_design(const design_args& a) {
     pj.erase("layers");
     pj["front"] = points;
     pj["hidden_size"] = best_h;
-    const std::filesystem::path tmp = std::filesystem::temp_directory_path() /
-                                      ("nsc_design_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pj)) + ".json");
-    nsc_cli::write_text_file(tmp.string(), pj.dump() + "\n");
-    const std::string tail = nsc_cli::shell_quote(nsc_cli::script_path("plot_front.py")) + " " +
-                             nsc_cli::shell_quote(tmp.string()) + " -o " + nsc_cli::shell_quote(a.plot) + " --title " +
-                             nsc_cli::shell_quote("Llama-style decoder, hidden x depth");
-    if (nsc_cli::run_python(tail)) {
-      std::filesystem::remove(tmp);
-      j["plot"] = a.plot;
-      plot_note = "plot     " + a.plot + " (every configuration's optimum: NSC against params and each budgeted cost)";
-    } else {
-      plot_note = "plot     not written (python3 with matplotlib needed); run: python3 " + tail + "  (points kept in " +
-                  tmp.string() + ")";
-    }
+    const nsc_cli::plot_outcome po = nsc_cli::plot_front(
+        pj, a.plot, "Llama-style decoder, hidden x depth",
+        "every configuration's optimum: NSC against params and each budgeted cost");
+    if (po.written) j["plot"] = a.plot;
+    plot_note = po.note;
   }
   if (a.front) j["front"] = points;
   if (a.json) {

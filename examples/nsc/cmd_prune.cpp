@@ -27,6 +27,7 @@
 // --plot OUT.png runs scripts/plot_front.py (python3 with matplotlib) on the front; if that is not
 // possible it prints the command to run.
 #include "cli.hpp"
+#include "plot_front.hpp"
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
@@ -125,9 +126,7 @@ nlohmann::json candidate_json(const nsc::search::lonas_candidate& c) {
           {"lora_ranks", c.ranks}};
 }
 
-using nsc_cli::shell_quote;
 
-std::string plot_script() { return nsc_cli::script_path("plot_front.py"); }
 
 /// One layer's choice in words: "attention 64 heads / 8 KV, FFN 28672" ("no-op" for removed).
 std::string layer_text(const nsc::search::prune_layer_choice& c) {
@@ -273,19 +272,11 @@ int run_generic(const prune_args& a) {
     pj.erase("layers");
     if (pj.contains("top")) pj.erase("top");
     for (auto& p : pj["front"]) p.erase("layers");
-    const std::filesystem::path tmp = std::filesystem::temp_directory_path() /
-                                      ("nsc_front_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pj)) + ".json");
-    nsc_cli::write_text_file(tmp.string(), pj.dump() + "\n");
-    const std::string tail = shell_quote(plot_script()) + " " + shell_quote(tmp.string()) + " -o " + shell_quote(a.plot) +
-                             " --title " + shell_quote(m.spec.name + " (generic space, " + a.emit_format + ")");
-    if (nsc_cli::run_python(tail)) {
-      std::filesystem::remove(tmp);
-      j["plot"] = a.plot;
-      plot_note = "plot     " + a.plot + " (NSC against params and every other budgeted cost; chosen and unpruned marked)";
-    } else {
-      plot_note = "plot     not written (python3 with matplotlib needed); run: python3 " + tail + "  (front kept in " +
-                  tmp.string() + ")";
-    }
+    const nsc_cli::plot_outcome po =
+        nsc_cli::plot_front(pj, a.plot, m.spec.name + " (generic space, " + a.emit_format + ")",
+                            "NSC against params and every other budgeted cost; chosen and unpruned marked");
+    if (po.written) j["plot"] = a.plot;
+    plot_note = po.note;
   }
   if (a.json || a.format == "json") {
     nsc_cli::print_json(j);
@@ -430,34 +421,10 @@ int run_prune(const prune_args& a) {
     nlohmann::json f = nlohmann::json::array();
     for (const auto& c : r.front) f.push_back(candidate_json(c));
     pj["front"] = std::move(f);
-    const std::filesystem::path tmp =
-        std::filesystem::temp_directory_path() /
-        ("nsc_front_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pj)) + ".json");
-    nsc_cli::write_text_file(tmp.string(), pj.dump() + "\n");
-    // Interpreters tried in turn: $NSC_PYTHON, python3 on the PATH, /usr/bin/python3 (Debian's,
-    // where python3-matplotlib installs); the first that succeeds wins.
-    std::vector<std::string> pythons;
-    if (const char* env = std::getenv("NSC_PYTHON"); env && *env) pythons.emplace_back(env);
-    pythons.emplace_back("python3");
-    if (std::filesystem::exists("/usr/bin/python3")) pythons.emplace_back("/usr/bin/python3");
-    const std::string tail = " " + shell_quote(plot_script()) + " " + shell_quote(tmp.string()) +
-                             " -o " + shell_quote(a.plot) + " --title " +
-                             shell_quote(m.spec.name + " (LoNAS space)");
-    bool ok = false;
-    for (const std::string& py : pythons) {
-      if (std::system((shell_quote(py) + tail + " >/dev/null 2>&1").c_str()) == 0) {
-        ok = true;
-        break;
-      }
-    }
-    if (ok) {
-      plot_note = "plot     " + a.plot + " (NSC against params and TFLOPs; chosen and unpruned marked)";
-      std::filesystem::remove(tmp);
-      j["plot"] = a.plot;
-    } else {
-      plot_note = "plot     not written (python3 with matplotlib needed); run: python3" + tail +
-                  "  (front kept in " + tmp.string() + ")";
-    }
+    const nsc_cli::plot_outcome po = nsc_cli::plot_front(pj, a.plot, m.spec.name + " (LoNAS space)",
+                                                         "NSC against params and TFLOPs; chosen and unpruned marked");
+    if (po.written) j["plot"] = a.plot;
+    plot_note = po.note;
   }
 
   const std::string format = a.json ? "json" : a.format;
