@@ -1,4 +1,6 @@
-// nsc prune: NSC-DP structured pruning of a Hugging Face model in the LoNAS space.
+// nsc prune: NSC-DP structured pruning of a Hugging Face model: the generic space (--space generic:
+// heads, KV heads, FFN widths, MoE experts and expert widths, no-op sublayers; any budgets; decilm /
+// per-layer / nsc configs; README "Pruning for a deployment envelope") or its LoNAS preset:
 //
 //   nsc prune CONFIG.json --space lonas [--params 5.7e9 | --tflops X] [--front]
 //             [--format table|csv|json] [--json] [--seq-len 256] [--count-final-norm]
@@ -511,13 +513,14 @@ int run_prune(const prune_args& a) {
 const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function<int()> {
   auto args = std::make_shared<prune_args>();
   auto* sub = app.add_subcommand(
-      "prune", "NSC-DP structured pruning of a Hugging Face model (LoNAS space: per-layer FFN "
-               "width and q/k/v LoRA rank) under a params or TFLOPs budget, with the whole front");
+      "prune", "NSC-DP structured pruning of a Hugging Face model: --space generic (heads, KV heads, FFN widths, "
+               "MoE experts, no-op sublayers under any budgets; configs loaders serve) or its LoNAS preset (per-layer FFN "
+               "width and q/k/v LoRA rank under a params or TFLOPs budget, with the whole front)");
   sub->add_option("config", args->config, "path to a Hugging Face config.json (llama-like)")
       ->required();
   sub->add_option("--space", args->space,
-                  "pruning space: lonas (FFN width x q/k/v LoRA rank, the paper's) or generic (heads, KV heads, "
-                  "FFN width, no-op sublayers, any budgets)")
+                  "pruning space: lonas (FFN width x q/k/v LoRA rank, the paper's; a preset of generic) or generic "
+                  "(heads, KV heads, FFN width, MoE experts, no-op sublayers, any budgets)")
       ->check(CLI::IsMember({"lonas", "generic"}));
   sub->add_option("--ffn-multiple", args->ffn_multiple, "generic: FFN width grid (default 256)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 30));
@@ -579,7 +582,9 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                 "formula leaves it out)");
   sub->add_option("--emit-config", args->emit_config,
                   "write the chosen model as a config.json with intermediate_sizes and lora_ranks");
-  sub->add_option("--plot", args->plot, "write a PNG of the front (scripts/plot_front.py)");
+  sub->add_option("--plot", args->plot,
+                  "write a PNG of the front (scripts/plot_front.py; generic: needs --front, NSC against params and "
+                  "every budgeted cost)");
   return [args] { return run_prune(*args); };
 }};
 

@@ -10,6 +10,8 @@
 ///     r.best->widths, r.best->ranks, r.best->params, r.best->tflops, r.best->nsc
 ///     r.front                                                       // one optimum per reachable cost
 ///     nsc::search::lonas_apply(hf.spec, *r.best, settings)          // the pruned spec (emit a config)
+///     auto g = nsc::search::prune_lonas(hf.spec, {}, {.budget = 5.7e9}); // the same through the generic
+///     g.lonas.best, g.lonas.front; g.space, *g.chosen                  // pruning machinery (nsc prune)
 ///
 /// Description
 /// -----------
@@ -26,14 +28,21 @@
 /// 5,690,097,664 params, NSC 881196.752; the front has 129 points (every FFN sum, in steps of
 /// 1376 x 3 H params) from 4,574,150,656 to 6,738,411,520 params.
 ///
-/// The generic space (lonas_space_from_spec) is derived from a transformer_spec (e.g. a Hugging
-/// Face config read by nsc/io/hf_config.hpp) with identical layers: widths
+/// LoNAS is a preset of the generic pruning space (nsc/search/prune_space.hpp):
+/// lonas_prune_settings gives its settings (nsc format, no no-op, the q/k/v LoRA rank a per-layer
+/// attention choice, the FFN ladder ffn_eighths, o / gate / up / down adapters), prune_lonas runs
+/// search_prune over the whole cost range and reads the budget's answer off the front (what
+/// `nsc prune --space lonas` does; layers may differ), and lonas_space_from_spec folds one layer
+/// of that space into the rank x width options of a lonas_space (identical layers only).
+/// The space from a spec is derived from a transformer_spec (e.g. a Hugging
+/// Face config read by nsc/io/hf_config.hpp): widths
 /// floor(intermediate_size * j / 8) for j in {8, 7, 6, 5, 4} (exact for every LoNAS config:
 /// 11008 -> 11008, 9632, 8256, 6880, 5504), q/k/v LoRA ranks {32, 28}, the other adapters
 /// (o, gate, up, down) at rank 32, Q/K/V and the output projection scored per head, Xavier of
 /// each block (scoring{}): the reference's LoNAS convention for any llama-like model. Each option
-/// is built with make_block and scored with nsc::score / counted with nsc::count; the fixed part
-/// is the rest of make_transformer(spec) (embeddings, LM head, and the final norm only when
+/// is the sum of its two sublayer options of make_prune_space (scored with nsc::score, counted
+/// with nsc::count, MACs = deploy's prefill FLOPs / 2); the fixed part is the space's
+/// (embeddings, LM head, and the final norm only when
 /// count_final_norm: the reference formula leaves it out, so by default LLaMA-7B counts exactly
 /// as the preset, 4096 below Hugging Face's 6,738,415,616).
 ///
