@@ -11,9 +11,20 @@ Input (written by the nsc tool):
   * CSV: `nsc prune ... --front --format csv`: columns kind,params,tflops,nsc,... with kind
     one of chosen, unpruned, front.
 
+  * Generic JSON (`nsc prune --space generic --front --json`, `nsc design --front --json`): the
+    chosen model's "nsc", "params_total", "params_non_embedding", "params_active",
+    "flops_per_token", "kv_cache_bytes", "memory_bytes" at the top level, "front" a list of such
+    objects (nsc design: one per feasible (hidden, depth) configuration, with "hidden_size",
+    "num_hidden_layers" and "pareto"), "budgets" {cost name: limit} (prefill_flops in FLOPs of
+    one prefill of "seq_len" tokens), optionally "unpruned".
+
 Output: a PNG with one panel per cost (NSC vs params; NSC vs TFLOPs when the points have it),
 the front as a step line (the best NSC reachable for every budget), the chosen point and the
-unpruned model marked, and the budget drawn. Needs matplotlib (Debian: python3-matplotlib).
+unpruned model marked, and the budget drawn. Generic input: NSC against params (first panel)
+and against every other budgeted cost, the points coloured by the first budgeted cost other
+than params (else KV bytes), each budget drawn as a line in its panel, the running best NSC as
+a step line, the chosen point and the unpruned model marked. Needs matplotlib (Debian:
+python3-matplotlib).
 """
 import argparse
 import csv
@@ -66,6 +77,116 @@ def scale_of(values):
     return 1, ""
 
 
+# Generic fronts: the costs a point carries, their labels, and the budget naming each.
+GENERIC_COSTS = [
+    ("params_total", "#Params (total)", "params"),
+    ("params_non_embedding", "#Params (non-embedding)", "params_non_embedding"),
+    ("params_active", "#Params (active)", "params_active"),
+    ("flops_per_token", "prefill FLOPs / token", "prefill_flops"),
+    ("kv_cache_bytes", "KV-cache bytes", "kv_bytes"),
+    ("memory_bytes", "memory bytes (weights + KV)", "memory"),
+]
+
+
+def plot_generic(j, output, title, plt, FuncFormatter):
+    """NSC against params and every other budgeted cost; colour = another budgeted cost."""
+    front = list(j.get("front", []))
+    chosen = j if "nsc" in j and "params_total" in j else None
+    unpruned = j.get("unpruned") if isinstance(j.get("unpruned"), dict) else None
+    budgets = j.get("budgets") or {}
+    seq = float(j.get("seq_len") or (j.get("workload") or {}).get("seq_len") or 1)
+    limit = {}
+    for key, _, bname in GENERIC_COSTS:
+        if bname in budgets:
+            limit[key] = float(budgets[bname]) / (seq if bname == "prefill_flops" else 1.0)
+    panels = ["params_total"] + [k for k, _, _ in GENERIC_COSTS if k in limit and k != "params_total"][:3]
+    label = {k: l for k, l, _ in GENERIC_COSTS}
+    everything = front + [p for p in (chosen, unpruned) if p]
+    if not everything:
+        sys.exit("plot_front.py: no points")
+    colour_key = next((k for k in panels[1:]), None)
+    if colour_key is None:
+        for k in ("kv_cache_bytes", "memory_bytes", "flops_per_token"):
+            if len({p.get(k) for p in front}) > 1:
+                colour_key = k
+                break
+    scales = {k: scale_of([float(p[k]) for p in everything if p.get(k) is not None]) for k in label}
+    for k in ("kv_cache_bytes", "memory_bytes"):  # bytes: GB, MB, kB (not "B" for billions)
+        f, u = scales[k]
+        scales[k] = (f, {"B": "GB", "M": "MB", "k": "kB", "": "bytes"}[u])
+    nscale, nunit = scale_of([float(p["nsc"]) for p in everything])
+    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10})
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels) + (1.2 if colour_key else 0), 4.8),
+                             squeeze=False)
+    design = any("hidden_size" in p for p in front)
+    sc = None
+    for ax, key in zip(axes[0], panels):
+        sx, ux = scales[key]
+        pts = sorted(front, key=lambda p: float(p[key]))
+        xs = [float(p[key]) / sx for p in pts]
+        ys = [float(p["nsc"]) / nscale for p in pts]
+        if pts:
+            best, step_x, step_y = None, [], []
+            for x, y in zip(xs, ys):  # the best NSC reachable at each cost (this cost alone)
+                if best is None or y > best:
+                    best = y
+                    step_x.append(x)
+                    step_y.append(y)
+            ax.step(step_x, step_y, where="post", color="#888888", lw=1.0, zorder=2,
+                    label="best NSC at this cost or less")
+            kw = dict(s=16 if len(pts) < 400 else 6, zorder=3, edgecolor="none")
+            if colour_key:
+                cs, _ = scales[colour_key]
+                sc = ax.scatter(xs, ys, c=[float(p[colour_key]) / cs for p in pts], cmap="viridis", **kw,
+                                label=("configurations" if design else "Pareto set") + f" ({len(pts)})")
+            else:
+                ax.scatter(xs, ys, color="#4c72b0", **kw,
+                           label=("configurations" if design else "Pareto set") + f" ({len(pts)})")
+            if design:  # the Pareto-optimal configurations ringed
+                px = [x for x, p in zip(xs, pts) if p.get("pareto")]
+                py = [y for y, p in zip(ys, pts) if p.get("pareto")]
+                ax.scatter(px, py, s=46, facecolor="none", edgecolor="black", lw=0.8, zorder=4,
+                           label=f"Pareto-optimal ({len(px)})")
+        if unpruned and unpruned.get(key) is not None:
+            ax.scatter([float(unpruned[key]) / sx], [float(unpruned["nsc"]) / nscale], marker="D", s=70,
+                       color="#555555", edgecolor="black", zorder=5, label="unpruned model")
+        if chosen and chosen.get(key) is not None:
+            text = f"NSC {float(chosen['nsc']):,.1f}"
+            if "hidden_size" in chosen:
+                text = f"hidden {chosen['hidden_size']} x {chosen['num_hidden_layers']} layers\n" + text
+            ax.scatter([float(chosen[key]) / sx], [float(chosen["nsc"]) / nscale], marker="*", s=260,
+                       color="#dd8452", edgecolor="black", linewidth=0.8, zorder=6, label="NSC-DP choice")
+            all_y = ys + [float(chosen["nsc"]) / nscale]
+            lo_y, hi_y = min(all_y), max(all_y)
+            high = hi_y > lo_y and (float(chosen["nsc"]) / nscale - lo_y) / (hi_y - lo_y) > 0.75
+            ax.annotate(text, (float(chosen[key]) / sx, float(chosen["nsc"]) / nscale), textcoords="offset points",
+                        xytext=(-40, -60) if high else (-18, 30), ha="right", fontsize=8.5,
+                        bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="#dd8452", alpha=0.95),
+                        arrowprops=dict(arrowstyle="-", color="#dd8452"))
+        if key in limit:
+            bx = limit[key] / sx
+            ax.axvline(bx, color="#c44e52", ls="--", lw=1.1, zorder=1, label=f"budget {bx:.4g}{ux}")
+            right = max([bx * 1.02] + [x * 1.02 for x in xs])
+            ax.axvspan(bx, right, color="#c44e52", alpha=0.06, zorder=0)
+            ax.set_xlim(right=right)
+        ax.set_xlabel(label[key] + (f" ({ux})" if ux else ""))
+        ax.set_ylabel(f"NSC ({nunit})" if nunit else "NSC")
+        ax.set_title(f"NSC against {label[key]}")
+        ax.grid(True, alpha=0.3)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.4g}"))
+        ax.legend(loc="lower right", fontsize=8, framealpha=0.95)
+    if sc is not None:
+        cs, cu = scales[colour_key]
+        cb = fig.colorbar(sc, ax=list(axes[0]), pad=0.01, fraction=0.04)
+        cb.set_label(label[colour_key] + (f" ({cu})" if cu else "") + (" (budgeted)" if colour_key in limit else ""))
+    what = "design space" if design else "Pareto set"
+    fig.suptitle(f"NSC-DP {what}: {title}", fontsize=12, fontweight="bold")
+    if sc is None:
+        fig.tight_layout()
+    fig.savefig(output, dpi=130, bbox_inches="tight")
+    print(f"plot_front.py: wrote {output}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("input", help="front JSON or CSV written by nsc")
@@ -81,6 +202,12 @@ def main(argv=None):
     except ImportError:
         sys.exit("plot_front.py: matplotlib is needed (Debian: apt-get install python3-matplotlib)")
 
+    if not args.input.endswith(".csv"):
+        with open(args.input) as f:
+            j = json.load(f)
+        if "params_total" in j or any("params_total" in p for p in j.get("front", [])):
+            plot_generic(j, args.output, args.title or j.get("model") or "NSC-DP", plt, FuncFormatter)
+            return
     front, chosen, unpruned, meta = load(args.input)
     if not front and chosen is None:
         sys.exit("plot_front.py: no points in " + args.input)

@@ -31,6 +31,26 @@ json tiny_llama() {
           {"per_layer_config", {{"1", {{"intermediate_size", 512}}}}}};
 }
 
+/// 3 layers of a Mixtral-style MoE: hidden 128, 4 heads of 32, 2 KV heads, 4 experts of width
+/// 256, top-2; layer 1 keeps 3 experts (per_layer_config's num_local_experts).
+json tiny_mixtral() {
+  return {{"model_type", "mixtral"},      {"hidden_size", 128},       {"intermediate_size", 256},
+          {"num_hidden_layers", 3},       {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+          {"num_local_experts", 4},       {"num_experts_per_tok", 2}, {"vocab_size", 300},
+          {"rms_norm_eps", 1e-5},         {"tie_word_embeddings", false},
+          {"per_layer_config", {{"1", {{"num_local_experts", 3}}}}}};
+}
+
+/// 2 layers of a Qwen2-MoE: layer 0 dense (mlp_only_layers), layer 1 6 experts of width 128,
+/// top-2, a shared expert of 192 with its gate.
+json tiny_qwen_moe() {
+  return {{"model_type", "qwen2_moe"},   {"hidden_size", 128},           {"intermediate_size", 384},
+          {"num_hidden_layers", 2},      {"num_attention_heads", 4},     {"num_key_value_heads", 2},
+          {"num_experts", 6},            {"num_experts_per_tok", 2},     {"moe_intermediate_size", 128},
+          {"shared_expert_intermediate_size", 192}, {"mlp_only_layers", {0}}, {"vocab_size", 300},
+          {"tie_word_embeddings", false}};
+}
+
 prune_space_settings settings(prune_format f) {
   prune_space_settings s;
   s.format = f;
@@ -145,11 +165,12 @@ TEST_CASE("prune space: option costs add up to the whole model's (decomposition)
   });
 }
 
-TEST_CASE("prune search: exact optimum against brute force for every budget combination", "[prune]") {
-  const hf_model m = read_hf_config(tiny_llama());
-  for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
-    INFO(to_string(f));
-    const prune_space sp = make_prune_space(m.spec, settings(f));
+namespace {
+
+/// search_prune's optimum (best, front, k best) against brute force over every selection of the
+/// space, for every budget alone and in combinations.
+void check_against_brute_force(const prune_space& sp) {
+  {
     const brute b = enumerate(sp);
     prune_cost_vector lo, hi;
     lo.fill(INT64_MAX);
@@ -195,7 +216,8 @@ TEST_CASE("prune search: exact optimum against brute force for every budget comb
       CHECK(rf.best->totals.nsc == Approx(*want).epsilon(1e-12));
       REQUIRE(!rf.top.empty());
       CHECK(rf.top[0].totals.nsc == Approx(*want).epsilon(1e-12));
-      for (std::size_t i = 1; i < rf.top.size(); ++i) CHECK(rf.top[i].dp_value <= rf.top[i - 1].dp_value);
+      for (std::size_t i = 1; i < rf.top.size(); ++i) // non-increasing (sums in different orders: 1e-12)
+        CHECK(rf.top[i].dp_value <= rf.top[i - 1].dp_value + 1e-12 * std::abs(rf.top[i - 1].dp_value));
       double front_best = -1;
       for (const auto& c : rf.front) {
         for (const prune_budget& x : budgets) CHECK(c.totals.cost[std::size_t(x.cost)] <= x.limit);
@@ -203,6 +225,16 @@ TEST_CASE("prune search: exact optimum against brute force for every budget comb
       }
       CHECK(front_best == Approx(*want).epsilon(1e-12));
     }
+  }
+}
+
+} // namespace
+
+TEST_CASE("prune search: exact optimum against brute force for every budget combination", "[prune]") {
+  const hf_model m = read_hf_config(tiny_llama());
+  for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
+    INFO(to_string(f));
+    check_against_brute_force(make_prune_space(m.spec, settings(f)));
   }
 }
 
@@ -364,4 +396,284 @@ TEST_CASE("prune: formats that cannot express a model, infeasible envelopes and 
   prune_candidate short_c;
   CHECK_THROWS_WITH(prune_apply(t, short_c), Catch::Contains("one choice per layer"));
   CHECK_THROWS_WITH(prune_emit_config(tiny_llama(), t, short_c), Catch::Contains("one choice per layer"));
+}
+
+// =============================================================================================
+// Mixture of experts: experts kept per layer (top-k unchanged, the router shrinks), expert width
+// =============================================================================================
+
+TEST_CASE("prune space MoE: expert counts x widths, closed-form costs, settings", "[prune][moe]") {
+  const hf_model m = read_hf_config(tiny_mixtral());
+  REQUIRE(m.spec.blocks[1].ffn.n_experts == 3); // per_layer_config's num_local_experts read
+  prune_space_settings ss = settings(prune_format::decilm);
+  ss.ffn_multiple = 128;
+  const prune_space sp = make_prune_space(m.spec, ss);
+  CHECK(sp.distinct_layers == 2);
+  // Layer 0: E' in {4, 3, 2} (>= top-2) x widths {256, 128}, model's own first, then no-op.
+  const auto& f0 = sp.layers[0].ffn;
+  REQUIRE(f0.size() == 7);
+  const std::vector<std::pair<int64_t, int64_t>> want{{4, 256}, {4, 128}, {3, 256}, {3, 128}, {2, 256}, {2, 128}};
+  const int64_t d = 128, T = ss.load.seq_len;
+  for (std::size_t j = 0; j < want.size(); ++j) {
+    INFO("option " << j);
+    const auto [e, w] = want[j];
+    CHECK(f0[j].experts == e);
+    CHECK(f0[j].width == w);
+    // Closed forms (Mixtral: SwiGLU experts 3 d w each, router Linear(d, E') without bias, one
+    // RMSNorm of d per sublayer): every expert copy counted in params and memory, top-2 active.
+    CHECK(f0[j].cost[0] == 3 * d * w * e + d * e + d);
+    CHECK(f0[j].cost[1] == f0[j].cost[0]);
+    CHECK(f0[j].cost[2] == 3 * d * w * 2 + d * e + d);
+    CHECK(f0[j].cost[3] == 2 * T * (3 * d * w * 2 + d * e)); // FLOPs: the router shrinks, k experts run
+    CHECK(f0[j].cost[4] == 0);                               // KV unaffected by the FFN
+    CHECK(f0[j].cost[5] == 2 * f0[j].cost[0]);               // bf16 weights
+  }
+  CHECK(f0.back().none);
+  // NSC counts every expert copy: dropping one expert of width w removes exactly one copy of its
+  // three matrices' scores (and shrinks the router).
+  CHECK(f0[0].nsc > f0[2].nsc);
+  CHECK(f0[2].nsc > f0[4].nsc);
+  CHECK((f0[0].nsc - f0[2].nsc) == Approx(f0[2].nsc - f0[4].nsc).epsilon(1e-3));
+  // Layer 1 (3 experts): {3, 2} x {256, 128}.
+  CHECK(sp.layers[1].ffn.size() == 5);
+  CHECK(sp.layers[1].ffn[0].experts == 3);
+  // Never fewer experts than top-k; min_experts, expert_step, ep and expert_width narrow it.
+  for (const auto& l : sp.layers)
+    for (const auto& o : l.ffn)
+      if (!o.none) CHECK(o.experts >= 2);
+  auto counts = [](const prune_space& x, std::size_t layer) {
+    std::vector<int64_t> v;
+    for (const auto& o : x.layers[layer].ffn)
+      if (!o.none && std::find(v.begin(), v.end(), o.experts) == v.end()) v.push_back(o.experts);
+    return v;
+  };
+  prune_space_settings t = ss;
+  t.min_experts = 3;
+  CHECK(counts(make_prune_space(m.spec, t), 0) == std::vector<int64_t>{4, 3});
+  t = ss;
+  t.expert_step = 2;
+  CHECK(counts(make_prune_space(m.spec, t), 0) == std::vector<int64_t>{4, 2});
+  t = ss;
+  t.ep = 2;
+  CHECK(counts(make_prune_space(m.spec, t), 0) == std::vector<int64_t>{4, 2});
+  CHECK(counts(make_prune_space(m.spec, t), 1) == std::vector<int64_t>{3, 2}); // the model's own always
+  t = ss;
+  t.expert_step = 0;
+  CHECK(counts(make_prune_space(m.spec, t), 0) == std::vector<int64_t>{4});
+  t = ss;
+  t.expert_width = false;
+  const prune_space kw = make_prune_space(m.spec, t);
+  REQUIRE(kw.layers[0].ffn.size() == 4);
+  for (const auto& o : kw.layers[0].ffn)
+    if (!o.none) CHECK(o.width == 256);
+  // Bad settings are named.
+  t = ss;
+  t.expert_step = -1;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, t), Catch::Contains("make_prune_space: expert_step must be >= 0"));
+  t = ss;
+  t.min_experts = -2;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, t), Catch::Contains("min_experts must be >= 0"));
+  t = ss;
+  t.ep = 0;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, t), Catch::Contains("ep (expert-parallel degree) must be >= 1"));
+  // A hostile expert count or width is refused before anything is built, with its size.
+  transformer_spec huge = m.spec;
+  huge.blocks[2].ffn.n_experts = int64_t(1) << 40;
+  CHECK_THROWS_WITH(make_prune_space(huge, ss),
+                    Catch::Contains("make_prune_space: layer 2's FFN would have more than 65536 options"));
+  t = ss;
+  t.expert_step = 0; // the count kept: 3 widths only
+  CHECK(make_prune_space(huge, t).layers[2].ffn.size() == 3);
+  huge = m.spec;
+  huge.blocks[0].ffn.n_experts = 0;
+  huge.blocks[0].ffn.top_k = 0;
+  huge.blocks[0].ffn.d_ff = int64_t(1) << 30; // a dense width of 2^30 on a grid of 128: 8M widths
+  CHECK_THROWS_WITH(make_prune_space(huge, ss), Catch::Contains("layer 0's FFN would have more than 65536 options"));
+}
+
+TEST_CASE("prune search MoE: exact optimum against brute force, every format", "[prune][moe]") {
+  const hf_model m = read_hf_config(tiny_mixtral());
+  for (prune_format f : {prune_format::decilm, prune_format::nsc}) {
+    INFO(to_string(f));
+    prune_space_settings ss = settings(f);
+    ss.ffn_multiple = 128;
+    check_against_brute_force(make_prune_space(m.spec, ss));
+  }
+  // per-layer (query heads too) on 2 layers; and a Qwen2-MoE with a dense layer and a shared expert.
+  json two = tiny_mixtral();
+  two["num_hidden_layers"] = 2;
+  prune_space_settings pl = settings(prune_format::per_layer);
+  pl.ffn_multiple = 128;
+  check_against_brute_force(make_prune_space(read_hf_config(two).spec, pl));
+  const hf_model q = read_hf_config(tiny_qwen_moe());
+  REQUIRE(q.spec.blocks[0].ffn.n_experts == 0);
+  REQUIRE(q.spec.blocks[1].ffn.shared_d_ff == 192);
+  for (prune_format f : {prune_format::per_layer, prune_format::nsc}) {
+    INFO("qwen2_moe " << to_string(f));
+    prune_space_settings ss = settings(f);
+    ss.ffn_multiple = 128;
+    ss.head_step = 0;
+    check_against_brute_force(make_prune_space(q.spec, ss));
+  }
+}
+
+TEST_CASE("prune emission MoE: every format reads back to exactly the searched model", "[prune][moe]") {
+  for (const json& raw : {tiny_mixtral(), tiny_qwen_moe()}) {
+    const hf_model m = read_hf_config(raw);
+    const bool qwen = raw["model_type"] == "qwen2_moe";
+    for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
+      INFO(raw["model_type"] << " " << to_string(f));
+      prune_space_settings ss = settings(f);
+      ss.ffn_multiple = 128;
+      ss.head_step = 0;
+      const prune_space sp = make_prune_space(m.spec, ss);
+      std::size_t n = 0, checked = 0, refused = 0;
+      for_each_selection(sp, [&](const prune_candidate& c0) {
+        if (n++ % 5 != 0) return;
+        prune_candidate c = c0;
+        c.totals = prune_totals(prune_apply(sp, c), sp.settings);
+        const json cfg = prune_emit_config(raw, sp, c);
+        if (qwen && f == prune_format::decilm) { // no q/k/v biases, no shared expert in DeciLM / Puzzletron
+          try {
+            prune_verify_config(cfg, sp, c);
+          } catch (const std::invalid_argument& e) {
+            CHECK_THAT(e.what(), Catch::Contains("nsc::prune_verify_config: the decilm config does not express"));
+            ++refused;
+          }
+          return;
+        }
+        CHECK_NOTHROW(prune_verify_config(cfg, sp, c));
+        const hf_model back = read_hf_config(cfg);
+        for (std::size_t i = 0; i < back.spec.blocks.size(); ++i) {
+          const ffn_spec& e = back.spec.blocks[i].ffn;
+          if (c.layers[i].ffn_none) {
+            CHECK(e.kind == ffn_kind::none);
+            continue;
+          }
+          CHECK(e.n_experts == c.layers[i].experts);
+          CHECK(e.d_ff == c.layers[i].ffn_width);
+          if (e.n_experts > 0) CHECK(e.top_k == 2);
+        }
+        if (f == prune_format::decilm)
+          for (std::size_t i = 0; i < cfg["block_configs"].size(); ++i) {
+            const json& ff = cfg["block_configs"][i]["ffn"];
+            if (!c.layers[i].ffn_none)
+              CHECK(ff["moe"] == json{{"num_local_experts", c.layers[i].experts},
+                                      {"num_experts_per_tok", 2},
+                                      {"expert_intermediate_dim", c.layers[i].ffn_width}});
+          }
+        if (f == prune_format::per_layer && cfg.contains("per_layer_config"))
+          for (const auto& [k, o] : cfg["per_layer_config"].items())
+            for (const auto& [key, v] : o.items()) {
+              (void)v;
+              if (qwen) CHECK(key != "num_local_experts");
+              else CHECK(key != "num_experts");
+            }
+        if (f == prune_format::nsc) CHECK(cfg["expert_counts"].size() == back.spec.blocks.size());
+        ++checked;
+      });
+      if (qwen && f == prune_format::decilm) CHECK(refused > 0);
+      else CHECK(checked > 2);
+    }
+  }
+}
+
+TEST_CASE("MoE readers: the rules of expert counts and widths are enforced and named", "[prune][moe]") {
+  auto fails = [](const json& cfg, const std::string& msg) {
+    CHECK_THROWS_WITH(read_hf_config(cfg), Catch::Contains(msg));
+  };
+  // top-k routing needs at least k experts, in every format.
+  json pl = tiny_mixtral();
+  pl["per_layer_config"] = {{"2", {{"num_local_experts", 1}}}};
+  fails(pl, "field 'per_layer_config.2.num_local_experts' must be >= num_experts_per_tok = 2 (top-k routing needs k experts) (got 1)");
+  pl["per_layer_config"] = {{"0", {{"intermediate_size", 64}}}}; // mixtral: the experts' width
+  CHECK(read_hf_config(pl).spec.blocks[0].ffn.d_ff == 64);
+  pl["per_layer_config"] = {{"0", {{"moe_intermediate_size", 64}}}};
+  fails(pl, "'per_layer_config.0.moe_intermediate_size' is not a supported per_layer_config override (num_attention_heads, "
+            "num_key_value_heads, head_dim, intermediate_size, skip, num_local_experts, intermediate_size)");
+  json q = tiny_qwen_moe();
+  q["per_layer_config"] = {{"0", {{"num_experts", 4}}}};
+  fails(q, "field 'per_layer_config.0.num_experts' overrides the experts, but layer 0 has none (a dense MLP)");
+  q["per_layer_config"] = {{"1", {{"num_experts", 4}, {"moe_intermediate_size", 64}}}};
+  const hf_model qm = read_hf_config(q);
+  CHECK(qm.spec.blocks[1].ffn.n_experts == 4);
+  CHECK(qm.spec.blocks[1].ffn.d_ff == 64);
+  CHECK(qm.spec.blocks[0].ffn.d_ff == 384);
+  json ex = tiny_mixtral();
+  ex["expert_counts"] = {4, 1, 4};
+  fails(ex, "field 'expert_counts[1]' must be an integer >= num_experts_per_tok = 2 (top-k routing needs at least k "
+            "experts) (got 1)");
+  ex["expert_counts"] = {4, 4};
+  fails(ex, "field 'expert_counts' must be a list of 3 integers (one per layer)");
+  json eq = tiny_qwen_moe();
+  eq["expert_counts"] = {3, 3};
+  fails(eq, "field 'expert_counts[0]' must be 0 (layer 0 has no experts) (got 3)");
+  eq["expert_counts"] = {0, 3};
+  CHECK(read_hf_config(eq).spec.blocks[1].ffn.n_experts == 3);
+  // DeciLM / Puzzletron moe blocks.
+  json deci = {{"model_type", "nemotron-nas"}, {"hidden_size", 128}, {"num_hidden_layers", 1},
+               {"num_attention_heads", 4},     {"vocab_size", 300},
+               {"block_configs", {{{"attention", {{"n_heads_in_group", 2}}},
+                                   {"ffn", {{"moe", {{"num_local_experts", 2}, {"num_experts_per_tok", 3},
+                                                     {"expert_intermediate_dim", 64}}}}}}}}};
+  fails(deci, "field 'block_configs[0].ffn.moe.num_experts_per_tok' must be <= num_local_experts = 2 (got 3)");
+  deci["block_configs"][0]["ffn"]["moe"]["num_experts_per_tok"] = 1;
+  const hf_model dm = read_hf_config(deci);
+  CHECK(dm.spec.blocks[0].ffn.n_experts == 2);
+  CHECK(dm.spec.blocks[0].ffn.top_k == 1);
+  CHECK(dm.spec.blocks[0].ffn.d_ff == 64);
+  deci["block_configs"][0]["ffn"]["moe"].erase("expert_intermediate_dim");
+  fails(deci, "field 'block_configs[0].ffn.moe.expert_intermediate_dim' is required");
+  deci["block_configs"][0]["ffn"]["moe"]["expert_intermediate_dim"] = 64;
+  deci["block_configs"][0]["ffn"]["moe"]["shared_expert_intermediate_dim"] = 64;
+  fails(deci, "field 'block_configs[0].ffn.moe.shared_expert_intermediate_dim' is not a supported block_configs field");
+  deci["block_configs"][0]["ffn"]["moe"].erase("shared_expert_intermediate_dim");
+  deci["block_configs"][0]["ffn"]["intermediate_size"] = 512;
+  fails(deci, "field 'block_configs[0].ffn.moe' cannot be combined with intermediate_size or ffn_mult");
+  deci["block_configs"][0]["ffn"]["moe"] = 5;
+  fails(deci, "field 'block_configs[0].ffn.moe' must be an object");
+}
+
+TEST_CASE("prune MoE on Mixtral-8x7B: experts cut under memory, round trip", "[prune][moe]") {
+  const json raw = io::read_json_file(configs + "mixtral-8x7b.json", "test");
+  const hf_model m = read_hf_config(raw);
+  for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
+    INFO(to_string(f));
+    prune_space_settings ss;
+    ss.format = f;
+    ss.load.seq_len = 4096;
+    ss.load.batch = 4;
+    ss.expert_width = false; // experts only: the count must fall
+    const prune_space sp = make_prune_space(m.spec, ss);
+    prune_search_settings s;
+    s.budgets = {{prune_cost::memory, 60'000'000'000}};
+    const prune_search_result r = search_prune(sp, s);
+    REQUIRE(r.best);
+    CHECK(r.best->totals.cost[5] <= 60'000'000'000);
+    int64_t experts = 0;
+    for (const auto& l : r.best->layers) experts += l.ffn_none ? 0 : l.experts;
+    CHECK(experts < 8 * 32);
+    CHECK(r.best->totals.cost[2] < r.unpruned.totals.cost[2]); // active params: attention and router only
+    CHECK_NOTHROW(prune_verify_config(prune_emit_config(raw, sp, *r.best), sp, *r.best));
+  }
+}
+
+TEST_CASE("prune search: a front of option sums equals the re-scored front", "[prune]") {
+  const hf_model m = read_hf_config(tiny_mixtral());
+  prune_space_settings ss = settings(prune_format::decilm);
+  ss.ffn_multiple = 128;
+  const prune_space sp = make_prune_space(m.spec, ss);
+  prune_search_settings s;
+  s.budgets = {{prune_cost::params, INT64_MAX / 4}, {prune_cost::kv_bytes, INT64_MAX / 4}};
+  s.front = true;
+  const prune_search_result a = search_prune(sp, s);
+  s.rescore_front = false;
+  const prune_search_result b = search_prune(sp, s);
+  REQUIRE(a.front.size() > 10);
+  REQUIRE(a.front.size() == b.front.size());
+  for (std::size_t i = 0; i < a.front.size(); ++i) {
+    CHECK(a.front[i].totals.cost == b.front[i].totals.cost);
+    CHECK(b.front[i].totals.nsc == Approx(a.front[i].totals.nsc).epsilon(1e-12));
+    CHECK(b.front[i].totals.flops_per_token == a.front[i].totals.flops_per_token);
+  }
 }

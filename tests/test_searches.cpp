@@ -5,6 +5,7 @@
 // against the code under test.
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/nats_sss.hpp>
+#include <nsc/io/prune_config.hpp>
 #include <nsc/io/search_space.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
@@ -360,6 +361,111 @@ TEST_CASE("LoNAS: widths of other models and errors", "[search][lonas]") {
   uneven.blocks[3].ffn.d_ff = 1000;
   CHECK_THROWS_WITH(ns::lonas_space_from_spec(uneven), Contains("same shape") && Contains("got 3"));
   CHECK_THROWS_WITH(ns::lonas_space_from_spec(nsc::compress(uneven)), Contains("same shape") && Contains("got 3"));
+}
+
+TEST_CASE("LoNAS through the generic pruning machinery: the paper's answer and front", "[search][lonas][prune]") {
+  // prune_lonas (nsc prune --space lonas) against the closed-form preset's search_lonas.
+  const nsc::hf_model m = nsc::read_hf_config_file(source_file("examples/configs/llama-7b.json"));
+  const auto p = ns::search_lonas(ns::lonas_llama7b_space());
+  const auto g = ns::prune_lonas(m.spec, {}, {.budget = 5.7e9, .cost = ns::lonas_cost::params, .mck = {}});
+  REQUIRE(g.lonas.best);
+  REQUIRE(g.chosen);
+  CHECK(counts(g.lonas.best->ranks) == std::map<i64, std::size_t>{{32, 32}});
+  CHECK(counts(g.lonas.best->widths) == std::map<i64, std::size_t>{{8256, 30}, {9632, 2}});
+  CHECK(g.lonas.best->params == 5'690'097'664);
+  CHECK(g.lonas.best->nsc == Approx(881196.752).margin(5e-4));
+  CHECK(g.chosen->totals.cost[0] == 5'690'097'664 + 4096); // Hugging Face's count: + the final norm
+  CHECK(g.uncounted == 4096);
+  CHECK(g.lonas.unpruned.params == 6'738'411'520);
+  // The front: the same 129 points (params, MACs, value, width multisets) as the preset's one pass.
+  REQUIRE(g.lonas.front.size() == 129);
+  REQUIRE(p.front.size() == 129);
+  for (std::size_t i = 0; i < p.front.size(); ++i) {
+    CHECK(g.lonas.front[i].params == p.front[i].params);
+    CHECK(g.lonas.front[i].macs == p.front[i].macs);
+    CHECK(rel_close(g.lonas.front[i].nsc, p.front[i].nsc, 1e-12));
+    CHECK(counts(g.lonas.front[i].widths) == counts(p.front[i].widths));
+    CHECK(counts(g.lonas.front[i].ranks) == counts(p.front[i].ranks));
+  }
+  CHECK(g.lonas.front.front().params == 4'574'150'656);
+  // Every budget's answer equals search_lonas's, by params and by MACs; below the smallest: none.
+  for (double b : {4.6e9, 5.0e9, 5.7e9, 6.0e9, 6.7e9, 4.5e9}) {
+    const auto x = ns::prune_lonas(m.spec, {}, {.budget = b, .cost = ns::lonas_cost::params, .mck = {}});
+    const auto y = ns::search_lonas(ns::lonas_llama7b_space(), {.budget = b, .cost = ns::lonas_cost::params, .mck = {}});
+    REQUIRE(x.lonas.best.has_value() == y.best.has_value());
+    if (y.best) CHECK(x.lonas.best->params == y.best->params);
+  }
+  for (double b : {1.2e12, 1.3e12, 1.44e12, 1.1e12}) {
+    const auto x = ns::prune_lonas(m.spec, {}, {.budget = b, .cost = ns::lonas_cost::macs, .mck = {}});
+    const auto y = ns::search_lonas(ns::lonas_llama7b_space(), {.budget = b, .cost = ns::lonas_cost::macs, .mck = {}});
+    REQUIRE(x.lonas.best.has_value() == y.best.has_value());
+    if (y.best) CHECK(x.lonas.best->macs == y.best->macs);
+    CHECK(x.lonas.front.size() == 129);
+  }
+  // The emitted nsc-format config (intermediate_sizes, lora_ranks) re-scores identically.
+  const nlohmann::json raw = nlohmann::json::parse(R"({"model_type": "llama", "hidden_size": 4096,
+      "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000})");
+  CHECK_NOTHROW(nsc::prune_verify_config(nsc::prune_emit_config(raw, g.space, *g.chosen), g.space, *g.chosen));
+  // count_final_norm: the reference params move by the final norm, nothing else.
+  ns::lonas_space_settings fnorm;
+  fnorm.count_final_norm = true;
+  const auto h = ns::prune_lonas(m.spec, fnorm, {.budget = 5.7e9, .cost = ns::lonas_cost::params, .mck = {}});
+  REQUIRE(h.lonas.best);
+  CHECK(h.lonas.best->params == 5'690'097'664 + 4096);
+  CHECK(h.uncounted == 0);
+}
+
+TEST_CASE("LoNAS through the generic machinery: layers of different widths against brute force", "[search][lonas][prune]") {
+  // Two layers of different d_ff (lonas_space_from_spec refuses them; the generic preset does not):
+  // each layer's widths come from its own d_ff. Brute force over the 10 x 10 (rank, width) pairs,
+  // each model built whole and counted / scored from scratch.
+  nsc::transformer_spec spec;
+  spec.name = "two";
+  spec.d_model = 256;
+  spec.embeddings.vocab_size = 1000;
+  nsc::block_spec b;
+  b.attention.n_heads = 4;
+  b.ffn.d_ff = 768;
+  b.ffn.gated = true;
+  b.n_norms = 2;
+  spec.blocks = {b, b};
+  spec.blocks[1].ffn.d_ff = 512;
+  CHECK_THROWS_WITH(ns::lonas_space_from_spec(spec), Contains("same shape"));
+  ns::lonas_space_settings ls;
+  ls.seq_len = 32;
+  const auto all = ns::prune_lonas(spec, ls);
+  std::map<i64, double> best_by_params;
+  for (i64 r0 : {32, 28})
+    for (i64 j0 : {8, 7, 6, 5, 4})
+      for (i64 r1 : {32, 28})
+        for (i64 j1 : {8, 7, 6, 5, 4}) {
+          const ns::lonas_candidate c{{768 * j0 / 8, 512 * j1 / 8}, {r0, r1}, 0, 0, 0, 0};
+          const nsc::transformer_spec x = ns::lonas_apply(spec, c, ls);
+          const nsc::network net = nsc::make_transformer(x, 32);
+          const i64 params = nsc::count(net).total() - all.uncounted;
+          nsc::scoring rule;
+          const double v = nsc::score(net, rule).nsc;
+          auto [it, fresh] = best_by_params.emplace(params, v);
+          if (!fresh) it->second = std::max(it->second, v);
+        }
+  // The exact front: the non-dominated (params, best value) pairs.
+  std::vector<std::pair<i64, double>> front;
+  for (const auto& [c, v] : best_by_params)
+    if (front.empty() || v > front.back().second) front.push_back({c, v});
+  REQUIRE(all.lonas.front.size() == front.size());
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    CHECK(all.lonas.front[i].params == front[i].first);
+    CHECK(rel_close(all.lonas.front[i].nsc, front[i].second, 1e-12));
+  }
+  for (std::size_t k = 0; k < front.size(); ++k) {
+    const auto r = ns::prune_lonas(spec, ls, {.budget = double(front[k].first), .cost = ns::lonas_cost::params, .mck = {}});
+    REQUIRE(r.lonas.best);
+    CHECK(r.lonas.best->params == front[k].first);
+  }
+  CHECK_THROWS_WITH(ns::prune_lonas(spec, ls, {.budget = -1.0, .cost = ns::lonas_cost::params, .mck = {}}),
+                    Contains("nsc::search::prune_lonas") && Contains("budget must be finite"));
+  ls.ranks = {0};
+  CHECK_THROWS_WITH(ns::prune_lonas(spec, ls), Contains("nsc::search::prune_lonas: LoRA ranks must be >= 1"));
 }
 
 // =============================================================================================

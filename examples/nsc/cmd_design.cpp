@@ -6,15 +6,18 @@
 //              [--hidden-min 512 --hidden-max 4096 --hidden-step 256] [--depth-min 4 --depth-max 48
 //              --depth-step 2] [--vocab 128256] [--head-dim 128] [--kv-heads 8] [--ffn-ratio 4]
 //              [--tie] [--ffn-multiple 256] [--seq-len T --context C --batch B --kv-dtype D
-//              --weight-dtype D] [--emit-config OUT.json] [--json]
+//              --weight-dtype D] [--emit-config OUT.json] [--json] [--front] [--plot OUT.png]
 //
 // Defaults (stated): Llama-style decoder (RMSNorm, SwiGLU FFN, rotary positions, no biases), the
 // Llama-3 vocabulary of 128,256 tokens, untied head (--tie ties it), head_dim 128 (query heads =
 // hidden / 128, hidden in multiples of 128), up to 8 KV heads (the largest count <= 8 dividing the
 // heads; per layer any k dividing the heads below it: the GQA grid), FFN widths on a 256 grid up to 4 x hidden. Scoring as nsc score.
 // Output: the winning (hidden, depth) with its per-layer KV heads and widths and its totals; the
-// config is written as DeciLM (nemotron-nas block_configs), read back and checked.
+// config is written as DeciLM (nemotron-nas block_configs), read back and checked. --front lists
+// every feasible configuration's optimum (the front over hidden x depth; Pareto-optimal ones
+// marked: no other has >= NSC at <= every budgeted cost); --plot draws them (plot_front.py).
 #include "cli.hpp"
+#include "plot_front.hpp"
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/prune_config.hpp>
@@ -23,6 +26,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <vector>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -43,8 +48,18 @@ struct design_args {
   long long context = 0, batch = 1;
   std::string kv_dtype = "bf16", weight_dtype = "bf16";
   std::string emit_config;
+  std::string plot;
+  bool front = false;
   bool json = false;
 };
+
+/// A configuration's optimum as a front point (the fields plot_front.py's generic mode reads).
+nlohmann::json design_point(const nsc::search::prune_candidate& c, std::int64_t hidden, std::int64_t depth) {
+  const auto& t = c.totals.cost;
+  return {{"hidden_size", hidden},  {"num_hidden_layers", depth},   {"nsc", c.totals.nsc},
+          {"params_total", t[0]},   {"params_non_embedding", t[1]}, {"prefill_flops", t[3]},
+          {"flops_per_token", c.totals.flops_per_token}, {"kv_cache_bytes", t[4]}, {"memory_bytes", t[5]}};
+}
 
 nlohmann::json base_config(const design_args& a, std::int64_t hidden, std::int64_t depth) {
   const std::int64_t heads = hidden / a.head_dim;
@@ -99,6 +114,8 @@ int run_design(const design_args& a) {
   std::optional<prune_space> best_space;
   nlohmann::json best_cfg;
   std::int64_t best_h = 0, best_l = 0, outer = 0, feasible = 0;
+  std::vector<nlohmann::json> points; // every feasible configuration's optimum (--front, --plot)
+  std::vector<nsc::search::prune_cost_vector> point_costs;
   for (std::int64_t h = a.hidden_min; h <= a.hidden_max; h += a.hidden_step) {
     if (h % a.head_dim != 0) continue;
     for (std::int64_t l = a.depth_min; l <= a.depth_max; l += a.depth_step) {
@@ -109,6 +126,8 @@ int run_design(const design_args& a) {
       const prune_search_result r = search_prune(sp, s);
       if (!r.best) continue;
       ++feasible;
+      points.push_back(design_point(*r.best, h, l));
+      point_costs.push_back(r.best->totals.cost);
       if (!best || r.best->totals.nsc > best->totals.nsc) {
         best = r.best;
         best_space = std::move(sp);
@@ -139,7 +158,44 @@ int run_design(const design_args& a) {
                       {"kv_cache_bytes", t[4]}, {"memory_bytes", t[5]}, {"layers", layers},
                       {"outer_configs", outer}, {"feasible_configs", feasible}, {"time_seconds", secs}};
   if (!a.emit_config.empty()) j["emitted_config"] = a.emit_config;
+  nlohmann::json bj = nlohmann::json::object();
+  for (const prune_budget& x : s.budgets) bj[std::string(to_string(x.cost))] = x.limit;
+  j["budgets"] = bj;
+  j["seq_len"] = a.seq_len;
+  // The front over (hidden, depth): each configuration's optimum, Pareto-optimal when no other
+  // has at least its NSC at no more of every budgeted cost (and is better in one).
+  std::size_t pareto = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    bool dominated = false;
+    for (std::size_t k = 0; k < points.size() && !dominated; ++k) {
+      if (k == i) continue;
+      const double vi = points[i]["nsc"].get<double>(), vk = points[k]["nsc"].get<double>();
+      bool le = vk >= vi, strict = vk > vi;
+      for (const prune_budget& x : s.budgets) {
+        const std::size_t c = std::size_t(x.cost);
+        le = le && point_costs[k][c] <= point_costs[i][c];
+        strict = strict || point_costs[k][c] < point_costs[i][c];
+      }
+      dominated = le && strict;
+    }
+    points[i]["pareto"] = !dominated;
+    pareto += !dominated;
+  }
+  std::string plot_note;
+  if (!a.plot.empty()) {
+    nlohmann::json pj = j;
+    pj.erase("layers");
+    pj["front"] = points;
+    pj["hidden_size"] = best_h;
+    const nsc_cli::plot_outcome po = nsc_cli::plot_front(
+        pj, a.plot, "Llama-style decoder, hidden x depth",
+        "every configuration's optimum: NSC against params and each budgeted cost");
+    if (po.written) j["plot"] = a.plot;
+    plot_note = po.note;
+  }
+  if (a.front) j["front"] = points;
   if (a.json) {
+    if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
     nsc_cli::print_json(j);
     return nsc_cli::exit_answer;
   }
@@ -165,7 +221,19 @@ int run_design(const design_args& a) {
                 static_cast<long long>(c.ffn_width));
     i = k;
   }
+  if (a.front) {
+    std::printf("front    %zu configurations' optima, %zu Pareto-optimal over NSC and the budgeted costs (--json for all):\n",
+                points.size(), pareto);
+    for (const nlohmann::json& p : points)
+      if (p["pareto"].get<bool>())
+        std::printf("         hidden %5lld x %3lld layers  NSC %10.1f  params %s  KV %s bytes\n",
+                    static_cast<long long>(p["hidden_size"].get<std::int64_t>()),
+                    static_cast<long long>(p["num_hidden_layers"].get<std::int64_t>()), p["nsc"].get<double>(),
+                    grouped(p["params_total"].get<std::int64_t>()).c_str(),
+                    grouped(p["kv_cache_bytes"].get<std::int64_t>()).c_str());
+  }
   if (!a.emit_config.empty()) std::printf("config   %s (decilm; read back and checked)\n", a.emit_config.c_str());
+  if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("time     %s\n", nsc_cli::time_text(secs).c_str());
   return nsc_cli::exit_answer;
 }
@@ -199,6 +267,9 @@ const nsc_cli::command design_command{"design", [](CLI::App& app) -> std::functi
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
   sub->add_option("--emit-config", a->emit_config, "write the design as a DeciLM config.json");
   sub->add_flag("--json", a->json, "one JSON object");
+  sub->add_flag("--front", a->front,
+                "also every feasible (hidden, depth) configuration's optimum, the Pareto-optimal ones marked");
+  sub->add_option("--plot", a->plot, "write a PNG of the configurations' optima (scripts/plot_front.py)");
   return [a] { return run_design(*a); };
 }};
 

@@ -1,10 +1,13 @@
-// nsc prune: NSC-DP structured pruning of a Hugging Face model in the LoNAS space.
+// nsc prune: NSC-DP structured pruning of a Hugging Face model: the generic space (--space generic:
+// heads, KV heads, FFN widths, MoE experts and expert widths, no-op sublayers; any budgets; decilm /
+// per-layer / nsc configs; README "Pruning for a deployment envelope") or its LoNAS preset:
 //
 //   nsc prune CONFIG.json --space lonas [--params 5.7e9 | --tflops X] [--front]
 //             [--format table|csv|json] [--json] [--seq-len 256] [--count-final-norm]
 //             [--emit-config OUT.json] [--plot OUT.png]
 //
-// The space is derived from the config (nsc/search/lonas.hpp, lonas_space_from_spec): per layer
+// The space is the LoNAS preset of the generic pruning space (nsc/search/lonas.hpp, prune_lonas:
+// make_prune_space + search_prune, the machinery of --space generic): per layer
 // an FFN width floor(intermediate_size * j / 8), j in {8, 7, 6, 5, 4} (LLaMA-7B: 11008, 9632,
 // 8256, 6880, 5504), and a q/k/v LoRA rank in {32, 28}; o/gate/up/down adapters at rank 32;
 // Q/K/V and o_proj scored per head, Xavier of each block, psi_MP (the paper's LoNAS convention).
@@ -26,6 +29,7 @@
 // --plot OUT.png runs scripts/plot_front.py (python3 with matplotlib) on the front; if that is not
 // possible it prints the command to run.
 #include "cli.hpp"
+#include "plot_front.hpp"
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
@@ -72,6 +76,10 @@ struct prune_args {
   std::int64_t tp = 1;
   std::int64_t head_step = 0;
   bool no_noop = false;
+  std::int64_t expert_step = 1;
+  std::int64_t min_experts = 0;
+  std::int64_t ep = 1;
+  bool keep_expert_width = false;
   std::optional<double> params_non_embedding, active_params, flops, kv_bytes, memory;
   long long context = 0;
   long long batch = 1;
@@ -120,16 +128,17 @@ nlohmann::json candidate_json(const nsc::search::lonas_candidate& c) {
           {"lora_ranks", c.ranks}};
 }
 
-using nsc_cli::shell_quote;
 
-std::string plot_script() { return nsc_cli::script_path("plot_front.py"); }
 
 /// One layer's choice in words: "attention 64 heads / 8 KV, FFN 28672" ("no-op" for removed).
 std::string layer_text(const nsc::search::prune_layer_choice& c) {
   std::string a = c.attention_none ? "attention no-op"
                   : c.heads > 0    ? "attention " + std::to_string(c.heads) + " heads / " + std::to_string(c.kv_heads) + " KV"
                                    : "attention kept";
-  std::string f = c.ffn_none ? "FFN no-op" : c.ffn_width > 0 ? "FFN " + std::to_string(c.ffn_width) : "FFN kept";
+  std::string f = c.ffn_none        ? "FFN no-op"
+                  : c.experts > 0    ? "FFN " + std::to_string(c.experts) + " experts x " + std::to_string(c.ffn_width)
+                  : c.ffn_width > 0  ? "FFN " + std::to_string(c.ffn_width)
+                                     : "FFN kept";
   return a + ", " + f;
 }
 
@@ -139,6 +148,7 @@ nlohmann::json generic_json(const nsc::search::prune_candidate& c, std::int64_t 
     nlohmann::json a = l.attention_none ? nlohmann::json(nullptr)
                                         : nlohmann::json{{"heads", l.heads}, {"kv_heads", l.kv_heads}};
     layers.push_back({{"attention", a}, {"ffn", l.ffn_none ? nlohmann::json(nullptr) : nlohmann::json(l.ffn_width)}});
+    if (l.experts > 0 && !l.ffn_none) layers.back()["experts"] = l.experts;
   }
   const auto& t = c.totals.cost;
   return {{"nsc", c.totals.nsc},
@@ -173,6 +183,10 @@ int run_generic(const prune_args& a) {
   ss.tp = a.tp;
   ss.head_step = a.head_step;
   ss.no_op = !a.no_noop;
+  ss.expert_step = a.expert_step;
+  ss.min_experts = a.min_experts;
+  ss.ep = a.ep;
+  ss.expert_width = !a.keep_expert_width;
   ss.load.seq_len = a.seq_len;
   ss.load.context = a.context;
   ss.load.batch = a.batch;
@@ -197,7 +211,10 @@ int run_generic(const prune_args& a) {
   add(prune_cost::kv_bytes, a.kv_bytes, 1, "--kv-bytes");
   add(prune_cost::memory, a.memory, 1, "--memory");
   s.front = a.front;
+  s.rescore_front = false; // front totals: the option sums (exact costs; NSC to ~1e-15); best and top re-scored
   s.top = a.top;
+  if (!a.plot.empty() && !a.front)
+    throw std::invalid_argument("nsc prune: --plot draws the Pareto set: add --front (with --space generic)");
 
   const auto t0 = std::chrono::steady_clock::now();
   const prune_space space = make_prune_space(m.spec, ss);
@@ -249,8 +266,23 @@ int run_generic(const prune_args& a) {
     for (const auto& c : r.top) f.push_back(generic_json(c, T));
     j["top"] = std::move(f);
   }
+  // --plot: NSC against params and the other budgeted costs (scripts/plot_front.py's generic
+  // mode), from a compact copy of the front (no per-layer lists).
+  std::string plot_note;
+  if (!a.plot.empty()) {
+    nlohmann::json pj = j;
+    pj.erase("layers");
+    if (pj.contains("top")) pj.erase("top");
+    for (auto& p : pj["front"]) p.erase("layers");
+    const nsc_cli::plot_outcome po =
+        nsc_cli::plot_front(pj, a.plot, m.spec.name + " (generic space, " + a.emit_format + ")",
+                            "NSC against params and every other budgeted cost; chosen and unpruned marked");
+    if (po.written) j["plot"] = a.plot;
+    plot_note = po.note;
+  }
   if (a.json || a.format == "json") {
     nsc_cli::print_json(j);
+    if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
     return nsc_cli::exit_answer;
   }
   const auto& t = b.totals.cost;
@@ -265,6 +297,18 @@ int run_generic(const prune_args& a) {
               static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
               ss.format == prune_format::nsc ? "" : ", or no-op",
               a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
+  for (std::size_t i = 0; i < space.layers.size(); ++i) { // the expert options of the first MoE layer
+    const nsc::ffn_spec& f = space.layers[i].base.ffn;
+    if (f.kind != nsc::ffn_kind::standard || f.n_experts == 0) continue;
+    std::vector<std::int64_t> counts;
+    for (const prune_ffn_option& o : space.layers[i].ffn)
+      if (!o.none && std::find(counts.begin(), counts.end(), o.experts) == counts.end()) counts.push_back(o.experts);
+    std::printf("experts  per MoE layer (first: layer %zu): routed experts kept {%s} of %lld, top-%lld routing kept, expert "
+                "width %s\n",
+                i, joined(counts, ',').c_str(), static_cast<long long>(f.n_experts), static_cast<long long>(f.top_k),
+                ss.expert_width ? "on the FFN grid" : "kept");
+    break;
+  }
   std::printf("workload prefill T = %lld (%s attention), context %lld, batch %lld, KV %s, weights %s\n",
               static_cast<long long>(T), a.attention.c_str(), static_cast<long long>(ss.load.context_tokens()),
               a.batch, a.kv_dtype.c_str(), a.weight_dtype.c_str());
@@ -302,6 +346,7 @@ int run_generic(const prune_args& a) {
   if (!a.emit_config.empty())
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
                 std::string(to_string(ss.format)).c_str());
+  if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("solver   %s\n", r.info.describe().c_str());
   std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
   return nsc_cli::exit_answer;
@@ -328,9 +373,11 @@ int run_prune(const prune_args& a) {
     s.cost = nsc::search::lonas_cost::macs;
   }
 
+  // The LoNAS preset of the generic pruning space (nsc/search/lonas.hpp, prune_lonas): the same
+  // space, engine and config writer as --space generic.
   const auto t0 = std::chrono::steady_clock::now();
-  const nsc::search::lonas_space space = nsc::search::lonas_space_from_spec(m.spec, ss);
-  const nsc::search::lonas_search_result r = nsc::search::search_lonas(space, s);
+  const nsc::search::lonas_prune_result g = nsc::search::prune_lonas(m.spec, ss, s);
+  const nsc::search::lonas_search_result& r = g.lonas;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (!r.best) {
@@ -344,11 +391,11 @@ int run_prune(const prune_args& a) {
     return nsc_cli::exit_no_answer;
   }
   const nsc::search::lonas_candidate& b = *r.best;
-  const nsc::transformer_spec pruned = nsc::search::lonas_apply(m.spec, b, ss);
-  const std::int64_t hf_params = nsc::count(nsc::make_transformer(pruned, double(a.seq_len))).total();
+  const std::int64_t hf_params = g.chosen->totals.cost[std::size_t(nsc::search::prune_cost::params)];
 
-  if (!a.emit_config.empty()) {
-    const nlohmann::json cfg = nsc::with_nsc_extensions(raw, pruned);
+  if (!a.emit_config.empty()) { // nsc format: intermediate_sizes, lora_ranks; read back and checked
+    const nlohmann::json cfg = nsc::prune_emit_config(raw, g.space, *g.chosen);
+    nsc::prune_verify_config(cfg, g.space, *g.chosen);
     nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
   }
 
@@ -376,34 +423,10 @@ int run_prune(const prune_args& a) {
     nlohmann::json f = nlohmann::json::array();
     for (const auto& c : r.front) f.push_back(candidate_json(c));
     pj["front"] = std::move(f);
-    const std::filesystem::path tmp =
-        std::filesystem::temp_directory_path() /
-        ("nsc_front_" + std::to_string(reinterpret_cast<std::uintptr_t>(&pj)) + ".json");
-    nsc_cli::write_text_file(tmp.string(), pj.dump() + "\n");
-    // Interpreters tried in turn: $NSC_PYTHON, python3 on the PATH, /usr/bin/python3 (Debian's,
-    // where python3-matplotlib installs); the first that succeeds wins.
-    std::vector<std::string> pythons;
-    if (const char* env = std::getenv("NSC_PYTHON"); env && *env) pythons.emplace_back(env);
-    pythons.emplace_back("python3");
-    if (std::filesystem::exists("/usr/bin/python3")) pythons.emplace_back("/usr/bin/python3");
-    const std::string tail = " " + shell_quote(plot_script()) + " " + shell_quote(tmp.string()) +
-                             " -o " + shell_quote(a.plot) + " --title " +
-                             shell_quote(m.spec.name + " (LoNAS space)");
-    bool ok = false;
-    for (const std::string& py : pythons) {
-      if (std::system((shell_quote(py) + tail + " >/dev/null 2>&1").c_str()) == 0) {
-        ok = true;
-        break;
-      }
-    }
-    if (ok) {
-      plot_note = "plot     " + a.plot + " (NSC against params and TFLOPs; chosen and unpruned marked)";
-      std::filesystem::remove(tmp);
-      j["plot"] = a.plot;
-    } else {
-      plot_note = "plot     not written (python3 with matplotlib needed); run: python3" + tail +
-                  "  (front kept in " + tmp.string() + ")";
-    }
+    const nsc_cli::plot_outcome po = nsc_cli::plot_front(pj, a.plot, m.spec.name + " (LoNAS space)",
+                                                         "NSC against params and TFLOPs; chosen and unpruned marked");
+    if (po.written) j["plot"] = a.plot;
+    plot_note = po.note;
   }
 
   const std::string format = a.json ? "json" : a.format;
@@ -432,16 +455,17 @@ int run_prune(const prune_args& a) {
     return nsc_cli::exit_answer;
   }
 
-  const auto& o = space.options;
-  std::vector<std::int64_t> widths = space.widths, ranks = space.ranks;
-  std::printf("NSC-DP pruning  %s (%s, %lld layers), LoNAS space\n", m.spec.name.c_str(),
-              m.model_type.c_str(), static_cast<long long>(space.layers));
+  std::vector<std::int64_t> widths, ranks; // layer 0's (every layer's widths: floor(d_ff j / 8) of its own)
+  for (const auto& x : g.space.layers.at(0).ffn) widths.push_back(x.width);
+  for (const auto& x : g.space.layers.at(0).attention) ranks.push_back(x.lora_rank);
+  std::printf("NSC-DP pruning  %s (%s, %zu layers), LoNAS space\n", m.spec.name.c_str(),
+              m.model_type.c_str(), g.space.layers.size());
   std::printf("space    per layer: q/k/v LoRA rank {%s} x FFN width {%s} (%zu options; "
               "o/gate/up/down adapters at rank %lld)\n"
               "scoring  the paper's LoNAS convention: Xavier of each block, psi_MP, q/k/v/o per "
               "head, LoRA adapters scored\n",
-              joined(ranks, ',').c_str(), joined(widths, ',').c_str(), o.size(),
-              static_cast<long long>(space.adapter_rank));
+              joined(ranks, ',').c_str(), joined(widths, ',').c_str(), ranks.size() * widths.size(),
+              static_cast<long long>(ss.adapter_rank));
   std::printf("unpruned %s params (%s), %.4f TFLOPs at T = %lld, NSC %.3f\n",
               grouped(r.unpruned.params).c_str(), billions(double(r.unpruned.params)).c_str(),
               r.unpruned.tflops, static_cast<long long>(a.seq_len), r.unpruned.nsc);
@@ -478,9 +502,10 @@ int run_prune(const prune_args& a) {
     std::printf("config   %s (intermediate_sizes, lora_ranks; read back by nsc score)\n",
                 a.emit_config.c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
-  std::printf("work     %zu layer options scored, 1 DP: %llu cells, %llu cell updates\n", o.size(),
-              static_cast<unsigned long long>(r.stats.cells),
-              static_cast<unsigned long long>(r.stats.cell_updates));
+  std::printf("work     %zu sublayer options over %zu layers (%zu distinct; the generic prune space's LoNAS preset), 1 "
+              "exact DP: %s, %llu states, %llu candidates\n",
+              g.space.options(), g.space.layers.size(), g.space.distinct_layers, g.search.info.describe().c_str(), static_cast<unsigned long long>(g.search.info.states),
+              static_cast<unsigned long long>(g.search.info.candidates));
   std::printf("time     %s (space incl. psi, DP and front)\n", time_text(secs).c_str());
   return nsc_cli::exit_answer;
 }
@@ -488,13 +513,14 @@ int run_prune(const prune_args& a) {
 const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function<int()> {
   auto args = std::make_shared<prune_args>();
   auto* sub = app.add_subcommand(
-      "prune", "NSC-DP structured pruning of a Hugging Face model (LoNAS space: per-layer FFN "
-               "width and q/k/v LoRA rank) under a params or TFLOPs budget, with the whole front");
+      "prune", "NSC-DP structured pruning of a Hugging Face model: --space generic (heads, KV heads, FFN widths, "
+               "MoE experts, no-op sublayers under any budgets; configs loaders serve) or its LoNAS preset (per-layer FFN "
+               "width and q/k/v LoRA rank under a params or TFLOPs budget, with the whole front)");
   sub->add_option("config", args->config, "path to a Hugging Face config.json (llama-like)")
       ->required();
   sub->add_option("--space", args->space,
-                  "pruning space: lonas (FFN width x q/k/v LoRA rank, the paper's) or generic (heads, KV heads, "
-                  "FFN width, no-op sublayers, any budgets)")
+                  "pruning space: lonas (FFN width x q/k/v LoRA rank, the paper's; a preset of generic) or generic "
+                  "(heads, KV heads, FFN width, MoE experts, no-op sublayers, any budgets)")
       ->check(CLI::IsMember({"lonas", "generic"}));
   sub->add_option("--ffn-multiple", args->ffn_multiple, "generic: FFN width grid (default 256)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 30));
@@ -506,6 +532,15 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "generic, per-layer: query heads in steps of this many (default: the GQA group, heads / KV heads)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
   sub->add_flag("--no-noop", args->no_noop, "generic: never remove a whole sublayer");
+  sub->add_option("--expert-step", args->expert_step,
+                  "generic, MoE: routed experts kept per layer E, E - S, ... down to top-k (default 1; 0 keeps the count)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 20));
+  sub->add_option("--min-experts", args->min_experts, "generic, MoE: fewest experts kept per layer (never below top-k)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 20));
+  sub->add_option("--ep", args->ep, "generic, MoE: expert-parallel degree (kept expert counts divisible by it)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
+  sub->add_flag("--keep-expert-width", args->keep_expert_width,
+                "generic, MoE: keep the experts' width (default: on the --ffn-multiple grid, as dense FFNs)");
   sub->add_option("--params-non-embedding", args->params_non_embedding, "generic: bound on non-embedding params")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--active-params", args->active_params, "generic: bound on active params (MoE)")
@@ -547,7 +582,9 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                 "formula leaves it out)");
   sub->add_option("--emit-config", args->emit_config,
                   "write the chosen model as a config.json with intermediate_sizes and lora_ranks");
-  sub->add_option("--plot", args->plot, "write a PNG of the front (scripts/plot_front.py)");
+  sub->add_option("--plot", args->plot,
+                  "write a PNG of the front (scripts/plot_front.py; generic: needs --front, NSC against params and "
+                  "every budgeted cost)");
   return [args] { return run_prune(*args); };
 }};
 

@@ -76,6 +76,28 @@ nsc_prune_round_trip(llama8b_decilm_active_memory
   ARGS examples/configs/llama-3-8b.json --space generic --active-params 6e9 --memory 14e9 --ffn-multiple 1024
        --emit-format decilm
   WORKLOAD --seq-len 4096 --weight-dtype int8)
+# Mixture of experts: experts kept per layer (top-k kept, the router shrinks), every format.
+nsc_prune_round_trip(mixtral_decilm_experts_memory
+  ARGS examples/configs/mixtral-8x7b.json --space generic --memory 60e9 --keep-expert-width --emit-format decilm
+  WORKLOAD --seq-len 4096 --batch 4)
+nsc_prune_round_trip(mixtral_per_layer_experts_ep
+  ARGS examples/configs/mixtral-8x7b.json --space generic --memory 60e9 --active-params 12e9 --ep 2
+       --ffn-multiple 1024 --emit-format per-layer
+  WORKLOAD --seq-len 4096 --batch 4)
+nsc_prune_round_trip(qwen3moe_per_layer_active_memory
+  ARGS examples/configs/qwen3-30b-a3b.json --space generic --memory 40e9 --active-params 2.5e9 --emit-format per-layer
+  WORKLOAD --seq-len 4096)
+nsc_prune_round_trip(qwen15moe_nsc_params
+  ARGS examples/configs/qwen1.5-moe-a2.7b.json --space generic --params 10e9 --expert-step 4 --emit-format nsc
+  WORKLOAD --seq-len 2048)
+nsc_cli_test(prune_generic_moe_table
+  ARGS prune examples/configs/mixtral-8x7b.json --space generic --memory 60e9 --seq-len 4096 --batch 4 --keep-expert-width
+  PASS "experts  per MoE layer [(]first: layer 0[)]: routed experts kept [{]8,7,6,5,4,3,2[}] of 8, top-2 routing kept, expert width kept\n.*best .*\n +layers 0-[0-9]+: attention 32 heads / [0-9]+ KV, FFN [2-7] experts x 14336\n")
+nsc_exit_code_test(prune_generic_moe_decilm_shared CODE 2
+  ARGS prune examples/configs/qwen1.5-moe-a2.7b.json --space generic --params 10e9 --emit-format decilm
+  STDERR "nsc::prune_verify_config: the decilm config does not express this model")
+nsc_exit_code_test(prune_generic_bad_ep CODE 2
+  ARGS prune examples/configs/mixtral-8x7b.json --space generic --params 30e9 --ep 0)
 
 # Table output: the per-layer listing and the read-back note.
 nsc_cli_test(prune_generic_table
@@ -118,3 +140,25 @@ nsc_exit_code_test(design_infeasible CODE 1
 nsc_exit_code_test(design_no_budget CODE 2 ARGS design STDERR "give at least one budget")
 nsc_exit_code_test(design_bad_range CODE 2 ARGS design --params 1e9 --hidden-min 4096 --hidden-max 1024
   STDERR "--hidden-min <= --hidden-max")
+
+# --plot of the generic Pareto set (scripts/plot_front.py's generic mode; skipped when python3
+# with matplotlib is missing: the tool then says "plot     not written").
+nsc_cli_test(prune_generic_plot
+  ARGS prune examples/configs/llama-3-8b.json --space generic --memory 10e9 --seq-len 4096 --ffn-multiple 1024 --front
+       --plot ${CMAKE_CURRENT_BINARY_DIR}/prune_generic_plot.png --json
+  PASS "\"plot\":\"[^\"]*prune_generic_plot[.]png\"")
+set_tests_properties(cli:prune_generic_plot PROPERTIES SKIP_REGULAR_EXPRESSION "plot +not written")
+nsc_exit_code_test(prune_generic_plot_needs_front CODE 2
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --plot x.png
+  STDERR "--plot draws the Pareto set: add --front")
+# nsc design --front / --plot: every feasible (hidden, depth) configuration's optimum, the
+# Pareto-optimal ones marked, and the plot of them (skipped without matplotlib).
+nsc_cli_test(design_front_json
+  ARGS design --params 1.2e9 --kv-bytes 2e9 --seq-len 4096 --batch 8 --hidden-min 1024 --hidden-max 2048
+       --depth-min 8 --depth-max 24 --depth-step 4 --front --json
+  PASS "\"budgets\":\\{\"kv_bytes\":2000000000,\"params\":1200000000\\},.*\"front\":\\[\\{\"flops_per_token\":[^}]*\"hidden_size\":1024,[^}]*\"pareto\":(true|false),")
+nsc_cli_test(design_plot
+  ARGS design --params 1.2e9 --kv-bytes 2e9 --seq-len 4096 --batch 8 --hidden-min 1024 --hidden-max 2048
+       --depth-min 8 --depth-max 24 --depth-step 4 --plot ${CMAKE_CURRENT_BINARY_DIR}/design_plot.png --json
+  PASS "\"plot\":\"[^\"]*design_plot[.]png\"")
+set_tests_properties(cli:design_plot PROPERTIES SKIP_REGULAR_EXPRESSION "plot +not written")

@@ -23,7 +23,7 @@
 /// | qwen2_moe, qwen3_moe | num_experts, num_experts_per_tok, moe_intermediate_size, decoder_sparse_step (1), mlp_only_layers ([]): layer i is MoE iff i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0, else a dense MLP of intermediate_size; qwen2_moe: shared_expert_intermediate_size and its Linear(d, 1) shared_expert_gate, q, k, v biased; qwen3_moe: q_norm/k_norm, no shared expert. |
 /// | deepseek_v2, deepseek_v3 | multi-head latent attention: q_lora_rank (null: a direct q_proj), kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, q_a_layernorm and kv_a_layernorm; n_routed_experts (null: dense), num_experts_per_tok, moe_intermediate_size, n_shared_experts (one MLP of n_shared_experts x moe_intermediate_size), first_k_dense_replace (0), moe_layer_freq (1): layer i is MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0; topk_method "noaux_tc" (V3) adds the router's e_score_correction_bias (n_routed_experts parameters). The multi-token-prediction layers (num_nextn_predict_layers) are not instantiated by transformers and not counted. |
 /// | gpt_neox | hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, vocab_size, tie_word_embeddings (false), attention_bias (true), layer_norm_eps; LayerNorm, fused query_key_value (= q, k, v), biased dense MLP; rotary_pct and use_parallel_residual change no count. |
-/// | nemotron-nas (DeciLM) | the llama fields plus block_configs (exactly num_hidden_layers entries {"attention": {...}, "ffn": {...}}): attention no_op (sublayer and its norm absent), replace_with_linear (one Linear(hidden, hidden) without bias), n_heads_in_group (KV heads = heads / n_heads_in_group, must divide), window_length (sliding window); ffn no_op, replace_with_linear, ffn_mult (width find_multiple(int(2 ffn_mult hidden / 3), 256)) or intermediate_size. head_dim = hidden / heads. |
+/// | nemotron-nas (DeciLM) | the llama fields plus block_configs (exactly num_hidden_layers entries {"attention": {...}, "ffn": {...}}): attention no_op (sublayer and its norm absent), replace_with_linear (one Linear(hidden, hidden) without bias), n_heads_in_group (KV heads = heads / n_heads_in_group, must divide), window_length (sliding window); ffn no_op, replace_with_linear, ffn_mult (width find_multiple(int(2 ffn_mult hidden / 3), 256)), intermediate_size, or Puzzletron's moe {num_local_experts, num_experts_per_tok, expert_intermediate_dim} (a Mixtral-style MoE: router Linear(hidden, experts) without bias, SwiGLU experts). head_dim = hidden / heads. |
 /// | gpt2 | n_embd, n_layer, n_head, n_inner (absent or null: 4 n_embd), n_positions, vocab_size, layer_norm_epsilon, initializer_range; every Linear biased, LayerNorm, learned positions, LM head tied (tie_word_embeddings, default true). |
 /// | bert | hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings, type_vocab_size (2), layer_norm_eps, initializer_range; BertModel: embedding LayerNorm, post-norm blocks, no final norm, no LM head, the pooler (nsc extension `add_pooling_layer`, default true; the pretraining/MLM heads are not part of the spec). |
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
@@ -41,10 +41,14 @@
 /// Per-layer overrides (llama-like families): transformers' `per_layer_config`, a map from the
 /// layer index (a string) to {num_attention_heads, num_key_value_heads, head_dim,
 /// intermediate_size, skip: ["attention" | "mlp"]} (a skipped sublayer drops its norms, as a
-/// DeciLM no_op); an unknown key is an error (it might change a shape nsc cannot see).
+/// DeciLM no_op), and on MoE layers the family's expert count (mixtral num_local_experts, qwen
+/// num_experts) and expert width (mixtral intermediate_size, qwen moe_intermediate_size), the
+/// count >= num_experts_per_tok; an unknown key is an error (it might change a shape nsc cannot see).
 ///
 /// nsc extensions (any model_type): `intermediate_sizes` (one positive integer per layer,
-/// overriding the FFN width; experts' width for MoE layers) and `lora_ranks`: an integer (every
+/// overriding the FFN width; experts' width for MoE layers), `expert_counts` (one integer per
+/// layer: the routed experts of a MoE layer, >= num_experts_per_tok; 0 for a layer without
+/// experts) and `lora_ranks`: an integer (every
 /// adapted projection of every layer), an object {"q_proj": r, "k_proj": r, "v_proj": r,
 /// "o_proj": r, "gate_proj": r, "up_proj": r, "down_proj": r} (keys optional, every layer), or a
 /// list with one integer or object per layer. The projection names are nsc's (the same for
@@ -419,6 +423,7 @@ inline void read_lora(const json& v, block_spec& b, const std::string& where) {
 struct extensions {
   const json* sizes = nullptr; ///< intermediate_sizes (a list of n)
   const json* ranks = nullptr; ///< lora_ranks (an integer, an object or a list of n)
+  const json* experts = nullptr; ///< expert_counts (a list of n)
 
   extensions(const json& c, std::int64_t n) {
     const std::size_t un = std::size_t(n);
@@ -427,6 +432,11 @@ struct extensions {
       if (!sizes->is_array() || sizes->size() != un)
         bad("intermediate_sizes", "must be a list of " + std::to_string(n) + " positive integers (one per layer)",
             *sizes);
+    }
+    if (present(c, "expert_counts")) { // routed experts kept per layer (0: a layer without experts)
+      experts = &c["expert_counts"];
+      if (!experts->is_array() || experts->size() != un)
+        bad("expert_counts", "must be a list of " + std::to_string(n) + " integers (one per layer)", *experts);
     }
     if (present(c, "lora_ranks")) {
       ranks = &c["lora_ranks"];
@@ -438,7 +448,13 @@ struct extensions {
     }
   }
   /// Whether a field lists one entry per layer (every layer is then read on its own).
-  bool per_layer() const { return sizes || (ranks && ranks->is_array()); }
+  bool per_layer() const { return sizes || experts || (ranks && ranks->is_array()); }
+  /// The per-layer list that sets the runs (the first present).
+  std::pair<const char*, const json*> list() const {
+    if (sizes) return {"intermediate_sizes", sizes};
+    if (experts) return {"expert_counts", experts};
+    return {"lora_ranks", ranks};
+  }
   /// Applies the fields to layer i.
   void apply(std::int64_t i, block_spec& b) const {
     const std::size_t ui = std::size_t(i);
@@ -450,6 +466,20 @@ struct extensions {
         bad("intermediate_sizes[" + std::to_string(i) + "]",
             width ? "must be a positive integer" : "must be a non-negative integer (layer without an FFN width)", e);
       if (width) b.ffn.d_ff = *k;
+    }
+    if (experts) {
+      const json& e = (*experts)[ui];
+      const auto k = as_integer(e);
+      const std::string at = "expert_counts[" + std::to_string(i) + "]";
+      if (b.ffn.kind != ffn_kind::standard || b.ffn.n_experts == 0) {
+        if (!k || *k != 0) bad(at, "must be 0 (layer " + std::to_string(i) + " has no experts)", e);
+      } else {
+        if (!k || *k < b.ffn.top_k)
+          bad(at, "must be an integer >= num_experts_per_tok = " + std::to_string(b.ffn.top_k) +
+                      " (top-k routing needs at least k experts)",
+              e);
+        b.ffn.n_experts = *k;
+      }
     }
     if (ranks) {
       if (ranks->is_array()) read_lora((*ranks)[ui], b, "lora_ranks[" + std::to_string(i) + "]");
@@ -524,7 +554,7 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
   }
   const json& ff = sub("ffn");
   const std::string fw = at + ".ffn";
-  check_known(ff, fw, {"no_op", "replace_with_linear", "ffn_mult", "intermediate_size", "sparsify"});
+  check_known(ff, fw, {"no_op", "replace_with_linear", "ffn_mult", "intermediate_size", "moe", "sparsify"});
   const bool f_none = flag(ff, fw, "no_op"), f_lin = flag(ff, fw, "replace_with_linear");
   if (f_none && f_lin) bad(fw, "cannot be both no_op and replace_with_linear", ff);
   if (f_none) {
@@ -533,6 +563,24 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
     ++norms;
     if (f_lin) {
       b.ffn.kind = ffn_kind::linear;
+    } else if (present(ff, "moe")) { // Puzzletron's MoE block: E experts of SwiGLU width w, top-k routing
+      const json& mo = ff["moe"];
+      const std::string mw = fw + ".moe";
+      if (!mo.is_object())
+        bad(mw, "must be an object {num_local_experts, num_experts_per_tok, expert_intermediate_dim}", mo);
+      if (present(ff, "intermediate_size") || present(ff, "ffn_mult"))
+        bad(mw, "cannot be combined with intermediate_size or ffn_mult (the experts' width is expert_intermediate_dim)", ff);
+      check_known(mo, mw, {"num_local_experts", "num_experts_per_tok", "expert_intermediate_dim"});
+      auto need = [&](const char* key) {
+        if (!present(mo, key)) bad(mw + "." + key, "is required", json());
+        return integer(mo[key], mw + "." + key, 1, "must be a positive integer");
+      };
+      b.ffn.n_experts = need("num_local_experts");
+      b.ffn.top_k = need("num_experts_per_tok");
+      b.ffn.d_ff = need("expert_intermediate_dim");
+      if (b.ffn.top_k > b.ffn.n_experts)
+        bad(mw + ".num_experts_per_tok", "must be <= num_local_experts = " + std::to_string(b.ffn.n_experts),
+            mo["num_experts_per_tok"]);
     } else if (present(ff, "intermediate_size")) {
       b.ffn.d_ff = integer(ff["intermediate_size"], fw + ".intermediate_size", 1, "must be a positive integer");
     } else if (present(ff, "ffn_mult")) {
@@ -548,14 +596,30 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
   b.n_norms = norms;
 }
 
+/// The config field holding a MoE family's routed expert count ("" when the family has none).
+inline std::string_view moe_count_key(moe_layout m) {
+  return m == moe_layout::mixtral ? "num_local_experts"
+         : m == moe_layout::qwen  ? "num_experts"
+         : m == moe_layout::deepseek ? "n_routed_experts"
+                                     : "";
+}
+
+/// The config field holding a MoE family's expert width (mixtral: intermediate_size itself).
+inline std::string_view moe_width_key(moe_layout m) {
+  return m == moe_layout::mixtral ? "intermediate_size" : m == moe_layout::none ? "" : "moe_intermediate_size";
+}
+
 /// transformers' per_layer_config: the keys checked as a whole (layer indices in [0, n)), the
-/// overrides applied layer by layer (apply).
+/// overrides applied layer by layer (apply; MoE layers: the family's expert count and expert
+/// width fields, moe_count_key / moe_width_key).
 struct per_layer_overrides {
   std::map<std::int64_t, std::vector<std::pair<std::string, const json*>>> at; ///< layer -> (key, overrides)
   std::int64_t norms_per_sublayer = 1;
+  moe_layout moe = moe_layout::none;
 
   per_layer_overrides() = default;
-  per_layer_overrides(const json& v, std::int64_t n, std::int64_t norms) : norms_per_sublayer(norms) {
+  per_layer_overrides(const json& v, std::int64_t n, std::int64_t norms, moe_layout m = moe_layout::none)
+      : norms_per_sublayer(norms), moe(m) {
     if (!v.is_object()) bad("per_layer_config", "must be an object mapping layer indices to overrides", v);
     for (const auto& [key, o] : v.items()) {
       const std::string where = "per_layer_config." + key;
@@ -579,9 +643,18 @@ struct per_layer_overrides {
         if (field == "num_attention_heads") b.attention.n_heads = integer(val, w, 1, "must be a positive integer");
         else if (field == "num_key_value_heads") b.attention.n_kv_heads = integer(val, w, 1, "must be a positive integer");
         else if (field == "head_dim") b.attention.head_dim = integer(val, w, 1, "must be a positive integer");
+        else if (b.ffn.n_experts > 0 && field == moe_width_key(moe)) // the experts' width
+          b.ffn.d_ff = integer(val, w, 1, "must be a positive integer");
         else if (field == "intermediate_size") {
           if (b.ffn.n_experts > 0) bad(w, "overrides a dense MLP width, but layer " + key + " is a mixture of experts", val);
           b.ffn.d_ff = integer(val, w, 1, "must be a positive integer");
+        } else if (moe != moe_layout::none && (field == moe_count_key(moe) || field == moe_width_key(moe))) {
+          if (b.ffn.n_experts == 0) bad(w, "overrides the experts, but layer " + key + " has none (a dense MLP)", val);
+          const std::int64_t e = integer(val, w, 1, "must be a positive integer");
+          if (e < b.ffn.top_k)
+            bad(w, "must be >= num_experts_per_tok = " + std::to_string(b.ffn.top_k) + " (top-k routing needs k experts)",
+                val);
+          b.ffn.n_experts = e;
         } else if (field == "skip") {
           if (!val.is_array()) bad(w, "must be a list of \"attention\" and/or \"mlp\"", val);
           for (const json& sk : val) {
@@ -597,7 +670,10 @@ struct per_layer_overrides {
           }
         } else {
           bad(w, "is not a supported per_layer_config override (num_attention_heads, num_key_value_heads, head_dim, "
-                 "intermediate_size, skip)",
+                 "intermediate_size, skip" +
+                     (moe == moe_layout::none ? std::string()
+                                              : ", " + std::string(moe_count_key(moe)) + ", " + std::string(moe_width_key(moe))) +
+                     ")",
               val);
         }
       }
@@ -881,14 +957,14 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   per_layer_overrides overrides;
   if (const json* v = f.get("per_layer_config")) {
     if (!fam.per_layer_config) bad("per_layer_config", "is not supported for model_type " + type, *v);
-    overrides = per_layer_overrides(*v, layers, fam.block_norms / 2);
+    overrides = per_layer_overrides(*v, layers, fam.block_norms / 2, fam.moe);
     for (const auto& [i, list] : overrides.at) {
       cuts.at(i);
       cuts.at(i + 1);
     }
   }
   const extensions ext(c, layers);
-  if (ext.per_layer()) cuts.every_layer(ext.sizes ? "intermediate_sizes" : "lora_ranks", ext.sizes ? *ext.sizes : *ext.ranks);
+  if (ext.per_layer()) cuts.every_layer(ext.list().first, *ext.list().second);
 
   // Layer i, then the runs.
   auto layer_at = [&](std::int64_t i) {
@@ -1022,7 +1098,8 @@ inline scoring hf_scoring(const hf_model& m, estimator est = estimator::mp) {
 }
 
 /// Returns `config` with the nsc extension fields written from `spec` so that a pruned model
-/// reads back: "intermediate_sizes" (every block's d_ff) and "lora_ranks" (one object per
+/// reads back: "intermediate_sizes" (every block's d_ff), "expert_counts" (when a block is a
+/// mixture of experts: its expert count, 0 for the others) and "lora_ranks" (one object per
 /// layer with its non-zero ranks; the field is removed when no layer has an adapter). Other
 /// fields are kept; the number of layers (a run counts repeat times) must equal the config's
 /// layer count for it to read back, and may not exceed hf_max_layer_runs (the per-layer list
@@ -1054,6 +1131,17 @@ inline nlohmann::json with_nsc_extensions(nlohmann::json config, const transform
     }
   }
   config["intermediate_sizes"] = std::move(sizes);
+  nlohmann::json experts = nlohmann::json::array();
+  bool any_moe = false;
+  for (const block_spec& b : spec.blocks) {
+    const bool moe = b.ffn.kind == ffn_kind::standard && b.ffn.n_experts > 0;
+    for (std::int64_t k = 0; k < b.repeat; ++k) experts.push_back(moe ? b.ffn.n_experts : 0); // a run: one entry per layer
+    any_moe = any_moe || moe;
+  }
+  if (any_moe)
+    config["expert_counts"] = std::move(experts);
+  else
+    config.erase("expert_counts");
   if (any_lora)
     config["lora_ranks"] = std::move(ranks);
   else

@@ -14,13 +14,17 @@
 ///    per layer: attention {no_op, replace_with_linear, n_heads_in_group = heads / kv_heads,
 ///    window_length for sliding-window layers}, ffn {no_op, replace_with_linear, ffn_mult: the
 ///    shortest decimal m with find_multiple(int(2 m hidden / 3), 256) == width, else
-///    intermediate_size}. num_key_value_heads, intermediate_size, per_layer_config and
-///    intermediate_sizes are removed (block_configs says it all).
+///    intermediate_size; a mixture of experts as Puzzletron's moe {num_local_experts,
+///    num_experts_per_tok, expert_intermediate_dim}}. num_key_value_heads, intermediate_size,
+///    per_layer_config, intermediate_sizes and expert_counts are removed (block_configs says it
+///    all).
 ///  * per-layer: the input's fields plus transformers' per_layer_config: for every layer that
 ///    differs from the top-level shape, {num_attention_heads, num_key_value_heads, head_dim
 ///    (only when the heads change and the config has no head_dim), intermediate_size, skip:
-///    ["attention", "mlp"]}; any per_layer_config of the input is replaced.
-///  * nsc: nsc's extension intermediate_sizes (with_nsc_extensions).
+///    ["attention", "mlp"]}, on MoE layers the family's expert count (mixtral num_local_experts,
+///    qwen num_experts) and expert width (mixtral intermediate_size, qwen moe_intermediate_size);
+///    any per_layer_config of the input is replaced.
+///  * nsc: nsc's extensions intermediate_sizes and expert_counts (with_nsc_extensions).
 ///
 /// prune_verify_config reads the emitted config with read_hf_config and recomputes params
 /// (total, non-embedding, active), prefill FLOPs, KV bytes, memory and NSC with prune_totals;
@@ -89,7 +93,8 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
     cfg["architectures"] = json::array({"DeciLMForCausalLM"});
     cfg["auto_map"] = {{"AutoConfig", "configuration_decilm.DeciLMConfig"},
                        {"AutoModelForCausalLM", "modeling_decilm.DeciLMForCausalLM"}};
-    for (const char* k : {"num_key_value_heads", "intermediate_size", "per_layer_config", "intermediate_sizes"})
+    for (const char* k :
+         {"num_key_value_heads", "intermediate_size", "per_layer_config", "intermediate_sizes", "expert_counts"})
       cfg.erase(k);
     json blocks = json::array();
     for (std::size_t i = 0; i < pruned.blocks.size(); ++i) {
@@ -109,6 +114,10 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
         f["no_op"] = true;
       } else if (b.ffn.kind == ffn_kind::linear) {
         f["replace_with_linear"] = true;
+      } else if (b.ffn.n_experts > 0) {
+        f["moe"] = {{"num_local_experts", b.ffn.n_experts},
+                    {"num_experts_per_tok", b.ffn.top_k},
+                    {"expert_intermediate_dim", b.ffn.d_ff}};
       } else if (const double m = decilm_ffn_mult(b.ffn.d_ff, pruned.d_model); m > 0) {
         f["ffn_mult"] = m;
       } else {
@@ -123,6 +132,11 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
     cfg.erase("per_layer_config");
     const transformer_spec top = expand(read_hf_config(cfg).spec); // the shape every override is relative to
     const bool has_head_dim = input.contains("head_dim") && !input["head_dim"].is_null();
+    const detail::hf::family* fam =
+        input.contains("model_type") && input["model_type"].is_string()
+            ? detail::hf::find_family(input["model_type"].get<std::string>())
+            : nullptr;
+    const detail::hf::moe_layout moe = fam ? fam->moe : detail::hf::moe_layout::none;
     json per = json::object();
     for (std::size_t i = 0; i < pruned.blocks.size(); ++i) {
       const block_spec& b = pruned.blocks[i];
@@ -138,7 +152,12 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
         }
         if (b.attention.kv_heads() != t.attention.kv_heads()) o["num_key_value_heads"] = b.attention.kv_heads();
       }
-      if (b.ffn.kind == ffn_kind::standard && b.ffn.d_ff != t.ffn.d_ff) o["intermediate_size"] = b.ffn.d_ff;
+      if (b.ffn.kind == ffn_kind::standard && b.ffn.n_experts > 0 && moe != detail::hf::moe_layout::none) {
+        if (b.ffn.n_experts != t.ffn.n_experts) o[std::string(detail::hf::moe_count_key(moe))] = b.ffn.n_experts;
+        if (b.ffn.d_ff != t.ffn.d_ff) o[std::string(detail::hf::moe_width_key(moe))] = b.ffn.d_ff;
+      } else if (b.ffn.kind == ffn_kind::standard && b.ffn.d_ff != t.ffn.d_ff) {
+        o["intermediate_size"] = b.ffn.d_ff;
+      }
       if (!skip.empty()) o["skip"] = std::move(skip);
       if (!o.empty()) per[std::to_string(i)] = std::move(o);
     }

@@ -10,6 +10,8 @@
 ///     r.best->widths, r.best->ranks, r.best->params, r.best->tflops, r.best->nsc
 ///     r.front                                                       // one optimum per reachable cost
 ///     nsc::search::lonas_apply(hf.spec, *r.best, settings)          // the pruned spec (emit a config)
+///     auto g = nsc::search::prune_lonas(hf.spec, {}, {.budget = 5.7e9}); // the same through the generic
+///     g.lonas.best, g.lonas.front; g.space, *g.chosen                  // pruning machinery (nsc prune)
 ///
 /// Description
 /// -----------
@@ -26,14 +28,21 @@
 /// 5,690,097,664 params, NSC 881196.752; the front has 129 points (every FFN sum, in steps of
 /// 1376 x 3 H params) from 4,574,150,656 to 6,738,411,520 params.
 ///
-/// The generic space (lonas_space_from_spec) is derived from a transformer_spec (e.g. a Hugging
-/// Face config read by nsc/io/hf_config.hpp) with identical layers: widths
+/// LoNAS is a preset of the generic pruning space (nsc/search/prune_space.hpp):
+/// lonas_prune_settings gives its settings (nsc format, no no-op, the q/k/v LoRA rank a per-layer
+/// attention choice, the FFN ladder ffn_eighths, o / gate / up / down adapters), prune_lonas runs
+/// search_prune over the whole cost range and reads the budget's answer off the front (what
+/// `nsc prune --space lonas` does; layers may differ), and lonas_space_from_spec folds one layer
+/// of that space into the rank x width options of a lonas_space (identical layers only).
+/// The space from a spec is derived from a transformer_spec (e.g. a Hugging
+/// Face config read by nsc/io/hf_config.hpp): widths
 /// floor(intermediate_size * j / 8) for j in {8, 7, 6, 5, 4} (exact for every LoNAS config:
 /// 11008 -> 11008, 9632, 8256, 6880, 5504), q/k/v LoRA ranks {32, 28}, the other adapters
 /// (o, gate, up, down) at rank 32, Q/K/V and the output projection scored per head, Xavier of
 /// each block (scoring{}): the reference's LoNAS convention for any llama-like model. Each option
-/// is built with make_block and scored with nsc::score / counted with nsc::count; the fixed part
-/// is the rest of make_transformer(spec) (embeddings, LM head, and the final norm only when
+/// is the sum of its two sublayer options of make_prune_space (scored with nsc::score, counted
+/// with nsc::count, MACs = deploy's prefill FLOPs / 2); the fixed part is the space's
+/// (embeddings, LM head, and the final norm only when
 /// count_final_norm: the reference formula leaves it out, so by default LLaMA-7B counts exactly
 /// as the preset, 4096 below Hugging Face's 6,738,415,616).
 ///
@@ -63,6 +72,7 @@
 #include <nsc/search/multi_knapsack.hpp>
 #include <nsc/search/multiple_choice_knapsack.hpp>
 #include <nsc/search/pareto.hpp>
+#include <nsc/search/prune_space.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -164,21 +174,41 @@ inline std::vector<std::int64_t> lonas_widths_for(std::int64_t intermediate,
   return w;
 }
 
-namespace detail {
-
-/// The block of option (rank, width): per-head scoring layouts and the LoNAS adapters.
-inline block_spec lonas_block(const block_spec& base, std::int64_t rank, std::int64_t width,
-                              const lonas_space_settings& s) {
-  block_spec b = base;
-  b.attention.qkv = s.qkv;
-  b.attention.out = s.out;
-  b.attention.lora_q = b.attention.lora_k = b.attention.lora_v = rank;
-  b.attention.lora_o = s.adapter_rank;
-  b.ffn.d_ff = width;
-  b.ffn.lora_gate = b.ffn.gated ? s.adapter_rank : 0;
-  b.ffn.lora_up = b.ffn.lora_down = s.adapter_rank;
-  return b;
+/// The generic pruning space's settings of the LoNAS preset (nsc/search/prune_space.hpp): the nsc
+/// output format (attention heads kept, no no-op sublayers), the q/k/v LoRA rank a per-layer
+/// attention choice over s.ranks, the FFN widths floor(d_ff j / 8) for j in s.width_eighths,
+/// o / gate / up / down adapters at s.adapter_rank, the scoring layouts and rule of s, and a
+/// prefill of T = s.seq_len tokens with full attention (the paper's TFLOPs: prefill FLOPs / 2
+/// are the multiply-accumulates). MoE layers keep their expert count (expert_step 0).
+inline prune_space_settings lonas_prune_settings(const lonas_space_settings& s = {}) {
+  prune_space_settings p;
+  p.format = prune_format::nsc;
+  p.no_op = false;
+  p.lora_ranks = s.ranks;
+  p.lora_adapter_rank = s.adapter_rank;
+  p.ffn_eighths = s.width_eighths;
+  p.expert_step = 0;
+  p.load.seq_len = s.seq_len;
+  p.load.attention = attention_convention::full;
+  p.rule = s.rule;
+  p.qkv = s.qkv;
+  p.out = s.out;
+  return p;
 }
+
+/// Params the reference formula leaves out of a model of `spec`: its final norm, unless
+/// s.count_final_norm (then 0). LoNAS params = Hugging Face's count - this.
+inline std::int64_t lonas_uncounted_params(const transformer_spec& spec, const lonas_space_settings& s = {}) {
+  if (s.count_final_norm || spec.blocks.empty()) return 0;
+  transformer_spec one = spec;
+  one.blocks.resize(1);
+  std::int64_t n = 0;
+  for (const layer& l : make_transformer(one, 1.0).layers)
+    if (l.name == "final_norm") n += count(l).total();
+  return n;
+}
+
+namespace detail {
 
 inline bool lonas_same_block(const block_spec& a, const block_spec& b) {
   const attention_spec &x = a.attention, &y = b.attention;
@@ -190,15 +220,7 @@ inline bool lonas_same_block(const block_spec& a, const block_spec& b) {
          a.n_norms == b.n_norms;
 }
 
-} // namespace detail
-
-/// The LoNAS space of a Transformer with identical layers (see the file comment). Errors:
-/// std::invalid_argument "nsc::search::lonas_space_from_spec: ..." when the spec has no layers,
-/// its layers differ (other than in LoRA ranks), a rank is < 1, seq_len < 1, or the spec is
-/// malformed (make_transformer's messages).
-inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
-                                         const lonas_space_settings& s = {}) {
-  constexpr std::string_view fn = "nsc::search::lonas_space_from_spec";
+inline void lonas_check_settings(const transformer_spec& spec, const lonas_space_settings& s, std::string_view fn) {
   validate(spec, fn);
   if (spec.blocks.empty()) throw_invalid_argument(fn, "the model needs at least one layer");
   if (s.seq_len < 1) throw_invalid_argument(fn, "seq_len must be >= 1", s.seq_len);
@@ -206,6 +228,23 @@ inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
   for (std::int64_t r : s.ranks)
     if (r < 1) throw_invalid_argument(fn, "LoRA ranks must be >= 1", r);
   if (s.adapter_rank < 0) throw_invalid_argument(fn, "adapter_rank must be >= 0", s.adapter_rank);
+  for (const block_spec& b : spec.blocks) (void)lonas_widths_for(b.ffn.d_ff, s.width_eighths);
+}
+
+} // namespace detail
+
+/// The LoNAS space of a Transformer with identical layers (see the file comment), as one layer
+/// of the generic pruning space (make_prune_space with lonas_prune_settings): option (rank,
+/// width) = the attention option of the rank + the FFN option of the width, so its params, MACs
+/// (prefill FLOPs / 2) and score are the sums of the two sublayers'; the fixed part is the
+/// space's (embeddings, LM head; the final norm only when count_final_norm). Errors:
+/// std::invalid_argument "nsc::search::lonas_space_from_spec: ..." when the spec has no layers,
+/// its layers differ (other than in LoRA ranks), a rank is < 1, seq_len < 1, or the spec is
+/// malformed (make_transformer's messages).
+inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
+                                         const lonas_space_settings& s = {}) {
+  constexpr std::string_view fn = "nsc::search::lonas_space_from_spec";
+  detail::lonas_check_settings(spec, s, fn);
   block_spec base = spec.blocks[0];
   base.attention.d_model = base.ffn.d_model = spec.d_model;
   base.repeat = 1; // one layer; a run of identical layers counts repeat times in out.layers
@@ -220,6 +259,10 @@ inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
                              "layer 0's intermediate size); layer differs",
                              first);
   }
+  transformer_spec one = spec;
+  one.blocks.resize(1);
+  const prune_space g = make_prune_space(one, lonas_prune_settings(s));
+  const prune_layer_space& l = g.layers.at(0);
   lonas_space out;
   out.name = spec.name;
   out.layers = total_layers(spec);
@@ -227,32 +270,19 @@ inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
   out.ranks = s.ranks;
   out.widths = lonas_widths_for(base.ffn.d_ff, s.width_eighths);
   out.adapter_rank = s.adapter_rank;
-  const double T = double(s.seq_len);
-  psi_cache cache;
-  for (std::int64_t r : out.ranks) {
-    for (std::int64_t w : out.widths) {
-      const layer l = make_block(detail::lonas_block(base, r, w, s), T, "layer", spec.lora);
-      const resources res = count(l);
+  for (const prune_attention_option& a : l.attention)
+    for (const prune_ffn_option& f : l.ffn) {
       lonas_space_option o;
-      o.rank = r;
-      o.width = w;
-      o.nsc = score(l, s.rule, &cache).nsc;
-      o.params = res.total();
-      o.macs = std::llround(res.macs * T);
+      o.rank = a.lora_rank;
+      o.width = f.width;
+      o.nsc = a.nsc + f.nsc;
+      o.params = a.cost[std::size_t(prune_cost::params)] + f.cost[std::size_t(prune_cost::params)];
+      o.macs = (a.cost[std::size_t(prune_cost::prefill_flops)] + f.cost[std::size_t(prune_cost::prefill_flops)]) / 2;
       out.options.push_back(o);
     }
-  }
-  // The fixed part: everything make_transformer builds outside "layers.<i>".
-  transformer_spec one = spec;
-  one.blocks.assign(1, detail::lonas_block(base, out.ranks[0], out.widths[0], s));
-  const network net = make_transformer(one, T);
-  for (const layer& l : net.layers) {
-    if (l.name.rfind("layers.", 0) == 0) continue;
-    const resources res = count(l);
-    if (l.name != "final_norm" || s.count_final_norm) out.fixed_params += res.total();
-    out.fixed_macs += std::llround(res.macs * T);
-    out.fixed_nsc += score(l, s.rule, &cache).nsc;
-  }
+  out.fixed_params = g.fixed[std::size_t(prune_cost::params)] - lonas_uncounted_params(spec, s);
+  out.fixed_macs = g.fixed[std::size_t(prune_cost::prefill_flops)] / 2;
+  out.fixed_nsc = g.fixed_nsc;
   return out;
 }
 
@@ -405,6 +435,75 @@ inline lonas_candidate lonas_front_candidate(const lonas_space& space, const lon
   return lonas_make_candidate(space, r.engine->front_choice(i));
 }
 
+/// A generic pruning candidate (prune_space of lonas_prune_settings) in LoNAS terms: widths,
+/// q/k/v ranks, params of the reference formula (Hugging Face's count - `uncounted`), MACs per
+/// sequence (prefill FLOPs / 2), TFLOPs and NSC (the candidate's recomputed totals).
+inline lonas_candidate lonas_candidate_of(const prune_candidate& c, std::int64_t uncounted = 0) {
+  lonas_candidate out;
+  for (const prune_layer_choice& l : c.layers) {
+    out.widths.push_back(l.ffn_width);
+    out.ranks.push_back(l.lora_rank);
+  }
+  out.params = c.totals.cost[std::size_t(prune_cost::params)] - uncounted;
+  out.macs = c.totals.cost[std::size_t(prune_cost::prefill_flops)] / 2;
+  out.tflops = double(out.macs) / 1e12;
+  out.nsc = c.totals.nsc;
+  return out;
+}
+
+/// Outcome of prune_lonas: the LoNAS search run by the generic machinery, in both vocabularies.
+struct lonas_prune_result {
+  prune_space space;                     ///< make_prune_space(spec, lonas_prune_settings(s))
+  std::int64_t uncounted = 0;            ///< params the reference formula leaves out (final norm)
+  prune_search_result search;            ///< search_prune: the whole front over the budgeted cost
+  std::optional<prune_candidate> chosen; ///< the budget's front point (prune_emit_config writes it)
+  lonas_search_result lonas;             ///< best / front / unpruned / budget / stats as search_lonas
+};
+
+/// `nsc prune --space lonas`: the LoNAS preset of the generic pruning space (lonas_prune_settings;
+/// any model, layers may differ: each layer's widths come from its own d_ff), one exact
+/// search_prune over the whole range of the budgeted cost (params of the reference formula, or
+/// MACs = prefill FLOPs / 2 when settings.cost == macs) giving the front, and the budget's answer
+/// read off it as search_lonas does (the most valuable point whose cost is <= floor(budget); no
+/// budget: the front's last point). For llama-7b.json it reproduces the paper's answer and the
+/// 129-point front (tests/test_searches.cpp). Errors: std::invalid_argument
+/// "nsc::search::prune_lonas: ..." as lonas_space_from_spec (except that layers may differ), a
+/// budget that is not finite and >= 0, and make_prune_space's / search_prune's.
+inline lonas_prune_result prune_lonas(const transformer_spec& spec, const lonas_space_settings& s = {},
+                                      const lonas_search_settings& settings = {}) {
+  constexpr std::string_view fn = "nsc::search::prune_lonas";
+  detail::lonas_check_settings(spec, s, fn);
+  lonas_prune_result out;
+  out.space = make_prune_space(spec, lonas_prune_settings(s));
+  out.uncounted = lonas_uncounted_params(spec, s);
+  const bool by_macs = settings.cost == lonas_cost::macs;
+  prune_search_settings ps;
+  ps.budgets = {{by_macs ? prune_cost::prefill_flops : prune_cost::params, INT64_MAX / 4}}; // the whole range
+  ps.front = true;
+  ps.rescore_front = false; // 129 points for LLaMA-7B: option sums (the LoNAS search's own totals)
+  ps.mmck.max_table_bytes = settings.mck.max_table_bytes;
+  out.search = search_prune(out.space, ps);
+  lonas_search_result& r = out.lonas;
+  r.cost = settings.cost;
+  if (settings.budget) r.budget = budget_floor(*settings.budget, fn);
+  r.unpruned = lonas_candidate_of(out.search.unpruned, out.uncounted);
+  r.stats.outer_configs = 1;
+  r.stats.dp_runs = 1;
+  r.stats.cells = out.search.info.cells + out.search.info.states;
+  r.stats.cell_updates = out.search.info.work;
+  r.stats.layer_scores = out.space.options();
+  for (const prune_candidate& c : out.search.front) {
+    r.front.push_back(lonas_candidate_of(c, out.uncounted));
+    const lonas_candidate& x = r.front.back();
+    if (!r.budget || (by_macs ? x.macs : x.params) <= *r.budget) out.chosen = c; // ascending cost and value
+  }
+  if (out.chosen) { // re-scored from its spec: what `nsc score` of the emitted config prints
+    out.chosen->totals = prune_totals(prune_apply(out.space, *out.chosen), out.space.settings);
+    r.best = lonas_candidate_of(*out.chosen, out.uncounted);
+  }
+  return out;
+}
+
 /// The pruned spec: `base` with each layer's d_ff and LoRA ranks set as the search scored them
 /// (q/k/v at the candidate's rank, o / gate / up / down at s.adapter_rank). Write it out with
 /// nsc::with_nsc_extensions (nsc/io/hf_config.hpp) for a config that `nsc score` reads back.
@@ -417,8 +516,14 @@ inline transformer_spec lonas_apply(const transformer_spec& base_in, const lonas
     throw_invalid_argument(fn, "the candidate needs one width and one rank per layer of the model",
                            c.widths.size());
   transformer_spec out = base;
-  for (std::size_t i = 0; i < out.blocks.size(); ++i)
-    out.blocks[i] = detail::lonas_block(base.blocks[i], c.ranks[i], c.widths[i], s);
+  for (std::size_t i = 0; i < out.blocks.size(); ++i) { // as prune_block of lonas_prune_settings' space
+    block_spec& b = out.blocks[i];
+    b.attention.qkv = s.qkv;
+    b.attention.out = s.out;
+    detail::prune_set_adapters(b, s.adapter_rank);
+    b.attention.lora_q = b.attention.lora_k = b.attention.lora_v = c.ranks[i];
+    b.ffn.d_ff = c.widths[i];
+  }
   return out;
 }
 

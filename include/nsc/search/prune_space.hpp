@@ -24,8 +24,23 @@
 ///    N > k). Other attention kinds (MLA, linear) are kept as they are (or no-op).
 ///  * FFN (standard kind): widths w on the grid {G, 2G, ...} below the model's width d_ff, plus
 ///    d_ff itself, w >= min_ffn and w % tp == 0 (d_ff is always offered); plus no-op in decilm
-///    and per_layer. nsc format: widths only (MoE layers: the expert width, intermediate_sizes).
-///    Dense FFNs only in decilm / per_layer (a MoE or linear FFN is kept, or no-op).
+///    and per_layer (the nsc format has no no-op). A linear FFN is kept (or no-op).
+///  * Mixture-of-experts FFN (n_experts E, top_k k): the routed experts kept E' in E, E - s, ...
+///    (s = expert_step; 0: E only), E' >= max(k, min_experts), E' % ep == 0 (E always offered),
+///    times the experts' width on the FFN grid above (expert_width; false: the model's width
+///    only). top_k is unchanged (k experts still run per token), so an option with fewer experts
+///    drops E - E' expert copies from params and memory, shrinks the router Linear(d, E') (and
+///    its bias, if any), and changes FLOPs only through the router; KV bytes are unaffected.
+///    NSC counts every expert copy (make_block: copies = E'). Every format expresses both:
+///    decilm as Puzzletron's ffn.moe {num_local_experts, num_experts_per_tok,
+///    expert_intermediate_dim}, per_layer as the family's expert count / width overrides, nsc as
+///    expert_counts + intermediate_sizes (nsc/io/prune_config.hpp). Shared experts are kept.
+///  * LoRA (the LoNAS preset, nsc/search/lonas.hpp): lora_ranks = {r_1, ...} makes the q/k/v
+///    adapter rank a per-layer attention choice (each (h, k) above x each rank, in that order);
+///    lora_adapter_rank >= 0 puts o_proj / gate / up / down adapters of that rank on every
+///    layer. ffn_eighths = {j, ...} replaces the FFN grid by the widths floor(d_ff j / 8)
+///    (LoNAS's ladder; the model's own width always first). LoRA parameters are not counted in
+///    params (nsc::count's convention) and their matrices are scored.
 ///  * The attention and FFN sublayers of a layer are separate knapsack groups: every cost and
 ///    the score of a block are sums over its weights and norms, so block(a, f) costs exactly
 ///    block(a, none) + block(none, f) (integers) and scores their sum. Layers with the same block
@@ -96,6 +111,11 @@ constexpr std::string_view to_string(prune_cost c) noexcept {
   return "?";
 }
 
+/// The most options one sublayer (a layer's attention or FFN) may have: far above any real grid
+/// (Llama-3.1-70B's FFN 113, DeepSeek-V3's MoE 249 expert counts x 8 widths), far below what
+/// would take seconds or gigabytes to build; a larger space is refused with its size.
+inline constexpr double prune_max_sublayer_options = 65536;
+
 /// One value per prune_cost.
 using prune_cost_vector = std::array<std::int64_t, prune_cost_count>;
 
@@ -109,6 +129,13 @@ struct prune_space_settings {
   /// so whole groups are kept: Llama-3.1-70B 8, 16, ..., 64; 1: every count)
   std::int64_t head_step = 0;
   bool no_op = true;               ///< offer no-op sublayers (decilm, per_layer)
+  std::int64_t expert_step = 1;    ///< MoE: expert counts E, E - s, ... (0: the model's count only)
+  std::int64_t min_experts = 0;    ///< MoE: fewest experts offered (never below top_k; E always is)
+  std::int64_t ep = 1;             ///< MoE: expert-parallel degree (expert counts divisible by it)
+  bool expert_width = true;        ///< MoE: the experts' width on the FFN grid too (false: kept)
+  std::vector<std::int64_t> lora_ranks; ///< q/k/v LoRA ranks offered per layer (empty: kept)
+  std::int64_t lora_adapter_rank = -1;  ///< >= 0: o / gate / up / down adapters at this rank
+  std::vector<std::int64_t> ffn_eighths; ///< non-empty: widths floor(d_ff j / 8) instead of the grid
   workload load{};                 ///< T (FLOPs), context, batch, dtypes (KV, memory)
   scoring rule{};                  ///< Xavier of each block, psi_MP (nsc score's default)
   qkv_layout qkv = qkv_layout::per_head;
@@ -119,6 +146,7 @@ struct prune_space_settings {
 struct prune_attention_option {
   bool none = false;
   std::int64_t heads = 0, kv_heads = 0; ///< standard attention (0 otherwise)
+  std::int64_t lora_rank = 0;           ///< q/k/v LoRA rank set (0: the model's adapters kept)
   double nsc = 0;
   prune_cost_vector cost{};
 };
@@ -126,7 +154,8 @@ struct prune_attention_option {
 /// One FFN option of a layer.
 struct prune_ffn_option {
   bool none = false;
-  std::int64_t width = 0; ///< d_ff (experts' width for MoE), 0 for linear
+  std::int64_t width = 0;   ///< d_ff (experts' width for MoE), 0 for linear
+  std::int64_t experts = 0; ///< routed experts kept (MoE), 0 for a dense or linear FFN
   double nsc = 0;
   prune_cost_vector cost{};
 };
@@ -158,8 +187,10 @@ struct prune_space {
 struct prune_layer_choice {
   bool attention_none = false;
   std::int64_t heads = 0, kv_heads = 0;
+  std::int64_t lora_rank = 0; ///< q/k/v LoRA rank (0: the model's adapters kept)
   bool ffn_none = false;
   std::int64_t ffn_width = 0;
+  std::int64_t experts = 0; ///< routed experts kept (MoE layers; 0 otherwise)
   std::size_t attention_option = 0, ffn_option = 0;
 };
 
@@ -230,6 +261,13 @@ inline void prune_block_costs(const transformer_spec& spec, const block_spec& b,
   }
 }
 
+/// o_proj / gate / up / down LoRA adapters of rank r on block b (gate only when gated).
+inline void prune_set_adapters(block_spec& b, std::int64_t r) {
+  b.attention.lora_o = r;
+  b.ffn.lora_gate = b.ffn.gated ? r : 0;
+  b.ffn.lora_up = b.ffn.lora_down = r;
+}
+
 inline bool prune_tp_ok(std::int64_t h, std::int64_t k, std::int64_t tp) {
   return h % tp == 0 && (k % tp == 0 || tp % k == 0);
 }
@@ -249,12 +287,16 @@ inline block_spec prune_block(const prune_layer_space& l, const prune_layer_choi
       b.attention.n_heads = c.heads;
       b.attention.n_kv_heads = c.kv_heads;
     }
+    if (c.lora_rank > 0) b.attention.lora_q = b.attention.lora_k = b.attention.lora_v = c.lora_rank;
   }
   if (c.ffn_none) {
     b.ffn.kind = ffn_kind::none;
   } else {
     ++present;
-    if (b.ffn.kind == ffn_kind::standard) b.ffn.d_ff = c.ffn_width;
+    if (b.ffn.kind == ffn_kind::standard) {
+      b.ffn.d_ff = c.ffn_width;
+      if (b.ffn.n_experts > 0 && c.experts > 0) b.ffn.n_experts = c.experts;
+    }
   }
   b.n_norms = l.norms_per_sublayer * present;
   return b;
@@ -268,8 +310,10 @@ inline prune_layer_choice prune_choice(const prune_layer_space& l, std::size_t a
   c.attention_none = a.none;
   c.heads = a.heads;
   c.kv_heads = a.kv_heads;
+  c.lora_rank = a.lora_rank;
   c.ffn_none = f.none;
   c.ffn_width = f.width;
+  c.experts = f.experts;
   c.attention_option = ai;
   c.ffn_option = fi;
   return c;
@@ -277,8 +321,8 @@ inline prune_layer_choice prune_choice(const prune_layer_space& l, std::size_t a
 
 /// The generic pruning space of `spec` (see the file comment). Errors: std::invalid_argument
 /// "nsc::search::make_prune_space: ..." for a model without layers, ffn_multiple < 1, min_ffn
-/// < 0, tp < 1, a malformed spec or workload (deploy's messages); std::domain_error when a cost
-/// overflows.
+/// < 0, tp < 1, head_step < 0, expert_step < 0, min_experts < 0, ep < 1, a malformed spec or
+/// workload (deploy's messages); std::domain_error when a cost overflows.
 inline prune_space make_prune_space(const transformer_spec& spec_in, const prune_space_settings& s = {}) {
   using detail::prune_fn;
   validate(spec_in, prune_fn);
@@ -287,6 +331,16 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   if (s.min_ffn < 0) throw_invalid_argument(prune_fn, "min_ffn must be >= 0", s.min_ffn);
   if (s.tp < 1) throw_invalid_argument(prune_fn, "tp must be >= 1", s.tp);
   if (s.head_step < 0) throw_invalid_argument(prune_fn, "head_step must be >= 0 (0: the GQA group)", s.head_step);
+  if (s.expert_step < 0)
+    throw_invalid_argument(prune_fn, "expert_step must be >= 0 (0: keep every layer's expert count)", s.expert_step);
+  if (s.min_experts < 0) throw_invalid_argument(prune_fn, "min_experts must be >= 0", s.min_experts);
+  if (s.ep < 1) throw_invalid_argument(prune_fn, "ep (expert-parallel degree) must be >= 1", s.ep);
+  for (std::int64_t r : s.lora_ranks)
+    if (r < 1) throw_invalid_argument(prune_fn, "LoRA ranks must be >= 1", r);
+  if (s.lora_adapter_rank < -1)
+    throw_invalid_argument(prune_fn, "lora_adapter_rank must be >= 0 (or -1: the model's adapters)", s.lora_adapter_rank);
+  for (std::int64_t j : s.ffn_eighths)
+    if (j < 1 || j > 8) throw_invalid_argument(prune_fn, "FFN width fractions j / 8 need j in [1, 8]", j);
   prune_space out;
   out.settings = s;
   out.spec = expand(spec_in); // one block per layer (runs of identical layers expanded)
@@ -294,6 +348,7 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     b.attention.qkv = s.qkv;
     b.attention.out = s.out;
     b.attention.d_model = b.ffn.d_model = out.spec.d_model;
+    if (s.lora_adapter_rank >= 0) detail::prune_set_adapters(b, s.lora_adapter_rank);
   }
   const bool noop = s.no_op && s.format != prune_format::nsc;
   psi_cache cache;
@@ -333,17 +388,23 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
       } else {
         hk.push_back({0, 0});
       }
-      for (const auto& [h, k] : hk) {
-        prune_attention_option o;
-        o.heads = h;
-        o.kv_heads = k;
-        prune_layer_choice c;
-        c.heads = h;
-        c.kv_heads = k;
-        c.ffn_none = true;
-        detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
-        l.attention.push_back(o);
-      }
+      const std::vector<std::int64_t> ranks = s.lora_ranks.empty() || a.kind != attention_kind::standard
+                                                  ? std::vector<std::int64_t>{0}
+                                                  : s.lora_ranks; // q/k/v adapters: standard attention
+      for (const auto& [h, k] : hk)
+        for (std::int64_t r : ranks) {
+          prune_attention_option o;
+          o.heads = h;
+          o.kv_heads = k;
+          o.lora_rank = r;
+          prune_layer_choice c;
+          c.heads = h;
+          c.kv_heads = k;
+          c.lora_rank = r;
+          c.ffn_none = true;
+          detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
+          l.attention.push_back(o);
+        }
     }
     if (noop || base.attention.kind == attention_kind::none) {
       prune_attention_option o;
@@ -353,22 +414,50 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     // FFN options.
     if (base.ffn.kind != ffn_kind::none) {
       std::vector<std::int64_t> widths;
-      const bool dense = base.ffn.kind == ffn_kind::standard && base.ffn.n_experts == 0;
-      const bool resizable = base.ffn.kind == ffn_kind::standard && (dense || s.format == prune_format::nsc);
+      const bool resizable = base.ffn.kind == ffn_kind::standard;
+      const bool moe = resizable && base.ffn.n_experts > 0;
       widths.push_back(resizable ? base.ffn.d_ff : 0);
-      if (resizable)
+      if (resizable && (!moe || s.expert_width) && !s.ffn_eighths.empty()) {
+        for (std::int64_t j : s.ffn_eighths) {
+          const std::int64_t w = nsc::detail::checked_mul(base.ffn.d_ff, j, prune_fn, "an FFN width") / 8;
+          if (w >= 1 && w >= s.min_ffn && w % s.tp == 0 && std::find(widths.begin(), widths.end(), w) == widths.end())
+            widths.push_back(w);
+        }
+      } else if (resizable && (!moe || s.expert_width)) {
         for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
              w -= s.ffn_multiple)
           if (w >= s.min_ffn && w % s.tp == 0) widths.push_back(w);
-      for (std::int64_t w : widths) {
-        prune_ffn_option o;
-        o.width = w;
-        prune_layer_choice c;
-        c.attention_none = true;
-        c.ffn_width = w;
-        detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
-        l.ffn.push_back(o);
       }
+      { // refuse a grid too large to build before building it (a hostile width or expert count)
+        const double nw = resizable && (!moe || s.expert_width)
+                              ? (s.ffn_eighths.empty() ? double(base.ffn.d_ff / s.ffn_multiple) + 1
+                                                       : double(s.ffn_eighths.size()))
+                              : 1.0;
+        const double ne = moe && s.expert_step > 0 ? double((base.ffn.n_experts - base.ffn.top_k) / s.expert_step) + 1 : 1.0;
+        if (nw * ne > prune_max_sublayer_options)
+          throw_invalid_argument(prune_fn,
+                                 "layer " + std::to_string(i) +
+                                     "'s FFN would have more than 65536 options (widths x expert counts; raise "
+                                     "ffn_multiple or expert_step, or keep the expert width)",
+                                 nw * ne);
+      }
+      std::vector<std::int64_t> experts{moe ? base.ffn.n_experts : 0};
+      if (moe && s.expert_step > 0)
+        for (std::int64_t e = base.ffn.n_experts - s.expert_step; e >= std::max(base.ffn.top_k, s.min_experts);
+             e -= s.expert_step)
+          if (e % s.ep == 0) experts.push_back(e);
+      for (std::int64_t e : experts)
+        for (std::int64_t w : widths) {
+          prune_ffn_option o;
+          o.width = w;
+          o.experts = e;
+          prune_layer_choice c;
+          c.attention_none = true;
+          c.ffn_width = w;
+          c.experts = e;
+          detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
+          l.ffn.push_back(o);
+        }
     }
     if (noop || base.ffn.kind == ffn_kind::none) {
       prune_ffn_option o;
@@ -413,8 +502,10 @@ inline transformer_spec prune_apply(const prune_space& space, const prune_candid
 
 /// Params (total, non-embedding, active), prefill FLOPs of T tokens, KV-cache bytes, memory
 /// bytes and NSC of `spec` exactly as `nsc score` computes them (make_transformer at T, count,
-/// deploy at s.load, score with s.rule).
-inline prune_totals_t prune_totals(const transformer_spec& spec_in, const prune_space_settings& s) {
+/// deploy at s.load, score with s.rule). `cache` (optional) memoises psi across calls: the
+/// values are the same bit for bit (the same computations, looked up).
+inline prune_totals_t prune_totals(const transformer_spec& spec_in, const prune_space_settings& s,
+                                   psi_cache* cache = nullptr) {
   constexpr std::string_view fn = "nsc::search::prune_totals";
   const transformer_spec spec = expand(spec_in); // per layer, as the search sums them
   const network net = make_transformer(spec, double(s.load.seq_len));
@@ -427,8 +518,8 @@ inline prune_totals_t prune_totals(const transformer_spec& spec_in, const prune_
   t.cost[3] = detail::prune_i64(d.prefill_flops(), fn, "prefill FLOPs");
   t.cost[4] = detail::prune_i64(d.kv_cache_bytes, fn, "KV-cache bytes");
   t.cost[5] = detail::prune_i64(d.memory_bytes, fn, "memory bytes");
-  psi_cache cache;
-  t.nsc = score(net, s.rule, &cache).nsc;
+  psi_cache local;
+  t.nsc = score(net, s.rule, cache ? cache : &local).nsc;
   t.flops_per_token = d.flops_per_token();
   return t;
 }
@@ -446,6 +537,11 @@ struct prune_search_settings {
   bool front = false;                ///< also the Pareto set over the budgeted costs
   std::size_t top = 0;               ///< also the k best (0: none)
   std::size_t min_distance = 0;      ///< k best: min layers-sublayers two differ in
+  /// true: every front point's totals re-scored from its spec as best's are (bit for bit what
+  /// `nsc score` prints; ~0.6 ms per point for a 32-layer model). false: the front's totals are
+  /// the option sums (costs exact integers, the same as a re-score; NSC = dp_value, equal to a
+  /// re-score up to floating rounding, ~1e-15 relative) -- for fronts of many points.
+  bool rescore_front = true;
   mmck_settings mmck{};
 };
 
@@ -490,8 +586,31 @@ inline mmck_groups<double> prune_groups(const prune_space& space, const std::vec
   return g;
 }
 
+/// The candidate of a knapsack selection (2 entries per layer), totals the option sums (exact
+/// integers for the costs; NSC the sum of option scores, dp_value).
+inline prune_candidate prune_sum_candidate(const prune_space& space, const std::vector<std::size_t>& sel) {
+  constexpr std::string_view fn = "nsc::search::prune_sum_candidate";
+  prune_candidate c;
+  c.dp_value = space.fixed_nsc;
+  c.totals.cost = space.fixed;
+  for (std::size_t i = 0; i < space.layers.size(); ++i) {
+    const prune_layer_space& l = space.layers[i];
+    c.layers.push_back(prune_choice(l, sel.at(2 * i), sel.at(2 * i + 1)));
+    const prune_attention_option& a = l.attention[sel[2 * i]];
+    const prune_ffn_option& f = l.ffn[sel[2 * i + 1]];
+    c.dp_value += a.nsc + f.nsc;
+    for (std::size_t k = 0; k < prune_cost_count; ++k)
+      c.totals.cost[k] = nsc::detail::checked_add(c.totals.cost[k], nsc::detail::checked_add(a.cost[k], f.cost[k], fn, "cost"),
+                                                  fn, "total cost");
+  }
+  c.totals.nsc = c.dp_value;
+  c.totals.flops_per_token = double(c.totals.cost[std::size_t(prune_cost::prefill_flops)]) / double(space.settings.load.seq_len);
+  return c;
+}
+
 /// The candidate of a knapsack selection (2 entries per layer), totals recomputed.
-inline prune_candidate prune_make_candidate(const prune_space& space, const std::vector<std::size_t>& sel) {
+inline prune_candidate prune_make_candidate(const prune_space& space, const std::vector<std::size_t>& sel,
+                                            psi_cache* cache = nullptr) {
   prune_candidate c;
   c.dp_value = space.fixed_nsc;
   for (std::size_t i = 0; i < space.layers.size(); ++i) {
@@ -499,7 +618,7 @@ inline prune_candidate prune_make_candidate(const prune_space& space, const std:
     c.layers.push_back(prune_choice(l, sel.at(2 * i), sel.at(2 * i + 1)));
     c.dp_value += l.attention[sel[2 * i]].nsc + l.ffn[sel[2 * i + 1]].nsc;
   }
-  c.totals = prune_totals(prune_apply(space, c), space.settings);
+  c.totals = prune_totals(prune_apply(space, c), space.settings, cache);
   return c;
 }
 
@@ -518,6 +637,7 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     dims.push_back(b.cost);
   }
   prune_search_result out;
+  psi_cache cache; // one memo for every candidate re-scored below
   // Smallest and largest reachable value of every cost, one at a time (sublayers independent).
   prune_cost_vector largest = space.fixed;
   out.minimum = space.fixed;
@@ -537,7 +657,7 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
       sel.push_back(0);
       sel.push_back(0);
     }
-    out.unpruned = prune_make_candidate(space, sel);
+    out.unpruned = prune_make_candidate(space, sel, &cache);
   }
   if (dims.empty()) { // no budget: params with room for everything (the front over params)
     dims.push_back(prune_cost::params);
@@ -557,12 +677,13 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
   const mmck_result<double> r = solve_mmck(groups, budget, ms);
   out.info = r.info();
   if (const auto ch = r.choice(budget)) {
-    out.best = prune_make_candidate(space, *ch);
+    out.best = prune_make_candidate(space, *ch, &cache);
     out.best->dp_value = space.fixed_nsc + *r.best(budget);
   }
   if (s.front && out.best)
     for (std::size_t i = 0; i < r.front().size(); ++i) {
-      out.front.push_back(prune_make_candidate(space, r.front_choice(i)));
+      out.front.push_back(s.rescore_front ? prune_make_candidate(space, r.front_choice(i), &cache)
+                                          : prune_sum_candidate(space, r.front_choice(i)));
       out.front.back().dp_value = space.fixed_nsc + r.front()[i].value;
     }
   if (s.top > 0 && out.best) {
@@ -571,7 +692,7 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     ks.min_distance = s.min_distance;
     ks.mmck = s.mmck;
     for (const auto& x : k_best(groups, budget, ks)) {
-      out.top.push_back(prune_make_candidate(space, x.choice));
+      out.top.push_back(prune_make_candidate(space, x.choice, &cache));
       out.top.back().dp_value = space.fixed_nsc + x.value;
     }
   }
