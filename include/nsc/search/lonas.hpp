@@ -403,6 +403,7 @@ inline lonas_search_result search_lonas(const lonas_space& space,
       if (!out.budget) p = front.empty() ? nullptr : &front.back();
       else if (*out.budget >= fixed) p = best_within(front, *out.budget - fixed);
       if (p) out.best = lonas_make_candidate(space, r->front_choice(std::size_t(p - front.data())));
+      out.front_points.reserve(front.size());
       for (const auto& q : front) out.front_points.push_back({q.cost + fixed, q.value + space.fixed_nsc, {}});
       out.engine = std::move(r);
       return out;
