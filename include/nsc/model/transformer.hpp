@@ -605,11 +605,13 @@ inline void validate(const transformer_spec& s, std::string_view function = "nsc
   std::int64_t first = 0; // index of the entry's first layer
   for (std::size_t i = 0; i < s.blocks.size(); ++i) {
     const std::int64_t r = s.blocks[i].repeat;
-    const detail::spec_context c{function, r <= 1 ? "layer " + std::to_string(first) + ": "
-                                                  : "layers " + std::to_string(first) + "-" +
-                                                        std::to_string(first + (r - 1)) + ": "};
+    std::int64_t last = first;
+    const bool wraps = r > 1 && __builtin_add_overflow(first, r - 1, &last);
+    const detail::spec_context c{function, r <= 1 || wraps ? "layer " + std::to_string(first) + ": "
+                                                           : "layers " + std::to_string(first) + "-" +
+                                                                 std::to_string(last) + ": "};
     if (r < 1) c.fail("repeat must be >= 1", r);
-    if (__builtin_add_overflow(first, r, &first))
+    if (wraps || __builtin_add_overflow(first, r, &first))
       c.fail("the total number of layers overflows 64 bits (repeat)", r);
     block_spec b = s.blocks[i];
     if (b.attention.d_model != 0 && b.attention.d_model != s.d_model)
