@@ -543,9 +543,11 @@ TEST_CASE("prune emission MoE: every format reads back to exactly the searched m
           return;
         }
         CHECK_NOTHROW(prune_verify_config(cfg, sp, c));
-        const hf_model back = read_hf_config(cfg);
-        for (std::size_t i = 0; i < back.spec.blocks.size(); ++i) {
-          const ffn_spec& e = back.spec.blocks[i].ffn;
+        const hf_model back_runs = read_hf_config(cfg);
+        const transformer_spec back{expand(back_runs.spec)}; // one block per layer (runs expanded)
+        REQUIRE(back.blocks.size() == c.layers.size());
+        for (std::size_t i = 0; i < back.blocks.size(); ++i) {
+          const ffn_spec& e = back.blocks[i].ffn;
           if (c.layers[i].ffn_none) {
             CHECK(e.kind == ffn_kind::none);
             continue;
@@ -569,7 +571,7 @@ TEST_CASE("prune emission MoE: every format reads back to exactly the searched m
               if (qwen) CHECK(key != "num_local_experts");
               else CHECK(key != "num_experts");
             }
-        if (f == prune_format::nsc) CHECK(cfg["expert_counts"].size() == back.spec.blocks.size());
+        if (f == prune_format::nsc) CHECK(cfg["expert_counts"].size() == back.blocks.size());
         ++checked;
       });
       if (qwen && f == prune_format::decilm) CHECK(refused > 0);
