@@ -218,10 +218,14 @@ int run_generic(const prune_args& a) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const prune_space space = make_prune_space(m.spec, ss);
+  { // The format must express the model itself (e.g. DeciLM has no q_norm, no shared expert and
+    // head_dim = hidden / heads): checked on the unpruned model before the search is run.
+    const prune_candidate unpruned =
+        nsc::search::prune_make_candidate(space, std::vector<std::size_t>(2 * space.layers.size(), 0));
+    nsc::prune_verify_config(nsc::prune_emit_config(raw, space, unpruned), space, unpruned);
+  }
   const prune_search_result r = search_prune(space, s);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // The format must express the model itself (e.g. DeciLM has no q_norm and head_dim = hidden / heads).
-  nsc::prune_verify_config(nsc::prune_emit_config(raw, space, r.unpruned), space, r.unpruned);
 
   if (!r.best) {
     if (!r.shortfalls.empty()) {
