@@ -183,6 +183,14 @@ TEST_CASE("LoNAS: the 5.7B answer, the unpruned model, TFLOPs", "[presets][lonas
   // rank costs nothing
   CHECK(p::lonas_layer_params({28, 8256}) == p::lonas_layer_params({32, 8256}));
   CHECK(p::lonas_layer_score({28, 8256}) < p::lonas_layer_score({32, 8256}));
+  // the memoised batch is bitwise the one-by-one score (same psi values, same order of sums)
+  std::vector<p::lonas_option> more = opts;
+  for (std::int64_t rank : {1, 7, 64, 4096})
+    for (std::int64_t k : {1, 33, 11008, 20000}) more.push_back({rank, k});
+  const auto batch = p::lonas_layer_scores(more);
+  REQUIRE(batch.size() == more.size());
+  for (std::size_t j = 0; j < more.size(); ++j) CHECK(batch[j] == p::lonas_layer_score(more[j]));
+  CHECK_THROWS_WITH(p::lonas_layer_scores({{32, 0}}), Contains("nsc::presets::lonas_layer_scores: FFN width must be >= 1"));
 }
 
 TEST_CASE("AutoFormer: official parameter counts of the released subnets", "[presets][autoformer]") {

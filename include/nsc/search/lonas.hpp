@@ -48,13 +48,12 @@
 ///
 /// The knapsack: by default one pass of solve_mck over the L groups. The layers are identical
 /// groups, so settings.identical_groups = true solves them as one class of L groups instead
-/// (solve_mmck_classes: the rank x width product split, one multiset table of the widths by
-/// max-plus doubling, ~3,000 updates instead of 41,280) with the same front (tested);
-/// settings.lazy_front then returns the front's values only (front_points) and builds a
-/// candidate on request (lonas_front_candidate), since building the 129 candidates of 32 layers
-/// costs more than the DP (README speed-up table). With the identical-group path, stats.cells
-/// counts the class points kept and stats.cell_updates the engine's work (table updates and
-/// merged pairs), not table cells.
+/// (solve_mck_classes: same-cost pruning keeps the better rank per width, and the 129-cell
+/// multiset table of the 5 widths is built by max-plus doubling, 2,919 pairs instead of 41,280
+/// cell updates) with the same front (tested); settings.lazy_front then returns the front's
+/// values only (front_points) and builds a candidate on request (lonas_front_candidate), since
+/// building the 129 candidates of 32 layers costs more than either DP (README speed-up table).
+/// With the identical-group path, stats.cell_updates counts the pairs the combinations examined.
 ///
 /// Tie-breaking (deterministic): lowest option index wins an exact tie at a DP cell (rank 32
 /// before 28, wider before narrower); a budget's answer is the cheapest cost reaching the best
@@ -130,11 +129,14 @@ inline lonas_space lonas_llama7b_space(std::int64_t seq_len = presets::lonas_seq
   s.ranks.assign(presets::lonas_ranks.begin(), presets::lonas_ranks.end());
   s.widths.assign(presets::lonas_widths.begin(), presets::lonas_widths.end());
   const std::int64_t H = presets::lonas_hidden, T = seq_len;
-  for (const presets::lonas_option& o : presets::lonas_options()) {
+  const std::vector<presets::lonas_option> opts = presets::lonas_options();
+  const std::vector<double> scores = presets::lonas_layer_scores(opts);  // bitwise lonas_layer_score
+  for (std::size_t j = 0; j < opts.size(); ++j) {
+    const presets::lonas_option& o = opts[j];
     lonas_space_option x;
     x.rank = o.rank;
     x.width = o.width;
-    x.nsc = presets::lonas_layer_score(o);
+    x.nsc = scores[j];
     x.params = presets::lonas_layer_params(o);
     x.macs = 4 * H * H * T + 2 * T * T * H + 3 * H * o.width * T;
     s.options.push_back(x);
@@ -311,9 +313,9 @@ struct lonas_search_settings {
   std::optional<double> budget;
   lonas_cost cost = lonas_cost::params;
   mck_settings mck{};
-  /// true: combine the identical layers by doubling their Pareto set (solve_mmck's identical-group
-  /// path, O(log L) merges). Default false: the one-pass solve_mck over L groups (same answers;
-  /// measured faster end to end for LLaMA-7B's 32 x 10 options, see the README).
+  /// true: the L identical layers as one class (solve_mck_classes: the multiset table by max-plus
+  /// doubling, O(log L) combinations). Default false: the one-pass solve_mck over L groups (same
+  /// answers; with every candidate of the front built the one pass is as fast, see the README).
   bool identical_groups = false;
   /// With identical_groups: leave `front` empty and fill `front_points` (cost, NSC) only; the
   /// candidate of point i (widths, ranks, params, MACs) is built on request by
@@ -332,7 +334,7 @@ struct lonas_search_result {
   /// lazy_front: every front point (cost incl. the fixed part, NSC incl. the fixed part)
   std::vector<pareto_point<double>> front_points;
   /// lazy_front: the solved engine, for lonas_front_candidate
-  std::shared_ptr<const mmck_result<double>> engine;
+  std::shared_ptr<const mck_result<double>> engine;
 };
 
 /// The candidate made of option indices `choice` (one per layer).
@@ -388,27 +390,23 @@ inline lonas_search_result search_lonas(const lonas_space& space,
   const std::int64_t top = nsc::detail::checked_mul(space.layers, largest, fn, "the largest total cost");
   std::vector<pareto_point<double>> front;
   if (settings.identical_groups) {
-    std::vector<mmck_option<double>> layer;
-    for (const auto& o : options) layer.push_back({o.value, {o.cost}});
-    mmck_settings ms;
-    ms.max_table_bytes = settings.mck.max_table_bytes;
-    auto r = std::make_shared<const mmck_result<double>>(
-        solve_mmck_classes(std::vector<mmck_class<double>>{{std::move(layer), std::size_t(space.layers)}}, {top}, ms));
+    auto r = std::make_shared<const mck_result<double>>(
+        solve_mck_classes(std::vector<mck_class<double>>{{std::move(options), std::size_t(space.layers)}}, top, settings.mck));
     ++out.stats.dp_runs;
-    out.stats.cells += r->info().states;
-    out.stats.cell_updates += r->info().work;
-    for (std::size_t i = 0; i < r->front().size(); ++i) front.push_back({r->front()[i].cost[0], r->front()[i].value, {}});
+    out.stats.cells += r->cells();
+    out.stats.cell_updates += r->cell_updates();
+    front = r->front();
     if (settings.lazy_front) {
       const pareto_point<double>* p = nullptr;
       if (!out.budget) p = front.empty() ? nullptr : &front.back();
       else if (*out.budget >= fixed) p = best_within(front, *out.budget - fixed);
-      if (p) out.best = lonas_make_candidate(space, r->front_choice(std::size_t(p - front.data())));
-      out.front_points.reserve(front.size());
-      for (const auto& q : front) out.front_points.push_back({q.cost + fixed, q.value + space.fixed_nsc, {}});
+      if (p) out.best = lonas_make_candidate(space, *r->choice(p->cost));
+      out.front_points = std::move(front);
+      for (auto& q : out.front_points) q.cost += fixed, q.value = q.value + space.fixed_nsc;
       out.engine = std::move(r);
       return out;
     }
-    for (std::size_t i = 0; i < r->front().size(); ++i) out.front.push_back(lonas_make_candidate(space, r->front_choice(i)));
+    for (const auto& p : front) out.front.push_back(lonas_make_candidate(space, *r->choice(p.cost)));
   } else {
     const mck_groups<double> groups(std::size_t(space.layers), options);
     const mck_result<double> r = solve_mck(groups, top, settings.mck);
@@ -433,7 +431,8 @@ inline lonas_candidate lonas_front_candidate(const lonas_space& space, const lon
   constexpr std::string_view fn = "nsc::search::lonas_front_candidate";
   if (!r.engine) throw_invalid_argument(fn, "the result has no engine (search with lazy_front = true)");
   if (i >= r.front_points.size()) throw_invalid_argument(fn, "front index out of range", i);
-  return lonas_make_candidate(space, r.engine->front_choice(i));
+  const std::int64_t fixed = r.cost == lonas_cost::macs ? space.fixed_macs : space.fixed_params;
+  return lonas_make_candidate(space, *r.engine->choice(r.front_points[i].cost - fixed));
 }
 
 /// A generic pruning candidate (prune_space of lonas_prune_settings) in LoNAS terms: widths,

@@ -291,6 +291,38 @@ void mck_relax(const Value* cur, const unsigned char* cur_reach, Value* next,
   }
 }
 
+/// Step (c) for one group: the options kept, in ascending original index. same_cost: one per
+/// cost (the largest value, lowest index on ties); dominated: also drop every option another
+/// one of the group dominates (cost <= and value >=).
+template <class Value>
+std::vector<std::size_t> mck_kept_options(const std::vector<mck_option<Value>>& opts, mck_pruning pruning) {
+  std::vector<std::size_t> order(opts.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (opts[a].cost != opts[b].cost) return opts[a].cost < opts[b].cost;
+    if (opts[b].value < opts[a].value) return true;
+    if (opts[a].value < opts[b].value) return false;
+    return a < b;
+  });
+  std::vector<std::size_t> keep;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const auto& o = opts[order[i]];
+    const bool take = pruning == mck_pruning::same_cost ? i == 0 || opts[order[i - 1]].cost != o.cost
+                                                        : keep.empty() || opts[keep.back()].value < o.value;
+    if (take) keep.push_back(order[i]);
+  }
+  std::sort(keep.begin(), keep.end());
+  return keep;
+}
+
+/// One max-plus combination of solve_mck_classes: out(d) = max over a + b = d of X(a) + Y(b)
+/// (cells of reduced cost, out truncated to `cells`). An operand x >= 0 is op x's output, x < 0
+/// the one-copy table of class -x - 1. op_bp[offset + d] = the a of out(d)'s best pair.
+struct mck_merge_op {
+  std::int64_t x = 0, y = 0;
+  std::size_t offset = 0, cells = 0;
+};
+
 /// Everything solve_mck computes; wrapped by mck_result.
 template <class Value>
 struct mck_tables {
@@ -309,6 +341,14 @@ struct mck_tables {
   std::vector<Value> exact;           ///< T_G(k), meaningful where reach[k]
   std::vector<unsigned char> reach;   ///< T_G(k) reachable
   std::vector<std::size_t> prefix;    ///< smallest k' <= k maximising T_G, or npos
+  std::uint64_t work = 0;             ///< cell updates (solve_mck) / pairs examined (classes)
+  // solve_mck_classes: classes of identical groups combined by max-plus ops (`group` empty)
+  std::vector<mck_merge_op> ops;
+  std::vector<std::uint32_t> op_bp;   ///< ops[t].cells entries from ops[t].offset: X's cell
+  /// per class: (reduced cost, original index) of the kept options, ascending cost
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> leaf;
+  std::vector<std::size_t> multiplicity;  ///< per class; empty for solve_mck
+  std::int64_t root = 0;                   ///< the final table's operand (see mck_merge_op)
 };
 
 } // namespace detail
@@ -341,6 +381,9 @@ public:
   std::size_t cells() const noexcept { return t_.cells; }
   /// Bytes counted against mck_settings::max_table_bytes.
   std::size_t table_bytes() const noexcept { return t_.bytes; }
+  /// The DP's work: cell updates (solve_mck: sum_g W * J_g) or candidate pairs examined by the
+  /// max-plus combinations (solve_mck_classes).
+  std::uint64_t cell_updates() const noexcept { return t_.work; }
   mck_pruning pruning() const noexcept { return t_.pruning; }
 
   /// optimal if some selection costs <= b, else infeasible. O(1). b in [0, B].
@@ -474,11 +517,40 @@ private:
   }
 
   std::vector<std::size_t> reconstruct(std::size_t k) const {
+    if (!t_.multiplicity.empty()) return reconstruct_classes(k);
     std::vector<std::size_t> out(t_.groups);
     for (std::size_t g = t_.groups; g-- > 0;) {
       const std::size_t j = back_pointer(g, k);
       out[g] = t_.group[g].original[j];
       k -= t_.group[g].cost[j];
+    }
+    return out;
+  }
+
+  /// solve_mck_classes: walk the op tree from the root down to one-copy cells, then list each
+  /// class's options in ascending original index over its groups.
+  std::vector<std::size_t> reconstruct_classes(std::size_t k) const {
+    std::vector<std::vector<std::size_t>> picks(t_.multiplicity.size());
+    std::vector<std::pair<std::int64_t, std::size_t>> todo{{t_.root, k}};
+    while (!todo.empty()) {
+      const auto [x, cell] = todo.back();
+      todo.pop_back();
+      if (x < 0) {
+        const auto& leaf = t_.leaf[static_cast<std::size_t>(-x - 1)];
+        const auto it = std::lower_bound(leaf.begin(), leaf.end(), std::make_pair(cell, std::size_t{0}));
+        picks[static_cast<std::size_t>(-x - 1)].push_back(it->second);
+        continue;
+      }
+      const detail::mck_merge_op& op = t_.ops[static_cast<std::size_t>(x)];
+      const std::size_t a = t_.op_bp[op.offset + cell];
+      todo.push_back({op.y, cell - a});
+      todo.push_back({op.x, a});
+    }
+    std::vector<std::size_t> out;
+    out.reserve(t_.groups);
+    for (auto& p : picks) {
+      std::sort(p.begin(), p.end());
+      out.insert(out.end(), p.begin(), p.end());
     }
     return out;
   }
@@ -523,29 +595,9 @@ mck_result<Value> solve_mck(const mck_groups<Value>& groups, std::int64_t budget
   // (c) pruning, on shifted costs; kept options in ascending original index.
   std::vector<std::vector<Value>> kept_values(groups.size());
   std::vector<std::vector<std::int64_t>> kept_shift(groups.size());
-  std::vector<std::size_t> order;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const auto& opts = groups[g];
-    order.resize(opts.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      if (opts[a].cost != opts[b].cost) return opts[a].cost < opts[b].cost;
-      if (opts[b].value < opts[a].value) return true;
-      if (opts[a].value < opts[b].value) return false;
-      return a < b;
-    });
-    std::vector<std::size_t> keep;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const auto& o = opts[order[i]];
-      bool take;
-      if (settings.pruning == mck_pruning::same_cost) {
-        take = i == 0 || opts[order[i - 1]].cost != o.cost;
-      } else {
-        take = keep.empty() || opts[keep.back()].value < o.value;
-      }
-      if (take) keep.push_back(order[i]);
-    }
-    std::sort(keep.begin(), keep.end());
+    const std::vector<std::size_t> keep = detail::mck_kept_options(opts, settings.pruning);
     t.group[g].original = keep;
     for (std::size_t j : keep) {
       kept_values[g].push_back(opts[j].value);
@@ -626,6 +678,7 @@ mck_result<Value> solve_mck(const mck_groups<Value>& groups, std::int64_t budget
     const std::size_t* c = gt.cost.data();
     const Value* v = kept_values[g].data();
     const std::size_t j = gt.cost.size();
+    t.work += std::uint64_t(cells) * j;
     switch (gt.width) {
       case 1:
         detail::mck_relax(cur.data(), cur_reach.data(), next.data(), next_reach.data(),
@@ -659,6 +712,308 @@ mck_result<Value> solve_mck(const mck_groups<Value>& groups, std::int64_t budget
   }
   t.exact = std::move(cur);
   t.reach = std::move(cur_reach);
+  return mck_result<Value>(std::move(t));
+}
+
+/// A class of identical groups for solve_mck_classes: `multiplicity` groups, each choosing one
+/// of `options` (e.g. the decoder layers of an LLM, every one with the same choices).
+template <class Value>
+struct mck_class {
+  std::vector<mck_option<Value>> options;
+  std::size_t multiplicity = 1;
+};
+
+/// solve_mck over classes of identical groups without materialising the copies: the groups
+/// are class 0's `multiplicity` copies, then class 1's, ...; every query of mck_result works
+/// (best, best_cost, choice, the exact-cost ones, front) and answers exactly as solve_mck over
+/// the materialised groups does, in value and cost.
+///
+/// Algorithm: the reductions of solve_mck (a)-(d) (per class minimum, one gcd over every class,
+/// same-cost or dominated pruning, cells W up to the largest reachable total); per class the
+/// exact-cost table of its m-option multisets, built by max-plus combinations of 1-D tables
+/// (out(d) = max over a + b = d of X(a) + Y(b), truncated at W): either one copy at a time
+/// (m - 1 combinations with the one-copy table, about sum_i min(i S, W) J pairs for J options of
+/// largest reduced cost S) or by doubling (powers P_1, P_2 = P_1 + P_1, ..., the set bits of m
+/// combined: O(log m) combinations of up to W^2 / 2 pairs), whichever the estimate says is
+/// less work; then the classes' tables are combined in class order. One back-pointer per
+/// combination and output cell (4 bytes).
+///
+/// Tie-breaking: best(b) is the largest value with cost <= b, at the smallest exact cost
+/// achieving it (as solve_mck). Among selections of equal value and exact cost, the pair found
+/// first by a combination wins (its cells in ascending order, the first operand outermost);
+/// the choice lists each class's multiset in ascending original option index over that
+/// class's groups (the groups of a class are interchangeable). Values are summed along the
+/// combination tree, not in group order: for floating types a value may differ from
+/// solve_mck's in the last bits (integers: identical).
+///
+/// Domain and errors as solve_mck, named "nsc::solve_mck_classes" with "class c, option j":
+/// every class needs an option and multiplicity >= 1; the value sum rule counts each class
+/// multiplicity times; memory (back-pointers, tables, the choice vector of every group) is
+/// refused before allocating beyond settings.max_table_bytes, with the bytes it would need;
+/// at most 2^32 - 1 cells.
+template <mck_value Value>
+mck_result<Value> solve_mck_classes(const std::vector<mck_class<Value>>& classes, std::int64_t budget,
+                                    const mck_settings& settings = {}) {
+  constexpr std::string_view fn = "nsc::solve_mck_classes";
+  if (budget < 0) detail::mck_fail(fn, "budget must be >= 0 (got ", budget, ")");
+  const std::size_t C = classes.size();
+  std::size_t G = 0;
+  [[maybe_unused]] std::uintmax_t vtotal = 0;
+  [[maybe_unused]] bool voverflow = false;
+  [[maybe_unused]] long double ftotal = 0;
+  for (std::size_t c = 0; c < C; ++c) {
+    const auto& cl = classes[c];
+    if (cl.multiplicity < 1) detail::mck_fail(fn, "every class needs multiplicity >= 1 (got 0 for class ", c, ")");
+    if (cl.options.empty()) detail::mck_fail(fn, "every class needs at least one option (got an empty class ", c, ")");
+    if (__builtin_add_overflow(G, cl.multiplicity, &G))
+      detail::mck_fail(fn, "the number of groups overflows (class ", c, ")");
+    [[maybe_unused]] std::uintmax_t largest = 0;
+    [[maybe_unused]] long double flargest = 0;
+    for (std::size_t j = 0; j < cl.options.size(); ++j) {
+      const auto& o = cl.options[j];
+      if (o.cost < 0) detail::mck_fail(fn, "option costs must be >= 0 (got ", o.cost, " at class ", c, ", option ", j, ")");
+      if (detail::mck_nonfinite(o.value))
+        detail::mck_fail(fn, "option values must be finite (got ", detail::mck_describe(o.value), " at class ", c,
+                         ", option ", j, ")");
+      if constexpr (std::is_integral_v<Value>) largest = std::max(largest, detail::mck_magnitude(o.value));
+      if constexpr (std::is_floating_point_v<Value>) flargest = std::max(flargest, std::fabs((long double)o.value));
+    }
+    if constexpr (std::is_integral_v<Value>) {
+      std::uintmax_t part = 0;
+      if (__builtin_mul_overflow(largest, std::uintmax_t(cl.multiplicity), &part) ||
+          __builtin_add_overflow(vtotal, part, &vtotal))
+        voverflow = true;
+    }
+    if constexpr (std::is_floating_point_v<Value>) ftotal += flargest * (long double)cl.multiplicity;
+  }
+  if constexpr (std::is_integral_v<Value>) {
+    const auto limit = static_cast<std::uintmax_t>(std::numeric_limits<Value>::max());
+    if (voverflow || vtotal > limit)
+      detail::mck_fail(fn, "the sum over groups of the largest |value| must fit in the value type (got ",
+                       voverflow ? std::string("more than 2^64") : std::to_string(vtotal), " > ", limit, ")");
+  }
+  if constexpr (std::is_floating_point_v<Value>) {
+    if (!(ftotal <= (long double)std::numeric_limits<Value>::max()))
+      detail::mck_fail(fn, "the sum over groups of the largest |value| must be finite in the value type (got a sum above ",
+                       std::numeric_limits<Value>::max(), ")");
+  }
+  const std::size_t cap = settings.max_table_bytes;
+  if ((long double)G * sizeof(std::size_t) > (long double)cap)
+    detail::mck_fail(fn, "the choices of ", G, " groups need ", (long double)G * sizeof(std::size_t),
+                     " bytes, more than max_table_bytes (got ", cap, ")");
+
+  detail::mck_tables<Value> t;
+  t.groups = G;
+  t.budget = budget;
+  t.pruning = settings.pruning;
+  t.multiplicity.resize(C);
+  for (std::size_t c = 0; c < C; ++c) t.multiplicity[c] = classes[c].multiplicity;
+  if (C == 0) {  // the empty selection
+    t.cells = 1;
+    t.exact.assign(1, Value{});
+    t.reach.assign(1, 1);
+    t.prefix.assign(1, 0);
+    t.bytes = sizeof(Value) + 1 + sizeof(std::size_t);
+    return mck_result<Value>(std::move(t));
+  }
+  // (a) minima, offset M = sum_c m_c * multiplicity (saturated: then infeasible everywhere)
+  std::vector<std::int64_t> minimum(C);
+  std::int64_t offset = 0;
+  for (std::size_t c = 0; c < C; ++c) {
+    std::int64_t m = classes[c].options[0].cost;
+    for (const auto& o : classes[c].options) m = std::min(m, o.cost);
+    minimum[c] = m;
+    std::int64_t part = 0;
+    if (classes[c].multiplicity > std::size_t(std::numeric_limits<std::int64_t>::max()) ||
+        __builtin_mul_overflow(m, std::int64_t(classes[c].multiplicity), &part))
+      part = std::numeric_limits<std::int64_t>::max();
+    offset = detail::mck_saturating_add(offset, part);
+  }
+  t.offset = offset;
+  if (offset > budget) return mck_result<Value>(std::move(t));  // infeasible everywhere
+  // (c) pruning per class (kept in ascending original index), (b) one gcd, (d) reach
+  std::vector<std::vector<std::size_t>> kept(C);
+  std::int64_t unit = 0, reachable = 0;
+  for (std::size_t c = 0; c < C; ++c) {
+    const auto& opts = classes[c].options;
+    kept[c] = detail::mck_kept_options(opts, settings.pruning);
+    std::int64_t largest = 0;
+    for (std::size_t j : kept[c]) {
+      unit = std::gcd(unit, opts[j].cost - minimum[c]);
+      largest = std::max(largest, opts[j].cost - minimum[c]);
+    }
+    std::int64_t part = 0;
+    if (classes[c].multiplicity > std::size_t(std::numeric_limits<std::int64_t>::max()) ||
+        __builtin_mul_overflow(largest, std::int64_t(classes[c].multiplicity), &part))
+      part = std::numeric_limits<std::int64_t>::max();
+    reachable = detail::mck_saturating_add(reachable, part);
+  }
+  if (unit == 0) unit = 1;
+  t.unit = unit;
+  const std::int64_t last = std::min((budget - offset) / unit, reachable / unit);
+  if (last >= std::int64_t(std::numeric_limits<std::uint32_t>::max()))
+    detail::mck_fail(fn, "the table needs ", last + 1, " cells, more than 2^32 - 1 (budget ", budget, ", unit ", unit, ")");
+  const std::size_t W = std::size_t(last) + 1;
+  // one-copy tables, truncated at W
+  t.leaf.resize(C);
+  std::vector<std::size_t> S(C, 0);
+  for (std::size_t c = 0; c < C; ++c) {
+    for (std::size_t j : kept[c]) {
+      const auto s = std::size_t((classes[c].options[j].cost - minimum[c]) / unit);
+      if (s < W) t.leaf[c].push_back({s, j}), S[c] = std::max(S[c], s);
+    }
+    std::sort(t.leaf[c].begin(), t.leaf[c].end());
+  }
+  // plans: per class one copy at a time or doubling, whichever examines fewer pairs (estimated
+  // on reach bounds: a table of i copies reaches at most min(i S + 1, W) cells)
+  auto cells_of = [&](long double w) { return std::min(w, (long double)W); };
+  // sum over k = lo..hi of min(k s + 1, W)
+  auto widths = [&](long double lo, long double hi, long double s) -> long double {
+    if (hi < lo) return 0;
+    if (s == 0) return hi - lo + 1;
+    const long double top = std::min(hi, std::floor(((long double)W - 1) / s));  // k s + 1 <= W
+    long double sum = 0;
+    if (top >= lo) sum += s * (top * (top + 1) - (lo - 1) * lo) / 2 + (top - lo + 1);
+    return sum + (hi - std::max(top, lo - 1)) * (long double)W;
+  };
+  std::vector<char> doubled(C, 0);
+  std::vector<long double> reach_of(C);
+  long double bp_cells = 0, nops = 0;
+  for (std::size_t c = 0; c < C; ++c) {
+    const long double m = (long double)classes[c].multiplicity, J = (long double)t.leaf[c].size(),
+                      s = (long double)S[c];
+    const long double lin = widths(1, m - 1, s) * J, lin_cells = widths(2, m, s);
+    long double dbl = 0, dbl_cells = 0, dbl_ops = 0;
+    {
+      long double wp = s + 1, wa = 0;
+      for (std::size_t rest = classes[c].multiplicity;;) {
+        if (rest & 1) {
+          if (wa > 0) dbl += wa * wp, wa = cells_of(wa + wp - 1), dbl_cells += wa, ++dbl_ops;
+          else wa = wp;
+        }
+        rest >>= 1;
+        if (!rest) break;
+        dbl += wp * (wp + 1) / 2, wp = cells_of(2 * wp - 1), dbl_cells += wp, ++dbl_ops;
+      }
+    }
+    doubled[c] = classes[c].multiplicity > 1 && dbl < lin;
+    bp_cells += doubled[c] ? dbl_cells : lin_cells;
+    nops += doubled[c] ? dbl_ops : m - 1;
+    reach_of[c] = cells_of(m * s + 1);
+  }
+  for (long double wa = reach_of[0]; const std::size_t c : std::views::iota(std::size_t{1}, C)) {
+    wa = cells_of(wa + reach_of[c] - 1);
+    bp_cells += wa, ++nops;
+  }
+  // back-pointers, ops, five live tables (values, reach lists, flags), the result's rows
+  const long double bytes = bp_cells * 4.0L + nops * sizeof(detail::mck_merge_op) +
+                            (long double)W * (5.0L * (sizeof(Value) + 4.0L) + 1.0L) +
+                            (long double)W * (sizeof(Value) + 1 + sizeof(std::size_t)) +
+                            (long double)G * sizeof(std::size_t);
+  if (!(bytes <= (long double)cap))
+    detail::mck_fail(fn, "the tables need ", (unsigned long long)std::min(bytes, 1.8e19L), " bytes (", G,
+                     " groups in ", C, " classes over ", W, " cells: ", (unsigned long long)std::min(bp_cells, 1.8e19L),
+                     " back-pointers of 4 bytes), more than max_table_bytes (got ", cap, ")");
+  t.bytes = std::size_t(bytes);
+  t.op_bp.reserve(std::size_t(bp_cells));
+  t.ops.reserve(std::size_t(nops));
+
+  // the combinations
+  struct table {
+    std::vector<Value> v;               // by cell, meaningful where reachable
+    std::vector<std::uint32_t> reach;   // reachable cells, ascending
+  };
+  std::vector<unsigned char> seen(W, 0);
+  auto combine = [&](const table& X, std::int64_t xi, const table& Y, std::int64_t yi, bool self) {
+    const std::size_t wx = X.reach.empty() ? 0 : X.reach.back(), wy = Y.reach.empty() ? 0 : Y.reach.back();
+    const std::size_t w = std::min(wx + wy + 1, W);
+    table out;
+    out.v.resize(w);
+    detail::mck_merge_op op{xi, yi, t.op_bp.size(), w};
+    t.op_bp.resize(t.op_bp.size() + w, 0);
+    std::uint32_t* bp = t.op_bp.data() + op.offset;
+    Value* ov = out.v.data();
+    const std::size_t ny = Y.reach.size();
+    for (std::size_t ia = 0; ia < X.reach.size(); ++ia) {
+      const std::uint32_t a = X.reach[ia];
+      const Value& va = X.v[a];
+      std::size_t ib = self ? ia : 0;
+      for (; ib < ny; ++ib) {
+        const std::size_t d = std::size_t(a) + Y.reach[ib];
+        if (d >= w) break;
+        Value cand = va + Y.v[Y.reach[ib]];
+        if (!seen[d]) {
+          seen[d] = 1;
+          ov[d] = std::move(cand);
+          bp[d] = a;
+        } else if (ov[d] < cand) {
+          ov[d] = std::move(cand);
+          bp[d] = a;
+        }
+      }
+      t.work += ib - (self ? ia : 0);
+    }
+    for (std::size_t d = 0; d < w; ++d)
+      if (seen[d]) out.reach.push_back(std::uint32_t(d)), seen[d] = 0;
+    t.ops.push_back(op);
+    return out;
+  };
+  table acc;
+  std::int64_t acc_i = 0;
+  for (std::size_t c = 0; c < C; ++c) {
+    table one;
+    one.v.resize(S[c] + 1);
+    for (const auto& [s, j] : t.leaf[c]) one.v[s] = classes[c].options[j].value, one.reach.push_back(std::uint32_t(s));
+    const std::int64_t leaf_i = -std::int64_t(c) - 1;
+    table cls;
+    std::int64_t cls_i = leaf_i;
+    const std::size_t m = classes[c].multiplicity;
+    if (m == 1) {
+      cls = one;
+    } else if (doubled[c]) {  // doubling
+      table power = one;
+      std::int64_t power_i = leaf_i;
+      bool has = false;
+      std::size_t rest = m;
+      while (true) {
+        if (rest & 1) {
+          if (has) {
+            cls = combine(cls, cls_i, power, power_i, false);
+            cls_i = std::int64_t(t.ops.size()) - 1;
+          } else {
+            cls = power, cls_i = power_i, has = true;
+          }
+        }
+        rest >>= 1;
+        if (!rest) break;
+        power = combine(power, power_i, power, power_i, true);
+        power_i = std::int64_t(t.ops.size()) - 1;
+      }
+    } else {  // one copy at a time
+      cls = one;
+      for (std::size_t i = 1; i < m; ++i) {
+        cls = combine(cls, cls_i, one, leaf_i, false);
+        cls_i = std::int64_t(t.ops.size()) - 1;
+      }
+    }
+    if (c == 0) {
+      acc = std::move(cls), acc_i = cls_i;
+    } else {
+      acc = combine(acc, acc_i, cls, cls_i, false);
+      acc_i = std::int64_t(t.ops.size()) - 1;
+    }
+  }
+  t.root = acc_i;
+  t.cells = W;
+  t.exact.assign(W, Value{});
+  t.reach.assign(W, 0);
+  for (std::uint32_t d : acc.reach) t.exact[d] = acc.v[d], t.reach[d] = 1;
+  t.prefix.assign(W, mck_result<Value>::npos);
+  std::size_t arg = mck_result<Value>::npos;
+  for (std::size_t k = 0; k < W; ++k) {
+    if (t.reach[k] && (arg == mck_result<Value>::npos || t.exact[arg] < t.exact[k])) arg = k;
+    t.prefix[k] = arg;
+  }
   return mck_result<Value>(std::move(t));
 }
 
