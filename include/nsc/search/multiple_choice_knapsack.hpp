@@ -901,9 +901,10 @@ mck_result<Value> solve_mck_classes(const std::vector<mck_class<Value>>& classes
     nops += doubled[c] ? dbl_ops : m - 1;
     reach_of[c] = cells_of(m * s + 1);
   }
-  for (long double wa = reach_of[0]; const std::size_t c : std::views::iota(std::size_t{1}, C)) {
-    wa = cells_of(wa + reach_of[c] - 1);
-    bp_cells += wa, ++nops;
+  long double folded = reach_of[0];
+  for (std::size_t c = 1; c < C; ++c) {  // the class folds
+    folded = cells_of(folded + reach_of[c] - 1);
+    bp_cells += folded, ++nops;
   }
   // back-pointers, ops, five live tables (values, reach lists, flags), the result's rows
   const long double bytes = bp_cells * 4.0L + nops * sizeof(detail::mck_merge_op) +
