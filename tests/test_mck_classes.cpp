@@ -47,7 +47,9 @@ std::map<i64, i64> brute_exact(const ns::mck_groups<i64>& g) {
 // The choice is valid: one option per group, each class's part ascending (the canonical multiset).
 template <class V>
 void check_canonical(const std::vector<ns::mck_class<V>>& classes, const std::vector<std::size_t>& choice) {
-  REQUIRE(choice.size() == materialise(classes).size());
+  std::size_t groups = 0;
+  for (const auto& c : classes) groups += c.multiplicity;
+  REQUIRE(choice.size() == groups);
   std::size_t at = 0;
   for (const auto& c : classes) {
     for (std::size_t t = 0; t < c.multiplicity; ++t) {
@@ -168,13 +170,15 @@ TEST_CASE("solve_mck_classes equals solve_mck on the materialised groups (both p
     const i64 B = front.back().cost;
     const auto r = ns::solve_mck_classes(classes, B);
     const auto f = r.front();
+    const auto groups = materialise(classes);
     REQUIRE(f.size() == front.size());
     for (std::size_t i = 0; i < f.size(); ++i) {
       CHECK(f[i].cost == front[i].cost);
       CHECK(f[i].value == Approx(front[i].value).epsilon(1e-12));
+      if (i % 7 != 0 && i + 1 != f.size()) continue;  // the choices of every 7th point and the last
       const auto ch = *r.choice(f[i].cost);
       check_canonical(classes, ch);
-      const auto [cc, vv] = totals(materialise(classes), ch);
+      const auto [cc, vv] = totals(groups, ch);
       CHECK(cc == f[i].cost);
       CHECK(vv == Approx(f[i].value).epsilon(1e-12));
     }

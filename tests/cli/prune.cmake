@@ -105,7 +105,7 @@ nsc_cli_test(prune_generic_table
        --batch 8
   PASS "generic space, decilm output\n.*budget   memory +<= 80,000,000,000 bytes\n.*best .*\n +layers 0-[0-9]+: attention 64 heads / [0-9]+ KV, FFN [0-9]+\n")
 nsc_cli_test(prune_generic_top
-  ARGS prune examples/configs/llama-3-8b.json --space generic --params 6e9 --top 3 --json
+  ARGS prune examples/configs/gemma-3-1b-it.json --space generic --params 0.7e9 --top 3 --emit-format nsc --json
   PASS "\"top\":\\[\\{.*\\},\\{.*\\},\\{.*\\}\\]")
 
 # Impossible envelopes: exit 1, the budget named with the smallest achievable value.
