@@ -156,7 +156,12 @@ TEST_CASE("solve_mck_classes equals solve_mck on the materialised groups (both p
   std::mt19937_64 rng(7);
   auto uni = [&](i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(rng); };
   std::uniform_real_distribution<double> val(0.0, 100.0);
-  for (int it = 0; it < 120; ++it) {
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 40;  // the sanitizer job (-O0, ASan): a third of the instances
+#else
+  const int trials = 120;
+#endif
+  for (int it = 0; it < trials; ++it) {
     std::vector<ns::mck_class<double>> classes(std::size_t(uni(1, 3)));
     for (auto& c : classes) {
       // many copies of few small costs (doubling) or few copies of wide costs (one at a time)
