@@ -5,7 +5,7 @@
 #                                       Pareto front and plot it
 #   sh scripts/quickstart.sh test       the whole test suite (what CI runs, via .ci/run)
 #   sh scripts/quickstart.sh sanitize   the test suite under AddressSanitizer + UBSan (clang -O0)
-#                                       plus the libFuzzer harnesses (not yet in CI: README "Development")
+#                                       plus the libFuzzer harnesses (CI runs it after the test job)
 #   sh scripts/quickstart.sh bench      build and run every benchmark binary
 set -eu
 job=${1:-demo}
