@@ -116,6 +116,10 @@ struct mck_settings {
   /// O(cells) rows (two value rows, two reachability bytes, one prefix index per cell).
   std::size_t max_table_bytes = std::size_t{1} << 30;
   mck_pruning pruning = mck_pruning::same_cost;
+  /// solve_mck_classes only: refuse (std::invalid_argument) instances whose combinations would
+  /// examine more than this many pairs, counted before each combination (2^32: a few seconds).
+  /// solve_mck's work is bounded by max_table_bytes already: it fills every cell it stores.
+  std::uint64_t max_work = std::uint64_t{1} << 32;
 };
 
 namespace detail {
@@ -750,7 +754,10 @@ struct mck_class {
 /// every class needs an option and multiplicity >= 1; the value sum rule counts each class
 /// multiplicity times; memory (back-pointers, tables, the choice vector of every group) is
 /// refused before allocating beyond settings.max_table_bytes, with the bytes it would need;
-/// at most 2^32 - 1 cells.
+/// work beyond settings.max_work pairs is refused too (each combination's pairs are counted
+/// exactly before it runs, so at most max_work pairs are examined: doubling a dense table of W
+/// cells examines up to ~W^2 / 4 pairs per combination; 2^20 groups of two options under a
+/// budget of 26,368 cells examine 1.04e9 pairs, 0.8 s); at most 2^32 - 1 cells.
 template <mck_value Value>
 mck_result<Value> solve_mck_classes(const std::vector<mck_class<Value>>& classes, std::int64_t budget,
                                     const mck_settings& settings = {}) {
@@ -928,6 +935,18 @@ mck_result<Value> solve_mck_classes(const std::vector<mck_class<Value>>& classes
   auto combine = [&](const table& X, std::int64_t xi, const table& Y, std::int64_t yi, bool self) {
     const std::size_t wx = X.reach.empty() ? 0 : X.reach.back(), wy = Y.reach.empty() ? 0 : Y.reach.back();
     const std::size_t w = std::min(wx + wy + 1, W);
+    {  // the pairs this combination examines (a + b < w; self: b at or after a), before any
+      std::uint64_t n = 0;
+      std::size_t below = Y.reach.size();  // #b with a + b < w, for a ascending
+      for (std::size_t ia = 0; ia < X.reach.size(); ++ia) {
+        while (below > 0 && std::size_t(X.reach[ia]) + Y.reach[below - 1] >= w) --below;
+        if (below > (self ? ia : 0)) n += below - (self ? ia : 0);
+      }
+      if (n > settings.max_work - std::min<std::uint64_t>(t.work, settings.max_work))
+        detail::mck_fail(fn, "the combinations need more than max_work = ", settings.max_work, " pairs (", G,
+                         " groups in ", C, " classes over ", W, " cells; ", t.work, " examined, the next needs ", n,
+                         "); lower the budget or raise max_work");
+    }
     table out;
     out.v.resize(w);
     detail::mck_merge_op op{xi, yi, t.op_bp.size(), w};
