@@ -489,6 +489,19 @@ TEST_CASE("prune space MoE: expert counts x widths, closed-form costs, settings"
   huge.blocks[0].ffn.top_k = 0;
   huge.blocks[0].ffn.d_ff = int64_t(1) << 30; // a dense width of 2^30 on a grid of 128: 8M widths
   CHECK_THROWS_WITH(make_prune_space(huge, ss), Catch::Contains("layer 0's FFN would have more than 65536 options"));
+  t = ss;
+  t.ffn_multiple = 1;  // 2^40 widths: refused before one is listed (the list once ended in bad_alloc)
+  huge.blocks[0].ffn.d_ff = int64_t(1) << 40;
+  CHECK_THROWS_WITH(make_prune_space(huge, t), Catch::Contains("layer 0's FFN would have more than 65536 options"));
+  // per-layer heads: 200,000 heads and KV heads (every k of every h was tried: 43 s) are refused
+  // once the grid passes 65,536 options, before any is scored
+  huge = m.spec;
+  t = settings(prune_format::per_layer);
+  huge.blocks[0].attention.n_heads = 200000;
+  huge.blocks[0].attention.n_kv_heads = 200000;
+  huge.blocks[0].attention.head_dim = 1;
+  CHECK_THROWS_WITH(make_prune_space(huge, t),
+                    Catch::Contains("layer 0's attention would have more than 65536 options (heads x KV heads x LoRA ranks"));
 }
 
 TEST_CASE("prune search MoE: exact optimum against brute force, every format", "[prune][moe]") {

@@ -381,9 +381,29 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
             if (H % k == 0 && k != K && detail::prune_tp_ok(H, k, s.tp)) hk.push_back({H, k});
         } else if (s.format == prune_format::per_layer) {
           const std::int64_t step = s.head_step > 0 ? s.head_step : std::max<std::int64_t>(1, H / K);
-          for (std::int64_t h = H; h >= 1; h -= step)
-            for (std::int64_t k = std::min(K, h); k >= 1; --k)
-              if (h % k == 0 && !(h == H && k == K) && detail::prune_tp_ok(h, k, s.tp)) hk.push_back({h, k});
+          const std::size_t nr = s.lora_ranks.empty() ? 1 : s.lora_ranks.size();
+          std::vector<std::int64_t> divisors;
+          for (std::int64_t h = H; h >= 1; h -= step) {
+            // the KV head counts k <= min(K, h) dividing h, descending: trial division to sqrt(h)
+            // (a loop over every k took 43 s for 200,000 heads)
+            divisors.clear();
+            for (std::int64_t d = 1; d <= h / d; ++d)
+              if (h % d == 0) {
+                divisors.push_back(d);
+                if (d != h / d) divisors.push_back(h / d);
+              }
+            std::sort(divisors.rbegin(), divisors.rend());
+            for (std::int64_t k : divisors)
+              if (k <= std::min(K, h) && !(h == H && k == K) && detail::prune_tp_ok(h, k, s.tp)) {
+                hk.push_back({h, k});
+                if (double(hk.size()) * double(nr) > prune_max_sublayer_options) // before any is scored
+                  throw_invalid_argument(prune_fn,
+                                         "layer " + std::to_string(i) +
+                                             "'s attention would have more than 65536 options (heads x KV heads x "
+                                             "LoRA ranks; raise head_step)",
+                                         double(hk.size()) * double(nr));
+              }
+          }
         }
       } else {
         hk.push_back({0, 0});
@@ -416,18 +436,6 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
       std::vector<std::int64_t> widths;
       const bool resizable = base.ffn.kind == ffn_kind::standard;
       const bool moe = resizable && base.ffn.n_experts > 0;
-      widths.push_back(resizable ? base.ffn.d_ff : 0);
-      if (resizable && (!moe || s.expert_width) && !s.ffn_eighths.empty()) {
-        for (std::int64_t j : s.ffn_eighths) {
-          const std::int64_t w = nsc::detail::checked_mul(base.ffn.d_ff, j, prune_fn, "an FFN width") / 8;
-          if (w >= 1 && w >= s.min_ffn && w % s.tp == 0 && std::find(widths.begin(), widths.end(), w) == widths.end())
-            widths.push_back(w);
-        }
-      } else if (resizable && (!moe || s.expert_width)) {
-        for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
-             w -= s.ffn_multiple)
-          if (w >= s.min_ffn && w % s.tp == 0) widths.push_back(w);
-      }
       { // refuse a grid too large to build before building it (a hostile width or expert count)
         const double nw = resizable && (!moe || s.expert_width)
                               ? (s.ffn_eighths.empty() ? double(base.ffn.d_ff / s.ffn_multiple) + 1
@@ -440,6 +448,18 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
                                      "'s FFN would have more than 65536 options (widths x expert counts; raise "
                                      "ffn_multiple or expert_step, or keep the expert width)",
                                  nw * ne);
+      }
+      widths.push_back(resizable ? base.ffn.d_ff : 0);
+      if (resizable && (!moe || s.expert_width) && !s.ffn_eighths.empty()) {
+        for (std::int64_t j : s.ffn_eighths) {
+          const std::int64_t w = nsc::detail::checked_mul(base.ffn.d_ff, j, prune_fn, "an FFN width") / 8;
+          if (w >= 1 && w >= s.min_ffn && w % s.tp == 0 && std::find(widths.begin(), widths.end(), w) == widths.end())
+            widths.push_back(w);
+        }
+      } else if (resizable && (!moe || s.expert_width)) {
+        for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
+             w -= s.ffn_multiple)
+          if (w >= s.min_ffn && w % s.tp == 0) widths.push_back(w);
       }
       std::vector<std::int64_t> experts{moe ? base.ffn.n_experts : 0};
       if (moe && s.expert_step > 0)
