@@ -12,9 +12,12 @@ job=${1:-demo}
 cd "$(dirname "$0")/.."
 
 common="g++ cmake ninja-build libboost-dev libeigen3-dev nlohmann-json3-dev libcli11-dev libopenblas-dev python3"
+# The Python package (python/, README "Python"): built and tested by the test job.
+python_pkgs="python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest"
 case "$job" in
   demo) pkgs="$common python3-matplotlib" ;;
-  test|sanitize|bench) pkgs="$common clang catch2 libbenchmark-dev" ;;
+  test) pkgs="$common clang catch2 libbenchmark-dev $python_pkgs" ;;
+  sanitize|bench) pkgs="$common clang catch2 libbenchmark-dev" ;;
   *) echo "usage: sh scripts/quickstart.sh demo|test|sanitize|bench" >&2; exit 2 ;;
 esac
 
@@ -36,7 +39,10 @@ case "$job" in
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_TESTS=OFF -DNSC_BUILD_BENCHMARKS=OFF
     cmake --build build --target demo -j "$jobs" ;;
   test)
-    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_TESTS=ON -DNSC_BUILD_EXAMPLES=ON -DNSC_BUILD_BENCHMARKS=OFF
+    # NSC_BUILD_PYTHON: the module nsc._core and the pytest suite (ctest python:pytest), on
+    # Debian's interpreter (where python3-numpy / -pandas / -pytest install).
+    cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_TESTS=ON -DNSC_BUILD_EXAMPLES=ON -DNSC_BUILD_BENCHMARKS=OFF \
+      -DNSC_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3
     cmake --build build -j "$jobs"
     ctest --test-dir build -j "$jobs" --output-on-failure ;;
   sanitize)
