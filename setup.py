@@ -1,7 +1,9 @@
 """Builds nsc._core for `pip install .` (pyproject.toml) by driving the CMake project: configure
 with NSC_BUILD_PYTHON=ON (tests, benchmarks and install rules off), build the target nsc_python,
 copy the extension into the wheel. Environment: CMAKE_BUILD_PARALLEL_LEVEL (default: every
-core), NSC_CMAKE_ARGS (extra configure arguments, e.g. "-DNSC_USE_BLAS=OFF")."""
+core), NSC_CMAKE_ARGS (extra configure arguments, e.g. "-DNSC_USE_BLAS=OFF"), NSC_PIP_BUILD_DIR
+(the CMake build directory; default build-python/ in the source tree, kept between installs so
+that a reinstall only recompiles what changed)."""
 import os
 import shlex
 import shutil
@@ -29,7 +31,7 @@ class CMakeBuild(build_ext):
         if shutil.which("cmake") is None:
             sys.exit("nsc: building needs CMake >= 3.21 (Debian: apt-get install cmake)")
         target = Path(self.get_ext_fullpath(ext.name)).resolve()
-        build = Path(self.build_temp).resolve() / "cmake"
+        build = Path(os.environ.get("NSC_PIP_BUILD_DIR") or ROOT / "build-python").resolve()
         pkg = build / "package"
         args = [
             "-DCMAKE_BUILD_TYPE=Release",

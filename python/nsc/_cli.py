@@ -43,14 +43,14 @@ def cli(*args: Any) -> CliResult:
 
     >>> r = nsc.cli("psi", "--rows", 4096, "--cols", 4096, "--init", "xavier_normal")
     >>> r.returncode, r.stdout.splitlines()[1]
-    (0, 'psi_mp          1734.4455002058466')
+    (0, 'psi_mp          2377.5544888078402')
     """
     code, out, err = _core.run([_text(a) for a in args])
     return CliResult(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
 
 
 def _message(err: str) -> str:
-    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    lines = [ln for ln in err.strip().splitlines() if ln.strip() and not ln.startswith("Run with --help")]
     for prefix in ("nsc: error: ", "nsc: infeasible: "):
         for ln in lines:
             if ln.startswith(prefix):
@@ -273,12 +273,16 @@ class Rank(Result):
     partial_tau), the bootstrap comparisons when asked for."""
 
     def to_pandas(self) -> Any:
-        """One row per scorer (nsc and each baseline) with its statistics."""
+        """One row per scorer: nsc, then each baseline (params, flops, ...) with its statistics
+        and, with a bootstrap, its comparison to NSC."""
         rows = []
-        for name, v in self._data.items():
-            if isinstance(v, dict) and "tau_b" in v:
+        scorers = [("nsc", self._data.get("nsc"))]
+        scorers += [(b.get("name"), b) for b in self._data.get("baselines") or [] if isinstance(b, dict)]
+        scorers += [(k, v) for k, v in self._data.items() if k != "nsc" and isinstance(v, dict) and "tau_b" in v]
+        for name, v in scorers:
+            if isinstance(v, dict):
                 row = {"scorer": name}
-                row.update({k: x for k, x in v.items() if not isinstance(x, (dict, list))})
+                row.update({k: x for k, x in v.items() if k != "name" and not isinstance(x, (dict, list))})
                 rows.append(row)
         return _frame(rows)
 
@@ -290,8 +294,12 @@ class Weights(Result):
         """One row per matrix (default) or per layer (``level="layers"``)."""
         if level not in ("matrices", "layers"):
             raise ValueError(f"Weights.to_pandas: level must be 'matrices' or 'layers' (got {level!r})")
-        rows = [{k: v for k, v in r.items() if not isinstance(v, (dict, list))} | ({"shape": tuple(r["shape"])} if "shape" in r else {})
-                for r in self._data.get(level, [])]
+        rows = []
+        for r in self._data.get(level, []):
+            row = {k: v for k, v in r.items() if not isinstance(v, (dict, list))}
+            if "shape" in r:
+                row["shape"] = tuple(r["shape"])
+            rows.append(row)
         return _frame(rows)
 
 
@@ -303,19 +311,13 @@ def _budget_flags(budgets: Optional[Mapping[str, Any]], what: str) -> List[str]:
     return flags(dict(budgets))
 
 
-def _split_args(
-    options: Dict[str, Any]
-) -> Tuple[Dict[str, Any], Optional[str]]:
-    emit = options.pop("emit_config", None)
-    return options, emit
-
-
 def _emit(kind: str, args: List[str], emit: bool) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
     if not emit:
         return run_json(args), None
     with tempfile.TemporaryDirectory(prefix="nsc-") as tmp:
         path = os.path.join(tmp, "emitted.json")
         data = run_json(args + ["--emit-config", path])
+        data.pop("emitted_config", None)  # the temporary path
         config = None
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
@@ -331,7 +333,7 @@ def score(config: Any, **options: Any) -> Score:
 
     >>> s = nsc.score("examples/configs/llama-7b.json", context=4096)
     >>> round(s.nsc, 3), s.params_total, s.kv_cache_bytes
-    (198513.575, 6738415616, 2147483648)
+    (825759.805, 6738415616, 2147483648)
     """
     with config_file(config) as path:
         return Score(run_json(["score", path] + flags(options)))
@@ -360,8 +362,8 @@ def design(budgets: Optional[Mapping[str, Any]] = None, *, emit_config: bool = T
     keywords its flags (hidden_min, depth_max, vocab, head_dim, context, front, ...).
 
     >>> d = nsc.design({"params": 1e9}, vocab=32000)
-    >>> d.params <= 1e9, d.config["model_type"]
-    (True, 'llama')
+    >>> d.params_total, d.hidden_size, d.num_hidden_layers, d.config["model_type"]
+    (999794432, 1792, 48, 'nemotron-nas')
     """
     args = ["design"] + _budget_flags(budgets, "nsc.design") + flags(options)
     data, cfg = _emit("design", args, emit_config)
@@ -424,7 +426,10 @@ def rank(table: Any = None, *, arch: str = "arch", target: Optional[str] = None,
             args = ["rank", "--table", _table_file(table, arch, tmp), "--arch-column", arch, "--target", target]
             if lower_is_better:
                 args.append("--lower-is-better")
-        return Rank(run_json(args + flags(options)))
+        data = run_json(args + flags(options))
+        if table is not None and not isinstance(table, (str, os.PathLike)):
+            data["table"] = None  # it was a temporary file
+        return Rank(data)
 
 
 _SAFETENSORS_DTYPES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16",

@@ -38,6 +38,17 @@ namespace {
 
 using real_array = py::array_t<double, py::array::forcecast>;
 
+/// `obj` as an array of doubles (no copy when it already is one); ValueError naming the
+/// function and the argument when numpy cannot convert it.
+real_array real_arg(const py::object& obj, const char* function, const char* name) {
+  auto a = real_array::ensure(obj);
+  if (!a)
+    throw std::invalid_argument(std::string(function) + ": " + name +
+                                " must be a real number or an array of real numbers (got " +
+                                std::string(py::str(py::type::of(obj).attr("__name__"))) + ")");
+  return a;
+}
+
 /// The initialisation named as in `nsc psi --init` (same defaults: gain 1, sqrt(2) for
 /// kaiming_*, std 0.02, truncation (-2, 2) in units of std).
 nsc::init make_init(const std::string& name, std::optional<double> gain, const std::string& mode,
@@ -59,16 +70,35 @@ nsc::init make_init(const std::string& name, std::optional<double> gain, const s
   throw std::invalid_argument("nsc.psi: unknown initialisation " + name);
 }
 
+/// Calls a py::vectorize'd function; pybind11's own "incompatible size/dimension" failure (a
+/// std::runtime_error) becomes a ValueError naming the nsc function.
+template <class F>
+py::object broadcast_call(const char* function, F&& f) {
+  try {
+    return f();
+  } catch (const std::runtime_error& e) {
+    if (std::string(e.what()).rfind("pybind11::vectorize", 0) == 0)
+      throw std::invalid_argument(std::string(function) +
+                                  ": the arguments' shapes do not broadcast together (numpy rules)");
+    throw;
+  }
+}
+
 py::object psi_mp_array(const py::object& rows, const py::object& cols, const py::object& variance) {
   auto f = py::vectorize([](double m, double n, double v) { return nsc::psi_mp(m, n, v); });
-  return f(real_array::ensure(rows), real_array::ensure(cols), real_array::ensure(variance));
+  return broadcast_call("nsc.psi_mp", [&] {
+    return f(real_arg(rows, "nsc.psi_mp", "rows"), real_arg(cols, "nsc.psi_mp", "cols"),
+             real_arg(variance, "nsc.psi_mp", "variance"));
+  });
 }
 
 py::object psi_fs_array(const py::object& rows, const py::object& cols, const py::object& variance,
                         const py::object& kurtosis) {
   auto f = py::vectorize([](double m, double n, double v, double k) { return nsc::psi_fs(m, n, v, k); });
-  return f(real_array::ensure(rows), real_array::ensure(cols), real_array::ensure(variance),
-           real_array::ensure(kurtosis));
+  return broadcast_call("nsc.psi_fs", [&] {
+    return f(real_arg(rows, "nsc.psi_fs", "rows"), real_arg(cols, "nsc.psi_fs", "cols"),
+             real_arg(variance, "nsc.psi_fs", "variance"), real_arg(kurtosis, "nsc.psi_fs", "kurtosis_excess"));
+  });
 }
 
 py::object psi_array(const py::object& rows, const py::object& cols, const std::string& init_name,
@@ -79,7 +109,7 @@ py::object psi_array(const py::object& rows, const py::object& cols, const std::
   auto f = py::vectorize([&ini, est](double m, double n) {
     return nsc::psi(m, n, ini, nsc::linear_fans(m, n), est, nsc::default_policy());
   });
-  return f(real_array::ensure(rows), real_array::ensure(cols));
+  return broadcast_call("nsc.psi", [&] { return f(real_arg(rows, "nsc.psi", "rows"), real_arg(cols, "nsc.psi", "cols")); });
 }
 
 /// Moments of the entry law (`nsc psi`'s variance and kurtosis_excess) for one shape.
