@@ -11,6 +11,7 @@ from . import _core
 from ._cli import Infeasible, _frame
 
 ArrayLike = Any
+_SCALARS = (int, float)  # exact types: bool and numpy scalars take the array path
 
 
 def psi_mp(rows: ArrayLike, cols: ArrayLike, variance: ArrayLike) -> Any:
@@ -23,6 +24,8 @@ def psi_mp(rows: ArrayLike, cols: ArrayLike, variance: ArrayLike) -> Any:
     >>> nsc.psi_mp([1, 10, 100], 100, 0.01).round(4)
     array([ 0.6919,  6.8075, 58.0458])
     """
+    if type(rows) in _SCALARS and type(cols) in _SCALARS and type(variance) in _SCALARS:
+        return _core.psi_mp_scalar(rows, cols, variance)
     return _core.psi_mp(rows, cols, variance)
 
 
@@ -33,6 +36,9 @@ def psi_fs(rows: ArrayLike, cols: ArrayLike, variance: ArrayLike, kurtosis_exces
     >>> round(nsc.psi_fs(4096, 4096, 1 / 4096), 6)
     2377.475636
     """
+    if type(rows) in _SCALARS and type(cols) in _SCALARS and type(variance) in _SCALARS \
+            and type(kurtosis_excess) in _SCALARS:
+        return _core.psi_fs_scalar(rows, cols, variance, kurtosis_excess)
     return _core.psi_fs(rows, cols, variance, kurtosis_excess)
 
 

@@ -242,6 +242,9 @@ PYBIND11_MODULE(_core, m) {
         "Runs the nsc CLI in-process: (exit code, stdout bytes, stderr bytes).");
   m.def("main", &main_cli, py::arg("args"), "Runs the nsc CLI on this process's stdout / stderr; the exit code.");
   m.def("psi_mp", &psi_mp_array, py::arg("rows"), py::arg("cols"), py::arg("variance"));
+  // One shape as Python floats: no array conversion (the per-call path of nsc.psi_mp / psi_fs).
+  m.def("psi_mp_scalar", [](double r, double c, double v) { return nsc::psi_mp(r, c, v); });
+  m.def("psi_fs_scalar", [](double r, double c, double v, double k) { return nsc::psi_fs(r, c, v, k); });
   m.def("psi_fs", &psi_fs_array, py::arg("rows"), py::arg("cols"), py::arg("variance"), py::arg("kurtosis_excess"));
   m.def("psi", &psi_array, py::arg("rows"), py::arg("cols"), py::arg("init"), py::arg("estimator"),
         py::arg("gain"), py::arg("mode"), py::arg("std"), py::arg("trunc"));

@@ -295,6 +295,9 @@ def test_psi_mp_fs_vectorised_against_mpmath():
     grid = nsc.psi_mp(np.arange(1, 5)[:, None], np.array([8, 16, 32]), 0.01)
     assert grid.shape == (4, 3)
     assert grid[2, 1] == nsc.psi_mp(3, 16, 0.01)
+    # the scalar fast path (Python int / float) and the array path give the same bits
+    assert nsc.psi_mp(3, 16, 0.01) == nsc.psi_mp(np.float64(3), 16, 0.01) == nsc.psi_mp([3], 16, 0.01)[0]
+    assert nsc.psi_fs(3, 16, 0.01, -1.2) == nsc.psi_fs(np.array(3.0), 16, 0.01, -1.2)
 
 
 @needs_cli
@@ -315,6 +318,10 @@ def test_psi_matches_cli(init, kw):
 def test_psi_errors():
     with pytest.raises(ValueError, match="psi_mp"):
         nsc.psi_mp(-1, 4, 0.1)
+    with pytest.raises(ValueError, match="psi_mp"):
+        nsc.psi_mp(np.array([1.0, -1.0]), 4, 0.1)
+    with pytest.raises(ValueError):
+        nsc.psi_fs(4, 4, float("inf"), 0)
     with pytest.raises(ValueError):
         nsc.psi_mp(np.array([4.0, np.nan]), 4, 0.1)
     with pytest.raises(ValueError):
