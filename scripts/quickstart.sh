@@ -7,6 +7,7 @@
 #   sh scripts/quickstart.sh sanitize   the test suite under AddressSanitizer + UBSan (clang -O0)
 #                                       plus the libFuzzer harnesses (CI runs it after the test job)
 #   sh scripts/quickstart.sh bench      build and run every benchmark binary
+#   sh scripts/quickstart.sh python     install the Python package nsc into .venv (README "Python")
 set -eu
 job=${1:-demo}
 cd "$(dirname "$0")/.."
@@ -18,7 +19,8 @@ case "$job" in
   demo) pkgs="$common python3-matplotlib" ;;
   test) pkgs="$common clang catch2 libbenchmark-dev $python_pkgs" ;;
   sanitize|bench) pkgs="$common clang catch2 libbenchmark-dev" ;;
-  *) echo "usage: sh scripts/quickstart.sh demo|test|sanitize|bench" >&2; exit 2 ;;
+  python) pkgs="$common $python_pkgs python3-pybind11 python3-setuptools python3-venv" ;;
+  *) echo "usage: sh scripts/quickstart.sh demo|test|sanitize|bench|python" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -61,6 +63,11 @@ case "$job" in
       -DNSC_TESTS_EXCLUDE='^test_eigen_backend_scalars$'
     cmake --build build-sanitize -j "$jobs"
     ctest --test-dir build-sanitize -j "$jobs" --output-on-failure -E "packaging|headers" ;;
+  python)
+    # Offline: Debian's pybind11 / setuptools / numpy through --system-site-packages.
+    /usr/bin/python3 -m venv --system-site-packages .venv
+    CMAKE_BUILD_PARALLEL_LEVEL="$jobs" .venv/bin/pip install --no-build-isolation --no-index .
+    echo "nsc: installed into .venv; try: .venv/bin/python examples/python/quickstart.py" ;;
   bench)
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_BENCHMARKS=ON
     cmake --build build -j "$jobs"
