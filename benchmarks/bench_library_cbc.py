@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-LIMIT_S = 600
+LIMIT_S = 120  # per solver call; a call past it is reported as failed
 
 
 def timed(cmd):
@@ -89,13 +89,19 @@ def main():
             cmd += ["--top", str(k)] + (["--min-distance", str(dist)] if dist > 1 else [])
         try:
             p, nw, nr = timed(cmd)
+            if p.returncode != 0:
+                raise RuntimeError(p.stderr.strip()[:300])
             nj = json.loads(p.stdout)
             nobj = [t["objective"] for t in nj["top"]] if k > 1 else [nj["objective"]]
         except Exception as e:  # noqa: BLE001 (report and go on)
             nobj, nw, nr = None, float("nan"), float("nan")
             print(f"  nsc failed: {e}")
-        p, cw, cr = timed([sys.executable, __file__, "--cbc", path, json.dumps(budgets), str(k), str(dist)])
-        cobj = [s["objective"] for s in json.loads(p.stdout)]
+        try:
+            p, cw, cr = timed([sys.executable, __file__, "--cbc", path, json.dumps(budgets), str(k), str(dist)])
+            cobj = [s["objective"] for s in json.loads(p.stdout)]
+        except Exception as e:  # noqa: BLE001
+            cobj, cw, cr = [], float("nan"), float("nan")
+            print(f"  CBC failed: {e}")
         agree = nobj is not None and len(nobj) == len(cobj) and all(
             abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(nobj, cobj))
         print(f"{name:8} {nw:9.3f}s {nr:7.1f}MB {cw:9.3f}s {cr:7.1f}MB {cw / nw:7.1f}x  {agree}"

@@ -539,21 +539,35 @@ TEST_CASE("block libraries: real-valued costs, ranges and minimisation equal bru
     std::string text = "{";
     for (std::size_t l = 0; l < L; ++l) {
       const std::size_t V = std::size_t(uni(rng, 1, 4));
-      text += (l ? "," : "") + std::string("\"") + std::to_string(l) + "\":{";
+      if (l) text += ',';
+      text += '"';
+      text += std::to_string(l);
+      text += "\":{";
       for (std::size_t v = 0; v < V; ++v) {
         c[l].emplace_back();
         std::string stats;
         for (std::size_t f = 0; f < F; ++f) {
           const i64 x = uni(rng, -300, 3000);
           c[l][v].push_back(x);
-          const std::string sign = x < 0 ? "-" : "";
           const i64 a = x < 0 ? -x : x;
-          const std::string frac = (a % 100 < 10 ? "0" : "") + std::to_string(a % 100);
-          stats += (f ? "," : "") + std::string("\"f") + std::to_string(f) + "\":" + sign + std::to_string(a / 100) + "." + frac;
+          if (f) stats += ',';
+          stats += "\"f";
+          stats += std::to_string(f);
+          stats += "\":";
+          if (x < 0) stats += '-';
+          stats += std::to_string(a / 100);
+          stats += a % 100 < 10 ? ".0" : ".";
+          stats += std::to_string(a % 100);
         }
         obj[l].push_back(uni(rng, 0, 50));
-        text += (v ? "," : "") + std::string("\"v") + std::to_string(v) + "\":{\"stats\":{" + stats +
-                "},\"metrics\":{\"kl\":" + std::to_string(obj[l][v]) + "}}";
+        if (v) text += ',';
+        text += "\"v";
+        text += std::to_string(v);
+        text += "\":{\"stats\":{";
+        text += stats;
+        text += "},\"metrics\":{\"kl\":";
+        text += std::to_string(obj[l][v]);
+        text += "}}";
       }
       text += "}";
     }
@@ -568,7 +582,11 @@ TEST_CASE("block libraries: real-valued costs, ranges and minimisation equal bru
     auto dec = [&](i64 x) {  // hundredths as decimal text, or in exponent form
       if (uni(rng, 0, 1)) return std::to_string(x) + "e-2";
       const i64 a = x < 0 ? -x : x;
-      return (x < 0 ? "-" : "") + std::to_string(a / 100) + "." + (a % 100 < 10 ? "0" : "") + std::to_string(a % 100);
+      std::string t = x < 0 ? "-" : "";
+      t += std::to_string(a / 100);
+      t += a % 100 < 10 ? ".0" : ".";
+      t += std::to_string(a % 100);
+      return t;
     };
     for (std::size_t f = 0; f < F; ++f) {
       nsc::io::library_budget b;
@@ -630,6 +648,6 @@ TEST_CASE("block libraries: real-valued costs, ranges and minimisation equal bru
   const auto r = nsc::search::search_budgets(q.groups, {q.budget[0]});
   REQUIRE(r.best->value == 2.0);  // both "a" variants: 0.1 + 0.2 = 0.3 exactly
   REQUIRE_THROWS_WITH(nsc::io::read_block_library(path.parent_path().string() + "_b.json", "m.missing", false, {}),
-                      Contains("nsc::io::read_block_library") && Contains("layer 0, variant a: has no field m.missing"));
+                      Contains("nsc::io::read_block_library") && Contains("layer 0: variant a: has no field m.missing"));
   std::filesystem::remove(path.parent_path().string() + "_b.json");
 }

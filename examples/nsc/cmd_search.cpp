@@ -436,7 +436,7 @@ struct generic_args {
   std::size_t min_distance = 0;
   double front_epsilon = 0;
   double max_memory = double(std::size_t{1} << 30);
-  double max_work = 2e9;
+  double max_work = 5e8;
   std::string library;                    ///< --library FILE.json (block_library.json layout)
   std::string objective = "metrics.kl_div";
   bool minimize = false;
@@ -908,7 +908,7 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
                   "queries are refused with what would fit")
       ->check(CLI::Range(1e6, 1e15));
   sub->add_option("--max-work", g->max_work,
-                  "work cap of the sparse path (candidate states examined, default 2e9, ~10-60 s); a larger "
+                  "work cap of the sparse path (candidate states examined, default 5e8, seconds); a larger "
                   "query is refused naming it")
       ->check(CLI::Range(1e3, 1e15));
 

@@ -58,6 +58,12 @@
 /// max_table_bytes: dense; otherwise sparse (identical groups combined when
 /// settings.identical_groups; bounded when single_budget). method = lattice forces it (also
 /// without identical groups) and refuses, with the bytes, what does not fit.
+/// Cost model (automatic, single_budget, lattice eligible): the class tables are sized first;
+/// up to settings.lattice_direct_bytes they are built; above, the sparse bounded DP runs first
+/// with settings.max_work set to a quarter of the lattice's estimated table updates (cells x
+/// copies x options per class; a sparse candidate costs several array updates), and the lattice
+/// runs only when that attempt passes it (or the memory cap). info().reason states the choice.
+/// settings.max_work (0: none) caps the sparse path's candidates everywhere (a refusal).
 ///
 /// Tie-breaking (deterministic, stated): best(b) is the largest value over selections with cost
 /// <= b; among selections of that value, the one whose cost vector is lexicographically
@@ -181,7 +187,6 @@ struct mmck_info {
   bool products = false;           ///< lattice: some product group split into its factors
   bool grid = false;               ///< lattice: a merge ran on a dense grid over its sums' lattice
   std::size_t lattice_rank = 0;    ///< lattice: the largest class lattice rank
-  long double choice_bytes = 0;    ///< lattice tables the automatic rule weighed (0: none)
   /// Why the automatic rule took this path (empty: the fixed rule of the file comment), e.g.
   /// "lattice tables 948 MB > 64 MB: sparse bounded DP first, within 1.2e9 work".
   std::string reason;
@@ -1908,7 +1913,8 @@ template <class Value>
 std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Value>& in,
                                                      std::size_t G, const std::vector<std::int64_t>& B,
                                                      const mmck_settings& s, bool force,
-                                                     long double* defer_work = nullptr) {
+                                                     long double* defer_work = nullptr,
+                                                     long double* defer_bytes = nullptr) {
   const std::size_t K = B.size();
   mmck_result<Value> r;
   r.groups_ = G;
@@ -1966,7 +1972,7 @@ std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Va
     for (const auto& c : L.classes)
       w += (long double)c.cells * (long double)c.mult() * (long double)std::max<std::size_t>(1, c.kept.size());
     *defer_work = std::max(w, 1.0L);
-    r.info_.choice_bytes = bytes;
+    if (defer_bytes != nullptr) *defer_bytes = bytes;
     return std::nullopt;
   }
   // caps: B minus the other classes' cheapest totals (infeasible when negative)
@@ -2508,20 +2514,22 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
       // Cost model (automatic, single_budget): a lattice table above lattice_direct_bytes is
       // built only when the sparse bounded DP cannot finish within the lattice's own work.
       const bool weigh = settings.method == mmck_method::automatic && settings.single_budget;
-      long double lattice_work = 0;
+      long double lattice_work = 0, lattice_bytes = 0;
       if (auto l = detail::mmck_solve_lattice(in, G, budget, settings, settings.method == mmck_method::lattice,
-                                              weigh ? &lattice_work : nullptr))
+                                              weigh ? &lattice_work : nullptr, &lattice_bytes))
         return std::move(*l);
       if (lattice_work > 0) {
         mmck_settings ts = settings;
-        const long double cap = std::max(lattice_work, (long double)(std::uint64_t{1} << 20));
+        // a sparse candidate (heap or sort step, dominance check) costs several table updates
+        // (one array update each): the attempt gets a quarter of the lattice's updates
+        const long double cap = std::max(lattice_work / 4, (long double)(std::uint64_t{1} << 20));
         ts.max_work = settings.max_work != 0 && (long double)settings.max_work < cap ? settings.max_work
                                                                                    : std::uint64_t(std::min(cap, 1e18L));
         char why[160];
         try {
           mmck_result<Value> t = detail::mmck_run_sparse(groups, budget, ts, r);
           std::snprintf(why, sizeof why, "lattice tables %.3g bytes > %zu: sparse bounded DP first, done within %.3g work",
-                        (double)lattice_work, settings.lattice_direct_bytes, (double)cap);
+                        (double)lattice_bytes, settings.lattice_direct_bytes, (double)cap);
           t.info_.reason = why;
           return t;
         } catch (const std::invalid_argument& e) {
@@ -2530,7 +2538,8 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
             throw;
         }
         if (auto l = detail::mmck_solve_lattice(in, G, budget, settings, false)) {
-          std::snprintf(why, sizeof why, "sparse bounded DP passed %.3g work (the lattice's estimate): lattice", (double)cap);
+          std::snprintf(why, sizeof why, "sparse bounded DP passed %.3g work (a quarter of the lattice's %.3g updates): lattice",
+                        (double)cap, (double)lattice_work);
           l->info_.reason = why;
           return std::move(*l);
         }
