@@ -1,6 +1,8 @@
 // Tests for nsc/search/multi_knapsack.hpp (K-budget multiple-choice knapsack) and
 // nsc/search/k_best.hpp. Every reference answer comes from brute force (all selections
 // enumerated, then filtered / sorted), never from the solver under test.
+#include <nsc/io/block_library.hpp>
+#include <nsc/search/budget_search.hpp>
 #include <nsc/search/k_best.hpp>
 #include <nsc/search/multi_knapsack.hpp>
 #include <nsc/search/multiple_choice_knapsack.hpp>
@@ -10,12 +12,17 @@
 #include "support/brute_force.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using nsc::search::mck_status;
 using nsc::search::mmck_groups;
@@ -405,4 +412,242 @@ TEST_CASE("k best: errors and limits", "[mmck][kbest][errors]") {
   s.k = 5;
   REQUIRE(nsc::search::k_best(g, {2}, s).size() == 2);
   REQUIRE(nsc::search::k_best(g, {0}, s).empty());
+}
+
+TEST_CASE("cost model: a large lattice table waits for the sparse bounded DP; both paths equal brute force",
+          "[mmck][costmodel][brute]") {
+  // lattice_direct_bytes = 0 sends every lattice-eligible single query to the sparse bounded DP
+  // first (within the lattice's estimated work); max_work = 1 makes that attempt fail at once, so
+  // the lattice fallback answers. Both against brute force.
+  std::mt19937_64 rng(20261202);
+  int sparse_first = 0, fallback = 0;
+  for (std::size_t K = 1; K <= 4; ++K) {
+    for (int trial = 0; trial < 500; ++trial) {
+      const auto g = random_instance(rng, K, true);
+      if (!nsc::search::detail::mmck_has_identical(g)) continue;
+      const cost_v B = random_budget(rng, K, g.size());
+      const auto all = all_selections(g, K);
+      mmck_settings s;
+      s.single_budget = true;
+      s.lattice_direct_bytes = 0;
+      check_instance(g, B, s, rng, all);
+      const auto r = solve_mmck(g, B, s);
+      if (r.info().reason.find("sparse bounded DP first") != std::string::npos) {
+        ++sparse_first;
+        REQUIRE(r.info().path == mmck_path::sparse);
+      }
+      s.max_work = 1;
+      check_instance(g, B, s, rng, all);
+      const auto l = solve_mmck(g, B, s);
+      if (l.info().reason.find("lattice") != std::string::npos && l.info().path == mmck_path::lattice) ++fallback;
+    }
+  }
+  REQUIRE(sparse_first > 500);
+  REQUIRE(fallback > 500);
+}
+
+TEST_CASE("the sparse path's work cap is a refusal naming max_work", "[mmck][costmodel][errors]") {
+  const std::vector<nsc::search::mmck_option<i64>> opts{{1, {1, 2}}, {3, {2, 1}}, {4, {3, 3}}};
+  mmck_groups<i64> g(6, opts);
+  g[5].push_back({9, {0, 5}});  // not identical to the others: the plain sparse path
+  mmck_settings s;
+  s.method = mmck_method::sparse;
+  s.max_work = 3;
+  REQUIRE_THROWS_WITH(solve_mmck(g, cost_v{9, 9}, s), Contains("nsc::solve_mmck") && Contains("max_work (got 3)"));
+}
+
+TEST_CASE("epsilon_cover: every point within (1 + eps) in each cost of a kept point with >= its value",
+          "[pareto][epsilon][brute]") {
+  std::mt19937_64 rng(5);
+  std::size_t kept = 0, total = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const std::size_t K = std::size_t(uni(rng, 1, 3)), n = std::size_t(uni(rng, 0, 40));
+    const double eps = std::vector<double>{0.01, 0.1, 0.5, 2.0}[std::size_t(uni(rng, 0, 3))];
+    std::vector<cost_v> c(n, cost_v(K));
+    std::vector<i64> v(n);
+    const i64 cmax = uni(rng, 0, 1) ? 5 : 100000;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (auto& x : c[i]) x = uni(rng, 0, cmax);
+      v[i] = uni(rng, 0, 6);
+    }
+    const auto out = nsc::search::epsilon_cover(
+        n, K, [&](std::size_t i, std::size_t k) { return c[i][k]; }, [&](std::size_t i) { return v[i]; }, eps);
+    REQUIRE(std::is_sorted(out.begin(), out.end()));
+    REQUIRE(std::adjacent_find(out.begin(), out.end()) == out.end());
+    for (std::size_t i = 0; i < n; ++i) {
+      bool covered = false;
+      for (std::size_t r : out) {
+        REQUIRE(r < n);
+        bool ok = v[r] >= v[i];
+        for (std::size_t k = 0; k < K && ok; ++k) ok = double(c[r][k]) <= (1 + eps) * double(c[i][k]);
+        covered = covered || ok;
+      }
+      REQUIRE(covered);
+    }
+    kept += out.size();
+    total += n;
+  }
+  REQUIRE(kept < total);  // it thins
+  REQUIRE_THROWS_WITH(nsc::search::epsilon_cover(
+                          1, 1, [](std::size_t, std::size_t) { return i64{1}; }, [](std::size_t) { return 0; }, 0.0),
+                      Contains("nsc::search::epsilon_cover") && Contains("eps must be"));
+}
+
+TEST_CASE("front listing: refused past the memory cap with the epsilon that fits; the cover is a true cover",
+          "[mmck][epsilon][memory]") {
+  std::mt19937_64 rng(11);
+  mmck_groups<i64> g;
+  for (int i = 0; i < 6; ++i)
+    g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, 2, 6, 1000, 1000));
+  const cost_v B{6000, 6000};
+  const auto r = solve_mmck(g, B);
+  const std::size_t n = r.front().size();
+  REQUIRE(n > 20);
+  const auto all = nsc::search::mmck_front_listing(r, 100, 0.0, 100 * n, "f");
+  REQUIRE(all.size() == n);
+  REQUIRE_THROWS_WITH(nsc::search::mmck_front_listing(r, 100, 0.0, 100 * n - 1, "f"),
+                      Contains("f: listing the Pareto set needs") && Contains("more than the memory cap") &&
+                          Contains("epsilon"));
+  const auto cov = nsc::search::mmck_front_listing(r, 100, 0.2, 100 * n, "f");
+  REQUIRE(cov.size() < n);
+  const auto everything = all_selections(g, 2);
+  for (const auto& s : everything) {  // every selection (not only the front) is covered
+    if (!fits(s.cost, B)) continue;
+    bool covered = false;
+    for (std::size_t i : cov) {
+      const auto& p = r.front()[i];
+      covered = covered || (p.value >= s.value && double(p.cost[0]) <= 1.2 * double(s.cost[0]) &&
+                            double(p.cost[1]) <= 1.2 * double(s.cost[1]));
+    }
+    REQUIRE(covered);
+  }
+}
+
+TEST_CASE("block libraries: real-valued costs, ranges and minimisation equal brute force in exact decimals",
+          "[library][brute]") {
+  // Costs are generated as integer hundredths and written as decimal text ("12.34"); brute force
+  // decides feasibility on the integers, the library reader on its own decimal scaling.
+  std::mt19937_64 rng(31);
+  const auto dir = std::filesystem::temp_directory_path() / ("nsc_lib_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "lib.json";
+  int solved = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const std::size_t L = std::size_t(uni(rng, 1, 5)), F = std::size_t(uni(rng, 1, 2));
+    std::vector<std::vector<std::vector<i64>>> c(L);  // [layer][variant][field], hundredths
+    std::vector<std::vector<i64>> obj(L);             // thousandths
+    std::string text = "{";
+    for (std::size_t l = 0; l < L; ++l) {
+      const std::size_t V = std::size_t(uni(rng, 1, 4));
+      if (l) text += ',';
+      text += '"';
+      text += std::to_string(l);
+      text += "\":{";
+      for (std::size_t v = 0; v < V; ++v) {
+        c[l].emplace_back();
+        std::string stats;
+        for (std::size_t f = 0; f < F; ++f) {
+          const i64 x = uni(rng, -300, 3000);
+          c[l][v].push_back(x);
+          const i64 a = x < 0 ? -x : x;
+          if (f) stats += ',';
+          stats += "\"f";
+          stats += std::to_string(f);
+          stats += "\":";
+          if (x < 0) stats += '-';
+          stats += std::to_string(a / 100);
+          stats += a % 100 < 10 ? ".0" : ".";
+          stats += std::to_string(a % 100);
+        }
+        obj[l].push_back(uni(rng, 0, 50));
+        if (v) text += ',';
+        text += "\"v";
+        text += std::to_string(v);
+        text += "\":{\"stats\":{";
+        text += stats;
+        text += "},\"metrics\":{\"kl\":";
+        text += std::to_string(obj[l][v]);
+        text += "}}";
+      }
+      text += "}";
+    }
+    text += "}";
+    {
+      std::ofstream o(path);
+      o << text;
+    }
+    // bounds in hundredths: an upper bound per field, a lower bound on field 0 half of the time
+    std::vector<std::optional<i64>> lo(F), hi(F);
+    std::vector<nsc::io::library_budget> budgets;
+    auto dec = [&](i64 x) {  // hundredths as decimal text, or in exponent form
+      if (uni(rng, 0, 1)) return std::to_string(x) + "e-2";
+      const i64 a = x < 0 ? -x : x;
+      std::string t = x < 0 ? "-" : "";
+      t += std::to_string(a / 100);
+      t += a % 100 < 10 ? ".0" : ".";
+      t += std::to_string(a % 100);
+      return t;
+    };
+    for (std::size_t f = 0; f < F; ++f) {
+      nsc::io::library_budget b;
+      b.field = "stats.f" + std::to_string(f);
+      if (uni(rng, 0, 3) > 0) {
+        hi[f] = uni(rng, -200, i64(L) * 2000);
+        b.hi = dec(*hi[f]);
+      }
+      if (f == 0 && uni(rng, 0, 1)) {
+        lo[f] = uni(rng, -300, i64(L) * 1500);
+        b.lo = dec(*lo[f]);
+      }
+      if (b.lo || b.hi) budgets.push_back(b);
+    }
+    const bool minimize = uni(rng, 0, 1) == 1;
+    const auto p = nsc::io::read_block_library(path, "metrics.kl", minimize, budgets);
+    // brute force over every selection (variants in file order = name order here: v0 < v1 < ...)
+    std::optional<i64> want;
+    std::vector<std::size_t> ch(L, 0);
+    while (true) {
+      bool ok = true;
+      for (std::size_t f = 0; f < F; ++f) {
+        i64 t = 0;
+        for (std::size_t l = 0; l < L; ++l) t += c[l][ch[l]][f];
+        if (hi[f] && t > *hi[f]) ok = false;
+        if (lo[f] && t < *lo[f]) ok = false;
+      }
+      if (ok) {
+        i64 t = 0;
+        for (std::size_t l = 0; l < L; ++l) t += obj[l][ch[l]];
+        if (!want || (minimize ? t < *want : t > *want)) want = t;
+      }
+      std::size_t l = 0;
+      while (l < L && ++ch[l] == c[l].size()) ch[l++] = 0;
+      if (l == L) break;
+    }
+    bool feasible = true;
+    for (i64 b : p.budget) feasible = feasible && b >= 0;
+    std::optional<i64> got;
+    if (feasible) {
+      std::vector<std::optional<i64>> lim(p.budget.begin(), p.budget.end());
+      const auto r = nsc::search::search_budgets(p.groups, lim);
+      if (r.best) got = std::llround(p.objective_total(r.best->choice));
+    }
+    INFO(text);
+    REQUIRE(got == want);
+    solved += want.has_value();
+  }
+  std::filesystem::remove_all(dir);
+  REQUIRE(solved > 500);
+  // exactness at the boundary: 0.1 + 0.2 <= 0.3 holds in decimals (not in doubles)
+  {
+    std::ofstream o(path.parent_path().string() + "_b.json");
+    o << R"({"0": {"a": {"s": {"t": 0.1}, "m": {"k": 1}}, "b": {"s": {"t": 0.0}, "m": {"k": 0}}},
+             "1": {"a": {"s": {"t": 0.2}, "m": {"k": 1}}, "b": {"s": {"t": 0.0}, "m": {"k": 0}}}})";
+  }
+  const auto q = nsc::io::read_block_library(path.parent_path().string() + "_b.json", "m.k", false,
+                                             {{"s.t", std::nullopt, std::string("0.3")}});
+  const auto r = nsc::search::search_budgets(q.groups, {q.budget[0]});
+  REQUIRE(r.best->value == 2.0);  // both "a" variants: 0.1 + 0.2 = 0.3 exactly
+  REQUIRE_THROWS_WITH(nsc::io::read_block_library(path.parent_path().string() + "_b.json", "m.missing", false, {}),
+                      Contains("nsc::io::read_block_library") && Contains("layer 0: variant a: has no field m.missing"));
+  std::filesystem::remove(path.parent_path().string() + "_b.json");
 }

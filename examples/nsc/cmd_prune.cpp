@@ -89,6 +89,9 @@ struct prune_args {
   std::string estimator = "mp";
   std::string emit_format = "decilm";
   std::size_t top = 0;
+  std::size_t min_distance = 0;
+  double front_epsilon = 0;
+  double max_memory = double(std::size_t{1} << 30);
 };
 
 std::string billions(double v) {
@@ -213,6 +216,9 @@ int run_generic(const prune_args& a) {
   s.front = a.front;
   s.rescore_front = false; // front totals: the option sums (exact costs; NSC to ~1e-15); best and top re-scored
   s.top = a.top;
+  s.min_distance = a.min_distance;
+  s.front_epsilon = a.front_epsilon;
+  s.mmck.max_table_bytes = std::size_t(a.max_memory);
   if (!a.plot.empty() && !a.front)
     throw std::invalid_argument("nsc prune: --plot draws the Pareto set: add --front (with --space generic)");
 
@@ -257,6 +263,11 @@ int run_generic(const prune_args& a) {
   j["unpruned"] = generic_json(r.unpruned, T);
   j["unpruned"].erase("layers");
   j["solver"] = r.info.describe();
+  if (!r.info.reason.empty()) j["solver_choice"] = r.info.reason;
+  if (a.front) {
+    j["front_points"] = r.front_points;
+    j["front_epsilon"] = a.front_epsilon;
+  }
   j["options"] = space.options();
   j["time_seconds"] = secs;
   if (!a.emit_config.empty()) j["emitted_config"] = a.emit_config;
@@ -339,7 +350,12 @@ int run_generic(const prune_args& a) {
   }
   std::printf("         (identical layers are interchangeable: the solver lists a class's choices in option order)\n");
   if (a.front) {
-    std::printf("front    %zu Pareto points over the budgeted costs (--json for all)\n", r.front.size());
+    if (a.front_epsilon > 0)
+      std::printf("front    %zu of %zu Pareto points over the budgeted costs: an epsilon-cover, every Pareto point within "
+                  "(1 + %g) in each budgeted cost of a listed one with >= its NSC (--json for all)\n",
+                  r.front.size(), r.front_points, a.front_epsilon);
+    else
+      std::printf("front    %zu Pareto points over the budgeted costs (--json for all)\n", r.front.size());
     const std::size_t n = r.front.size(), rows = std::min<std::size_t>(n, 9);
     for (std::size_t k = 0; k < rows; ++k) row("", r.front[rows == 1 ? 0 : k * (n - 1) / (rows - 1)]);
   }
@@ -352,6 +368,7 @@ int run_generic(const prune_args& a) {
                 std::string(to_string(ss.format)).c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("solver   %s\n", r.info.describe().c_str());
+  if (!r.info.reason.empty()) std::printf("         cost model: %s\n", r.info.reason.c_str());
   std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
   return nsc_cli::exit_answer;
 }
@@ -571,6 +588,15 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "(intermediate_sizes); limits the space")
       ->check(CLI::IsMember({"decilm", "per-layer", "nsc"}));
   sub->add_option("--top", args->top, "generic: also the K best models")->check(CLI::Range(std::size_t(1), std::size_t(1000)));
+  sub->add_option("--min-distance", args->min_distance,
+                  "generic, --top: each model differs from every earlier one in >= D sublayers");
+  sub->add_option("--front-epsilon", args->front_epsilon,
+                  "generic, --front: list an epsilon-cover (every Pareto point within (1 + eps) in each cost of a listed one)")
+      ->check(CLI::Range(1e-9, 1000.0));
+  sub->add_option("--max-memory", args->max_memory,
+                  "memory cap in bytes for the solver's tables and the listed front (default 2^30); larger queries are "
+                  "refused with what would fit")
+      ->check(CLI::Range(1e6, 1e15));
   sub->add_option("--params", args->params, "upper bound on params (e.g. 5.7e9)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--tflops", args->tflops, "upper bound on TFLOPs at --seq-len instead")

@@ -22,6 +22,7 @@
 // nothing meets prints "nsc: infeasible: ..." on stderr and exits with status 1.
 #include "cli.hpp"
 
+#include <nsc/io/block_library.hpp>
 #include <nsc/io/nats_sss.hpp>
 #include <nsc/io/search_space.hpp>
 #include <nsc/presets/autoformer.hpp>
@@ -433,6 +434,12 @@ struct generic_args {
   bool front = false;
   std::size_t top = 0;
   std::size_t min_distance = 0;
+  double front_epsilon = 0;
+  double max_memory = double(std::size_t{1} << 30);
+  double max_work = 5e8;
+  std::string library;                    ///< --library FILE.json (block_library.json layout)
+  std::string objective = "metrics.kl_div";
+  bool minimize = false;
 };
 
 /// A budget value: a finite number >= 0 (decimal or exponent notation), the whole text.
@@ -509,13 +516,15 @@ nlohmann::json engine_json(const nsc::search::mmck_info& i) {
           {"cells", i.cells},
           {"states", i.states},
           {"candidates", i.candidates},
-          {"peak_bytes", i.peak_bytes}};
+          {"peak_bytes", i.peak_bytes},
+          {"choice", i.reason}};
 }
 
 void print_engine(const nsc::search::mmck_info& i) {
   std::printf("engine   %s: %s cells, %s states, %s candidates, peak %s bytes\n", i.describe().c_str(),
               grouped(std::int64_t(i.cells)).c_str(), grouped(std::int64_t(i.states)).c_str(),
               grouped(std::int64_t(i.candidates)).c_str(), grouped(std::int64_t(i.peak_bytes)).c_str());
+  if (!i.reason.empty()) std::printf("         cost model: %s\n", i.reason.c_str());
 }
 
 int infeasible_json(bool json, const nsc::io::search_space_file& f, const std::string& search,
@@ -535,6 +544,9 @@ int run_generic(const generic_args& a) {
   bs.front = a.front;
   bs.top = a.top;
   bs.min_distance = a.min_distance;
+  bs.front_epsilon = a.front_epsilon;
+  bs.mmck.max_table_bytes = std::size_t(a.max_memory);
+  bs.mmck.max_work = std::uint64_t(a.max_work);
   if (f.type == nsc::io::search_space_file::kind::groups) {
     nsc::search::groups_budgets_settings s;
     s.cost_names = names;
@@ -590,7 +602,9 @@ int run_generic(const generic_args& a) {
     for (std::size_t g = 0; g < f.groups.size(); ++g)
       std::printf("         %-20s %s\n", f.groups[g].name.c_str(), f.groups[g].options[r.best->choice[g]].name.c_str());
     if (a.front) {
-      std::printf("front    %zu Pareto points%s\n", r.front.size(),
+      std::printf("front    %zu Pareto points%s%s\n", r.front.size(),
+                  a.front_epsilon > 0 ? (" (an epsilon-cover: every Pareto point within (1 + " + nsc_cli::fmt(a.front_epsilon) +
+                                         ") in each cost of a listed one with >= its value)").c_str() : "",
                   r.front.size() > 25 ? " (sampled; --json lists all)" : "");
       for (std::size_t i : sample_rows(r.front.size(), 25))
         std::printf("         value %-14.10g %s\n", r.front[i].value, costs_text(r.front[i]).c_str());
@@ -673,7 +687,9 @@ int run_generic(const generic_args& a) {
                 static_cast<long long>(l.head_dim ? l.head_dim : sp.d_model / l.n_heads));
   }
   if (a.front) {
-    std::printf("front    %zu Pareto points%s\n", r.front.size(),
+    std::printf("front    %zu Pareto points%s%s\n", r.front.size(),
+                  a.front_epsilon > 0 ? (" (an epsilon-cover: every Pareto point within (1 + " + nsc_cli::fmt(a.front_epsilon) +
+                                         ") in each cost of a listed one with >= its value)").c_str() : "",
                 r.front.size() > 25 ? " (sampled; --json lists all)" : "");
     for (std::size_t i : sample_rows(r.front.size(), 25))
       std::printf("         NSC %-12.6f %s\n", r.front[i].nsc, costs_text(r.front[i]).c_str());
@@ -687,6 +703,170 @@ int run_generic(const generic_args& a) {
   print_work(r.stats);
   print_engine(r.info);
   std::printf("time     %s\n", time_text(secs).c_str());
+  return 0;
+}
+
+// ---- --library (measured block libraries) -------------------------------------------------
+
+/// --budget FIELD=HI, FIELD=LO..HI or FIELD=LO.. (decimal text, kept as written).
+std::vector<nsc::io::library_budget> library_budgets(const std::vector<std::string>& args) {
+  std::vector<nsc::io::library_budget> out;
+  for (const std::string& a : args) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("nsc search: --budget " + nsc::io::excerpt(a, 40) +
+                                  ": with --library give FIELD=HI, FIELD=LO..HI or FIELD=LO.. (e.g. stats.memory_mib=80000)");
+    nsc::io::library_budget b;
+    b.field = a.substr(0, eq);
+    const std::string v = a.substr(eq + 1);
+    const auto dots = v.find("..");
+    if (dots == std::string::npos) {
+      b.hi = v;
+    } else {
+      if (dots > 0) b.lo = v.substr(0, dots);
+      if (dots + 2 < v.size()) b.hi = v.substr(dots + 2);
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+int run_library(const generic_args& a) {
+  const auto t0 = clock_type::now();
+  const nsc::io::block_library_problem p =
+      nsc::io::read_block_library(a.library, a.objective, a.minimize, library_budgets(a.budgets));
+  const double read_secs = seconds_since(t0);
+  std::string dims;
+  for (const auto& t : p.dim_text) dims += (dims.empty() ? "" : " and ") + t;
+  bool feasible = true;
+  for (std::int64_t b : p.budget) feasible = feasible && b >= 0;
+  std::optional<nsc::search::budget_search_result<double>> r;
+  const auto t1 = clock_type::now();
+  std::string relaxed_note;
+  if (feasible) {
+    nsc::search::budget_search_settings bs;
+    bs.front = a.front;
+    bs.top = a.top;
+    bs.min_distance = a.min_distance;
+    bs.front_epsilon = a.front_epsilon;
+    bs.mmck.max_table_bytes = std::size_t(a.max_memory);
+    bs.mmck.max_work = std::uint64_t(a.max_work);
+    // Lower bounds: solve without them first; when every answer meets them, the relaxation's
+    // answers are the constrained ones (exact: the constrained selections are a subset). Not for
+    // --front (the constrained front is not a subset of the relaxed one).
+    const bool any_lower = std::find(p.lower.begin(), p.lower.end(), true) != p.lower.end();
+    bool upper_only = false;
+    if (any_lower && !a.front) {
+      std::vector<std::size_t> keep;
+      for (std::size_t k = 0; k < p.lower.size(); ++k)
+        if (!p.lower[k]) keep.push_back(k);
+      nsc::search::mmck_groups<double> rg = p.groups;
+      std::vector<std::optional<std::int64_t>> lim;
+      for (auto& g : rg)
+        for (auto& o : g) {
+          std::vector<std::int64_t> c;
+          for (std::size_t k : keep) c.push_back(o.cost[k]);
+          if (c.empty()) c.push_back(0);
+          o.cost = std::move(c);
+        }
+      for (std::size_t k : keep) lim.push_back(p.budget[k]);
+      if (lim.empty()) lim.push_back(0);
+      auto rr = nsc::search::search_budgets(rg, lim, bs);
+      auto meets = [&](const nsc::search::budget_selection<double>& x) {
+        for (std::size_t k = 0; k < p.lower.size(); ++k) {
+          if (!p.lower[k]) continue;
+          std::int64_t t = 0;
+          for (std::size_t l = 0; l < p.groups.size(); ++l) t += p.groups[l][x.choice[l]].cost[k];
+          if (t > p.budget[k]) return false;
+        }
+        return true;
+      };
+      bool all = !rr.best || meets(*rr.best);
+      for (const auto& x : rr.top) all = all && meets(x);
+      if (all) {
+        upper_only = true;
+        r = std::move(rr);
+        relaxed_note = "lower bounds not binding: the upper-bound solve's answers meet them (exact)";
+      }
+    }
+    if (!upper_only) {
+      std::vector<std::optional<std::int64_t>> lim(p.budget.begin(), p.budget.end());
+      r = nsc::search::search_budgets(p.groups, lim, bs);
+    }
+  }
+  const double secs = seconds_since(t1);
+  if (!r || !r->best) {
+    if (a.json) nsc_cli::print_json({{"status", "infeasible"}, {"search", "library"}, {"library", a.library}});
+    return infeasible("no selection of " + a.library + " has " + dims);
+  }
+  auto sel_json = [&](const nsc::search::budget_selection<double>& c) {
+    nlohmann::json layers = nlohmann::json::object();
+    for (std::size_t l = 0; l < p.layers.size(); ++l) layers[p.layers[l]] = p.variants[l][c.choice[l]];
+    nlohmann::json totals = nlohmann::json::object();
+    for (std::size_t f = 0; f < p.fields.size(); ++f) totals[p.fields[f]] = p.total(f, c.choice);
+    return nlohmann::json{{"objective", p.objective_total(c.choice)}, {"totals", totals}, {"layers", layers}};
+  };
+  auto totals_text = [&](const nsc::search::budget_selection<double>& c) {
+    std::string t = a.objective + " " + nsc_cli::fmt(p.objective_total(c.choice));
+    for (std::size_t f = 0; f < p.fields.size(); ++f) t += ", " + p.fields[f] + " " + nsc_cli::fmt(p.total(f, c.choice));
+    return t;
+  };
+  if (a.json) {
+    nlohmann::json j = sel_json(*r->best);
+    j["status"] = "optimal";
+    j["search"] = "library";
+    j["library"] = a.library;
+    j["minimize"] = a.minimize;
+    j["budgets"] = p.dim_text;
+    j["engine"] = engine_json(r->info);
+    if (!relaxed_note.empty()) j["lower_bounds"] = relaxed_note;
+    j["time_seconds"] = secs;
+    if (a.front) {
+      nlohmann::json fr = nlohmann::json::array();
+      for (const auto& c : r->front) fr.push_back(sel_json(c));
+      j["front"] = std::move(fr);
+      j["front_points"] = r->front_points;
+      j["front_epsilon"] = a.front_epsilon;
+    }
+    if (a.top) {
+      nlohmann::json tp = nlohmann::json::array();
+      for (const auto& c : r->top) tp.push_back(sel_json(c));
+      j["top"] = std::move(tp);
+    }
+    nsc_cli::print_json(j);
+    return 0;
+  }
+  std::size_t variants = 0;
+  for (const auto& v : p.variants) variants += v.size();
+  std::printf("NSC-DP   block library %s: %zu layers, %zu variants; %s %s\n", a.library.c_str(), p.layers.size(), variants,
+              a.minimize ? "minimise" : "maximise", a.objective.c_str());
+  std::string scales;
+  for (std::size_t f = 0; f < p.fields.size(); ++f)
+    scales += (f ? ", " : "") + p.fields[f] + " x 10^" + std::to_string(p.field_scale[f]);
+  std::printf("budget   %s (exact decimal sums: %s)\n", dims.c_str(), scales.empty() ? "none" : scales.c_str());
+  std::printf("best     %s\n", totals_text(*r->best).c_str());
+  for (std::size_t l = 0; l < p.layers.size();) {
+    std::size_t k = l + 1;
+    while (k < p.layers.size() && p.variants[k][r->best->choice[k]] == p.variants[l][r->best->choice[l]]) ++k;
+    std::printf("         layers %s-%s: %s\n", p.layers[l].c_str(), p.layers[k - 1].c_str(),
+                p.variants[l][r->best->choice[l]].c_str());
+    l = k;
+  }
+  if (a.front) {
+    std::printf("front    %zu of %zu Pareto points%s%s\n", r->front.size(), r->front_points,
+                a.front_epsilon > 0 ? (" (an epsilon-cover: every Pareto point within (1 + " + nsc_cli::fmt(a.front_epsilon) +
+                                       ") in each budgeted cost of a listed one with >= its value)").c_str() : "",
+                r->front.size() > 25 ? " (sampled; --json lists all)" : "");
+    for (std::size_t i : sample_rows(r->front.size(), 25)) std::printf("         %s\n", totals_text(r->front[i]).c_str());
+  }
+  if (a.top) {
+    std::printf("top      %zu best selections%s\n", r->top.size(),
+                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance) + " layers").c_str() : "");
+    for (std::size_t i = 0; i < r->top.size(); ++i) std::printf("         %2zu  %s\n", i + 1, totals_text(r->top[i]).c_str());
+  }
+  print_engine(r->info);
+  if (!relaxed_note.empty()) std::printf("         %s\n", relaxed_note.c_str());
+  std::printf("time     %s (reading %s)\n", time_text(secs).c_str(), time_text(read_secs).c_str());
   return 0;
 }
 
@@ -714,6 +894,23 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
   sub->add_option("--min-distance", g->min_distance,
                   "with --top: keep selections differing from each kept one in >= D groups")
       ->needs(top_opt);
+  sub->add_option("--library", g->library,
+                  "a measured block library (block_library.json: layer -> variant -> {stats, metrics}); one "
+                  "variant per layer, --budget FIELD=HI | FIELD=LO..HI on dotted fields, exact decimal sums");
+  sub->add_option("--objective", g->objective, "with --library: the field to optimise (default metrics.kl_div)");
+  sub->add_flag("--minimize", g->minimize, "with --library: minimise the objective (default: maximise)");
+  sub->add_option("--front-epsilon", g->front_epsilon,
+                  "with --front: list an epsilon-cover of the Pareto set (every Pareto point within (1 + eps) in "
+                  "each cost of a listed one with >= its value)")
+      ->check(CLI::Range(1e-9, 1000.0));
+  sub->add_option("--max-memory", g->max_memory,
+                  "memory cap in bytes for the solver's tables and the listed front (default 2^30); larger "
+                  "queries are refused with what would fit")
+      ->check(CLI::Range(1e6, 1e15));
+  sub->add_option("--max-work", g->max_work,
+                  "work cap of the sparse path (candidate states examined, default 5e8, seconds); a larger "
+                  "query is refused naming it")
+      ->check(CLI::Range(1e3, 1e15));
 
   auto* txl = sub->add_subcommand(
       "txl", "Transformer-XL: d_model x n_layer outer, per-layer d_inner DP, params band "
@@ -769,6 +966,10 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
       if (txl->parsed()) return run_txl(*t);
       if (afc->parsed()) return run_autoformer(*af);
       return run_nats(*na);
+    }
+    if (!g->library.empty()) {
+      if (!g->space.empty()) throw std::invalid_argument("nsc search: give --space or --library, not both");
+      return run_library(*g);
     }
     if (g->space.empty())
       throw std::invalid_argument(

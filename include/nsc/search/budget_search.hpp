@@ -34,6 +34,10 @@ struct budget_search_settings {
   bool front = false;             ///< also return the Pareto set (every budget vector <= B)
   std::size_t top = 0;            ///< also return the `top` best selections (0: none; <= 1000)
   std::size_t min_distance = 0;   ///< Hamming distance between the top selections
+  /// > 0: list an epsilon-cover of the Pareto set (mmck_front_listing: every Pareto point within
+  /// (1 + eps) in each cost of a listed point with >= its value); the listing, exact or not, is
+  /// refused past mmck.max_table_bytes with the epsilon that would fit.
+  double front_epsilon = 0;
   mmck_settings mmck{};
 };
 
@@ -51,6 +55,7 @@ struct budget_search_result {
   std::optional<budget_selection<Value>> best;  ///< nullopt: infeasible
   std::vector<budget_selection<Value>> front;   ///< Pareto set, lexicographic cost order
   std::vector<budget_selection<Value>> top;     ///< value descending
+  std::size_t front_points = 0;                 ///< size of the exact Pareto set (front: its listing)
   std::vector<std::int64_t> budget;             ///< the vector solved (limits, clamped)
   mmck_info info;
 };
@@ -99,9 +104,12 @@ budget_search_result<Value> search_budgets(const mmck_groups<Value>& groups,
     return x;
   };
   if (const auto ch = r.choice(out.budget)) out.best = make(*ch, *r.best(out.budget));
-  if (s.front)
-    for (std::size_t i = 0; i < r.front().size(); ++i)
+  if (s.front) {
+    out.front_points = r.front().size();
+    const std::size_t per = (groups.size() + K) * 8 + sizeof(Value) + 96;
+    for (std::size_t i : mmck_front_listing(r, per, s.front_epsilon, s.mmck.max_table_bytes, fn))
       out.front.push_back(make(r.front_choice(i), r.front()[i].value));
+  }
   if (s.top > 0) {
     k_best_settings ks;
     ks.k = s.top;

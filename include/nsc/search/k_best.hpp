@@ -14,11 +14,15 @@
 /// selection is reached exactly once, in non-increasing value; each child is one exact
 /// solve_mmck (single_budget, Lagrangian bound). Work: up to G solves per reported selection.
 ///
-/// Distance: with min_distance D >= 2 the selections are taken greedily in that order and a
-/// selection is kept only if it differs from every kept one in at least D groups: the i-th kept
-/// selection is the best one at distance >= D from the first i - 1 (exact for that definition).
-/// (D above the number of groups leaves the best selection alone.)
-/// The enumeration stops after settings.max_enumerated selections (a clear error).
+/// Distance (a diverse pool, Puzzle's sequential definition): with min_distance D >= 2 the i-th
+/// selection is the best one differing from each of the first i - 1 in at least D groups.
+/// Method, when K + k - 1 <= mmck_max_dims: each earlier selection s_j becomes one more budget
+/// dimension, the agreement count (cost 1 for the option s_j chose in that group, else 0) with
+/// budget G - D, and the i-th selection is one exact solve_mmck (single_budget) of the
+/// extended instance -- Puzzle's MIP cut sum_g x_{g, s_j(g)} <= G - D as a knapsack dimension.
+/// Otherwise the selections of Lawler's order are taken greedily (kept only if far enough from
+/// every kept one; the same definition, exact), stopping after settings.max_enumerated
+/// selections (a clear error). (D above the number of groups leaves the best selection alone.)
 ///
 /// Ties: equal values come out in the order their subproblems were created (deterministic).
 #ifndef NSC_SEARCH_K_BEST_HPP
@@ -116,6 +120,30 @@ std::vector<k_best_selection<Value>> k_best(const mmck_groups<Value>& groups,
     if (b.value < a.value) return false;
     return a.seq > b.seq;
   };
+  if (s.min_distance >= 2 && K + s.k - 1 <= mmck_max_dims) {
+    // agreement dimensions (see the file comment)
+    std::vector<k_best_selection<Value>> out;
+    mmck_groups<Value> g = groups;
+    std::vector<std::int64_t> b = budget;
+    const std::int64_t room = std::int64_t(G) - std::int64_t(s.min_distance);
+    while (out.size() < s.k) {
+      if (!out.empty()) {
+        if (room < 0) break;
+        const auto& last = out.back().choice;
+        for (std::size_t i = 0; i < G; ++i)
+          for (std::size_t j = 0; j < g[i].size(); ++j) g[i][j].cost.push_back(j == last[i] ? 1 : 0);
+        b.push_back(room);
+      }
+      const auto r = solve_mmck(g, b, ms);
+      const auto ch = r.choice(b);
+      if (!ch) break;
+      k_best_selection<Value> x{*ch, *r.best(b), std::vector<std::int64_t>(K, 0)};
+      for (std::size_t i = 0; i < G; ++i)
+        for (std::size_t k = 0; k < K; ++k) x.cost[k] += groups[i][x.choice[i]].cost[k];
+      out.push_back(std::move(x));
+    }
+    return out;
+  }
   std::priority_queue<entry, std::vector<entry>, decltype(later)> heap(later);
   std::size_t seq = 0;
   if (auto e = solve(sub{})) {

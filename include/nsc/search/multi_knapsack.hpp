@@ -58,6 +58,12 @@
 /// max_table_bytes: dense; otherwise sparse (identical groups combined when
 /// settings.identical_groups; bounded when single_budget). method = lattice forces it (also
 /// without identical groups) and refuses, with the bytes, what does not fit.
+/// Cost model (automatic, single_budget, lattice eligible): the class tables are sized first;
+/// up to settings.lattice_direct_bytes they are built; above, the sparse bounded DP runs first
+/// with settings.max_work set to a quarter of the lattice's estimated table updates (cells x
+/// copies x options per class; a sparse candidate costs several array updates), and the lattice
+/// runs only when that attempt passes it (or the memory cap). info().reason states the choice.
+/// settings.max_work (0: none) caps the sparse path's candidates everywhere (a refusal).
 ///
 /// Tie-breaking (deterministic, stated): best(b) is the largest value over selections with cost
 /// <= b; among selections of that value, the one whose cost vector is lexicographically
@@ -87,12 +93,14 @@
 #include <nsc/detail/checked.hpp>
 #include <nsc/error_handling.hpp>
 #include <nsc/search/multiple_choice_knapsack.hpp>
+#include <nsc/search/pareto.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -151,6 +159,14 @@ struct mmck_settings {
   /// Automatic choice for Pareto-set solves (not single_budget): the lattice path when some
   /// class of identical groups has at least this many groups (single_budget solves: 2).
   std::size_t lattice_min_multiplicity = 8;
+  /// Work cap of the sparse path (candidate states and candidate pairs examined; 0: none): a
+  /// refusal "... more than max_work ..." when passed. The automatic rule sets it itself when it
+  /// tries the sparse path before a costlier lattice table (see the file comment).
+  std::uint64_t max_work = 0;
+  /// Automatic choice for single_budget solves with identical groups: a lattice table of at
+  /// most this many bytes runs directly; a larger one runs only when the sparse bounded DP
+  /// passes a work cap equal to the lattice's estimated table updates.
+  std::size_t lattice_direct_bytes = std::size_t{64} << 20;
 };
 
 /// What a solve did, for reports and benchmarks.
@@ -171,6 +187,9 @@ struct mmck_info {
   bool products = false;           ///< lattice: some product group split into its factors
   bool grid = false;               ///< lattice: a merge ran on a dense grid over its sums' lattice
   std::size_t lattice_rank = 0;    ///< lattice: the largest class lattice rank
+  /// Why the automatic rule took this path (empty: the fixed rule of the file comment), e.g.
+  /// "lattice tables 948 MB > 64 MB: sparse bounded DP first, within 1.2e9 work".
+  std::string reason;
 
   /// "sparse (identical groups doubled, Lagrangian bound)" etc.
   std::string describe() const {
@@ -746,6 +765,14 @@ private:
     for (std::size_t k = 0; k < K_; ++k) cap[k] = B_[k] - (total_min_[k] - covered_min[k]);
   }
 
+  /// Counts n units of work (candidates, candidate pairs) against settings.max_work.
+  void tick(std::uint64_t n) {
+    work_ += n;
+    if (s_.max_work != 0 && work_ > s_.max_work)
+      mmck_fail("the sparse Pareto-state DP examined ", work_, " candidates, more than max_work (got ",
+                s_.max_work, ")");
+  }
+
   void account(std::size_t n) {
     const std::size_t per = K_ * 8 + sizeof(Value) + 8 + (s_.single_budget ? 8 : 0);
     bytes_ += n * per;
@@ -778,6 +805,7 @@ private:
     mmck_sort_options(opts, K_, order);
     check_room(order.size(), "one group");
     mmck_filter<Value> f(K_, n);
+    tick(order.size());
     for (std::size_t j : order) {
       info_.candidates++;
       f.offer(opts[j].cost.data(), opts[j].value, std::uint32_t(j), 0);
@@ -845,6 +873,7 @@ private:
           std::int64_t c;
           if (!mmck_add(A.cost[a], cb, c) || c > hi) break;
           info_.candidates++;
+          if ((info_.candidates & 4095) == 0) tick(4096);
           const std::size_t i = std::size_t((c - lo) / unit);
           Value v = A.value[a] + Bn.value[b];
           slot& x = at[i];
@@ -902,6 +931,7 @@ private:
         const cursor c = heap.top();
         heap.pop();
         info_.candidates++;
+        if ((info_.candidates & 4095) == 0) tick(4096);
         make(c.a, c.b);
         if (f.offer(sum.data(), A.value[c.a] + Bn.value[c.b], std::uint32_t(c.a), std::uint32_t(c.b)) &&
             n.count() > room)
@@ -918,7 +948,8 @@ private:
       const std::size_t pair_cap = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / 8;
       for (std::size_t a = 0; a < na; ++a) {
         const double room = gap_ - A.loss[a];
-        for (std::size_t t = 0; t < nb && Bn.loss[ob[t]] <= room; ++t) {
+        std::size_t t = 0;
+        for (; t < nb && Bn.loss[ob[t]] <= room; ++t) {
           const std::size_t b = ob[t];
           if (self && a < b) continue;
           if (!make(a, b)) continue;
@@ -929,6 +960,7 @@ private:
                       s_.max_table_bytes, ")");
           pairs.push_back({std::uint32_t(a), std::uint32_t(b)});
         }
+        tick(t + 1);
       }
       info_.candidates += pairs.size();
       check_room(pairs.size(), "a merge");
@@ -1177,6 +1209,7 @@ private:
   std::vector<std::vector<std::int64_t>> node_cls_min_;
   std::vector<mmck_node<Value>>* nodes_ = nullptr;
   std::size_t bytes_ = 0;
+  std::uint64_t work_ = 0;
   // bound
   bool bounded_ = false;
   std::vector<double> lambda_, phi_, scale_;
@@ -1879,7 +1912,9 @@ using mmck_lattice_input =
 template <class Value>
 std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Value>& in,
                                                      std::size_t G, const std::vector<std::int64_t>& B,
-                                                     const mmck_settings& s, bool force) {
+                                                     const mmck_settings& s, bool force,
+                                                     long double* defer_work = nullptr,
+                                                     long double* defer_bytes = nullptr) {
   const std::size_t K = B.size();
   mmck_result<Value> r;
   r.groups_ = G;
@@ -1930,6 +1965,15 @@ std::optional<mmck_result<Value>> mmck_solve_lattice(const mmck_lattice_input<Va
                 L.classes[c].cells, " lattice cells), more than max_table_bytes (got ", s.max_table_bytes, ")");
     }
     r.info_.cells += L.classes[c].cells;
+  }
+  if (defer_work != nullptr && bytes > (long double)s.lattice_direct_bytes) {
+    // the cost model: table updates ~ cells x copies x options per class
+    long double w = 0;
+    for (const auto& c : L.classes)
+      w += (long double)c.cells * (long double)c.mult() * (long double)std::max<std::size_t>(1, c.kept.size());
+    *defer_work = std::max(w, 1.0L);
+    if (defer_bytes != nullptr) *defer_bytes = bytes;
+    return std::nullopt;
   }
   // caps: B minus the other classes' cheapest totals (infeasible when negative)
   std::vector<std::vector<mmck_i128>> cmin(C, std::vector<mmck_i128>(K, 0));
@@ -2391,6 +2435,30 @@ std::optional<mmck_result<Value>> mmck_solve_dense(const mmck_groups<Value>& gro
 
 } // namespace detail
 
+namespace detail {
+
+/// The sparse path on a fresh copy of `base` (the result shell solve_mmck prepared).
+template <class Value>
+mmck_result<Value> mmck_run_sparse(const mmck_groups<Value>& groups, const std::vector<std::int64_t>& budget,
+                                   const mmck_settings& settings, const mmck_result<Value>& base) {
+  const std::size_t K = budget.size();
+  mmck_result<Value> r = base;
+  r.info_.path = mmck_path::sparse;
+  mmck_sparse_solver<Value> solver(groups, budget, settings, r.info_);
+  r.sparse_ = solver.run();
+  r.info_.work = r.info_.candidates;
+  const auto& root = r.sparse_->nodes[r.sparse_->root];
+  for (std::size_t i = 0; i < root.count(); ++i) {
+    r.front_.push_back({std::vector<std::int64_t>(root.cost.begin() + std::ptrdiff_t(i * K),
+                                                  root.cost.begin() + std::ptrdiff_t((i + 1) * K)),
+                        root.value[i]});
+    r.handle_.push_back(i);
+  }
+  return r;
+}
+
+} // namespace detail
+
 /// Solves the K-budget multiple-choice knapsack (see the file comment) for every budget vector
 /// b <= budget (componentwise), or for `budget` alone when settings.single_budget.
 ///
@@ -2442,9 +2510,41 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
     std::size_t most = 0;
     for (const auto& c : in) most = std::max(most, c.second.size());
     const std::size_t need = settings.single_budget ? 2 : std::max<std::size_t>(2, settings.lattice_min_multiplicity);
-    if (settings.method == mmck_method::lattice || most >= need)
-      if (auto l = detail::mmck_solve_lattice(in, G, budget, settings, settings.method == mmck_method::lattice))
+    if (settings.method == mmck_method::lattice || most >= need) {
+      // Cost model (automatic, single_budget): a lattice table above lattice_direct_bytes is
+      // built only when the sparse bounded DP cannot finish within the lattice's own work.
+      const bool weigh = settings.method == mmck_method::automatic && settings.single_budget;
+      long double lattice_work = 0, lattice_bytes = 0;
+      if (auto l = detail::mmck_solve_lattice(in, G, budget, settings, settings.method == mmck_method::lattice,
+                                              weigh ? &lattice_work : nullptr, &lattice_bytes))
         return std::move(*l);
+      if (lattice_work > 0) {
+        mmck_settings ts = settings;
+        // a sparse candidate (heap or sort step, dominance check) costs several table updates
+        // (one array update each): the attempt gets a quarter of the lattice's updates
+        const long double cap = std::max(lattice_work / 4, (long double)(std::uint64_t{1} << 20));
+        ts.max_work = settings.max_work != 0 && (long double)settings.max_work < cap ? settings.max_work
+                                                                                   : std::uint64_t(std::min(cap, 1e18L));
+        char why[160];
+        try {
+          mmck_result<Value> t = detail::mmck_run_sparse(groups, budget, ts, r);
+          std::snprintf(why, sizeof why, "lattice tables %.3g bytes > %zu: sparse bounded DP first, done within %.3g work",
+                        (double)lattice_bytes, settings.lattice_direct_bytes, (double)cap);
+          t.info_.reason = why;
+          return t;
+        } catch (const std::invalid_argument& e) {
+          const std::string_view w = e.what();
+          if (w.find("max_work") == std::string_view::npos && w.find("max_table_bytes") == std::string_view::npos)
+            throw;
+        }
+        if (auto l = detail::mmck_solve_lattice(in, G, budget, settings, false)) {
+          std::snprintf(why, sizeof why, "sparse bounded DP passed %.3g work (a quarter of the lattice's %.3g updates): lattice",
+                        (double)cap, (double)lattice_work);
+          l->info_.reason = why;
+          return std::move(*l);
+        }
+      }
+    }
   }
   const bool identical = settings.identical_groups && detail::mmck_has_identical(groups);
   mmck_method m = settings.method;
@@ -2488,18 +2588,47 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
       return std::move(*d);
     }
   }
-  r.info_.path = mmck_path::sparse;
-  detail::mmck_sparse_solver<Value> solver(groups, budget, settings, r.info_);
-  r.sparse_ = solver.run();
-  r.info_.work = r.info_.candidates;
-  const auto& root = r.sparse_->nodes[r.sparse_->root];
-  for (std::size_t i = 0; i < root.count(); ++i) {
-    r.front_.push_back({std::vector<std::int64_t>(root.cost.begin() + std::ptrdiff_t(i * K),
-                                                  root.cost.begin() + std::ptrdiff_t((i + 1) * K)),
-                        root.value[i]});
-    r.handle_.push_back(i);
+  return detail::mmck_run_sparse(groups, budget, settings, r);
+}
+
+/// Which points of a solved Pareto set to list (reconstruct, re-score, print), within a memory
+/// cap: every point when n x bytes_per_point <= cap and eps == 0; with eps > 0 the
+/// epsilon_cover (pareto.hpp) of the set: every Pareto point p has a listed r with
+/// r.value >= p.value and r.cost_k <= (1 + eps) p.cost_k. A listing that still passes the cap
+/// is refused before anything is built: std::invalid_argument "<fn>: listing the Pareto set
+/// needs N bytes (P points x b), more than the memory cap (got C); ..." naming the epsilon
+/// (of 0.001, 0.01, 0.05, 0.2) whose cover fits and its size.
+template <class Value>
+std::vector<std::size_t> mmck_front_listing(const mmck_result<Value>& r, std::size_t bytes_per_point, double eps,
+                                            std::size_t cap, std::string_view fn) {
+  const auto& f = r.front();
+  const std::size_t K = r.dims();
+  auto cover = [&](double e) {
+    return epsilon_cover(f.size(), K, [&](std::size_t i, std::size_t k) { return f[i].cost[k]; },
+                         [&](std::size_t i) -> const Value& { return f[i].value; }, e);
+  };
+  std::vector<std::size_t> out;
+  if (eps > 0) {
+    out = cover(eps);
+  } else {
+    out.resize(f.size());
+    std::iota(out.begin(), out.end(), std::size_t{0});
   }
-  return r;
+  const long double need = (long double)out.size() * (long double)bytes_per_point;
+  if (need <= (long double)cap) return out;
+  std::string hint = "no epsilon up to 0.2 fits: add budgets or raise the cap";
+  for (double e : {0.001, 0.01, 0.05, 0.2}) {
+    if (e <= eps) continue;
+    const std::size_t m = cover(e).size();
+    if ((long double)m * (long double)bytes_per_point <= (long double)cap) {
+      hint = "an epsilon-front with eps = " + std::to_string(e).substr(0, 5) + " has " + std::to_string(m) +
+             " points and fits (every Pareto point within (1 + eps) in each cost of a listed one with >= its value)";
+      break;
+    }
+  }
+  detail::mck_fail(fn, "listing the Pareto set needs ", (unsigned long long)need, " bytes (", out.size(), " points x ",
+                   bytes_per_point, " bytes", eps > 0 ? ", epsilon-cover" : "", "), more than the memory cap (got ", cap,
+                   "); ", hint);
 }
 
 /// A class of identical groups: `multiplicity` groups, each choosing one of `options`.

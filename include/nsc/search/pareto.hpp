@@ -12,6 +12,7 @@
 #include <nsc/error_handling.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -96,6 +97,65 @@ const pareto_point<Value, Tag>* best_within(const std::vector<pareto_point<Value
                              });
   if (it == front.begin()) return nullptr;
   return &*(it - 1);
+}
+
+/// An epsilon-cover of a point set with K non-negative integer costs and a value (e.g. a
+/// K-budget Pareto set too large to list): the indices (ascending) of a subset R such that
+/// every input point p has some r in R with
+///
+///     r.value >= p.value   and   r.cost_k <= (1 + eps) p.cost_k   for every k
+///
+/// (zero costs covered only by zero costs). Method: points are bucketed by
+/// (floor(log_{1+eps} c_k) per k, or a separate bucket for c_k = 0); in each bucket the best
+/// value (then lowest index) is kept, and any point of the bucket it does not cover by the
+/// inequality above, checked in long double, is kept as well, so the guarantee holds by
+/// construction. Size: at most the number of non-empty buckets (plus rounding exceptions);
+/// O(n log n) for n points.
+/// Errors: std::invalid_argument "nsc::search::epsilon_cover: eps must be finite and in
+/// (0, 1000] (got e)", "... costs must be >= 0 ...".
+template <class CostAt, class ValueAt>
+std::vector<std::size_t> epsilon_cover(std::size_t n, std::size_t K, CostAt cost, ValueAt value, double eps) {
+  constexpr const char* fn = "nsc::search::epsilon_cover";
+  if (!(eps > 0) || !(eps <= 1000)) nsc::throw_invalid_argument(fn, "eps must be finite and in (0, 1000]", eps);
+  const long double step = std::log1pl((long double)eps);
+  std::vector<std::int64_t> key(n * K);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < K; ++k) {
+      const std::int64_t c = cost(i, k);
+      if (c < 0) nsc::throw_invalid_argument(fn, "costs must be >= 0", c);
+      key[i * K + k] = c == 0 ? -1 : std::int64_t(std::floor(std::log((long double)c) / step));
+    }
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    for (std::size_t k = 0; k < K; ++k)
+      if (key[a * K + k] != key[b * K + k]) return key[a * K + k] < key[b * K + k];
+    if (value(b) < value(a)) return true;
+    if (value(a) < value(b)) return false;
+    return a < b;
+  });
+  auto covers = [&](std::size_t r, std::size_t p) {
+    if (value(r) < value(p)) return false;
+    for (std::size_t k = 0; k < K; ++k)
+      if ((long double)cost(r, k) > (1.0L + (long double)eps) * (long double)cost(p, k)) return false;
+    return true;
+  };
+  std::vector<std::size_t> out;
+  for (std::size_t t = 0; t < n;) {
+    std::size_t u = t + 1;
+    while (u < n && std::equal(key.begin() + std::ptrdiff_t(order[u] * K), key.begin() + std::ptrdiff_t(order[u] * K + K),
+                               key.begin() + std::ptrdiff_t(order[t] * K)))
+      ++u;
+    const std::size_t first = out.size();
+    for (std::size_t x = t; x < u; ++x) {
+      bool covered = false;
+      for (std::size_t y = first; y < out.size() && !covered; ++y) covered = covers(out[y], order[x]);
+      if (!covered) out.push_back(order[x]);
+    }
+    t = u;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 } // namespace nsc::search

@@ -562,6 +562,10 @@ struct prune_search_settings {
   /// the option sums (costs exact integers, the same as a re-score; NSC = dp_value, equal to a
   /// re-score up to floating rounding, ~1e-15 relative) -- for fronts of many points.
   bool rescore_front = true;
+  /// > 0: list an epsilon-cover of the front (every Pareto point within (1 + eps) in each
+  /// budgeted cost of a listed one with >= its NSC); any listing past mmck.max_table_bytes is
+  /// refused with the epsilon that would fit (mmck_front_listing).
+  double front_epsilon = 0;
   mmck_settings mmck{};
 };
 
@@ -582,6 +586,7 @@ struct prune_search_result {
   prune_cost_vector minimum{};         ///< smallest reachable value of each cost (alone)
   mmck_info info;
   std::size_t groups = 0;
+  std::size_t front_points = 0;        ///< size of the exact Pareto set (front: its listing)
 };
 
 /// The knapsack groups of a space over costs `dims`: group 2i = layer i's attention, 2i + 1 its FFN.
@@ -700,12 +705,16 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     out.best = prune_make_candidate(space, *ch, &cache);
     out.best->dp_value = space.fixed_nsc + *r.best(budget);
   }
-  if (s.front && out.best)
-    for (std::size_t i = 0; i < r.front().size(); ++i) {
+  if (s.front && out.best) {
+    out.front_points = r.front().size();
+    // one candidate per listed point: per-layer choices and totals (refused past the cap)
+    const std::size_t per = groups.size() * 8 + space.layers.size() * sizeof(prune_layer_choice) + 512;
+    for (std::size_t i : mmck_front_listing(r, per, s.front_epsilon, s.mmck.max_table_bytes, fn)) {
       out.front.push_back(s.rescore_front ? prune_make_candidate(space, r.front_choice(i), &cache)
                                           : prune_sum_candidate(space, r.front_choice(i)));
       out.front.back().dp_value = space.fixed_nsc + r.front()[i].value;
     }
+  }
   if (s.top > 0 && out.best) {
     k_best_settings ks;
     ks.k = s.top;
