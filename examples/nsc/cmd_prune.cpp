@@ -220,7 +220,7 @@ int run_generic(const prune_args& a) {
     reserve = ss.serving->reserve_bytes;
     nsc::parallelism p;
     p.tp = a.tp;
-    p.ep = a.ep;
+    p.ep = a.ep == a.tp ? a.ep : 1; // as make_prune_space's costs (nsc/search/prune_space.hpp)
     ss.serving->par = p;
     activations = nsc::activation_bytes(nsc::shard_spec(nsc::expand(m.spec), p), *ss.serving, a.batch);
   }

@@ -133,7 +133,7 @@ inline quantity parse_quantity(std::string_view text, quantity_kind k, std::stri
   } else if (k == quantity_kind::fraction) {
     if (!rest.empty()) detail::units_fail(where, text, "unknown unit", k);
   } else {
-    if (!rest.empty() && rest.front() == 'K') detail::units_fail(where, text, "K is ambiguous: k is 1,000, Ki is 1,024", k);
+    if (!rest.empty() && rest.front() == 'K' && rest.substr(0, 2) != "Ki") detail::units_fail(where, text, "K is ambiguous: k is 1,000, Ki is 1,024", k);
     bool binary = false;
     double scale = detail::units_prefix(rest, binary);
     if (k == quantity_kind::bytes && rest == "B") rest.remove_prefix(1);

@@ -259,11 +259,12 @@ inline std::int64_t prune_i64(u128 v, std::string_view fn, std::string_view quan
 }
 
 /// Costs and score of the one-block model {spec's fixed part, b}, block entries only.
-/// The parallelism of the settings (tp, ep; one replica).
+/// The parallelism of the settings (tp; experts split by count when ep == tp, else by width:
+/// an ep other than tp only constrains the expert counts of the space).
 inline parallelism prune_parallelism(const prune_space_settings& s) {
   parallelism p;
   p.tp = s.tp;
-  p.ep = s.ep;
+  p.ep = s.ep == s.tp ? s.ep : 1;
   return p;
 }
 
