@@ -200,3 +200,209 @@ TEST_CASE("Model-layer checks of the new structures", "[deployment][errors]") {
   REQUIRE_NOTHROW(make_transformer(s, 8));
   CHECK(make_transformer(s, 8).layers[1].extra_macs == 0);
 }
+
+// ---- nsc/io/units.hpp, nsc/model/gpu.hpp, nsc/io/gpu_file.hpp, nsc/model/serving.hpp ----------
+// References are hand-computed (the arithmetic is in the comments); nothing is read back from the
+// code under test.
+
+#include <nsc/io/gpu_file.hpp>
+#include <nsc/io/units.hpp>
+#include <nsc/model/gpu.hpp>
+#include <nsc/model/serving.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+std::string units_error(std::string_view text, io::quantity_kind k) {
+  try {
+    (void)io::parse_quantity(text, k, "nsc prune: --memory");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// Llama-3.1-70B as its config describes it: d 8192, 80 layers, 64 heads of 128, kv_heads KV
+/// heads, SwiGLU 28672, vocabulary 128256, untied, RMSNorm.
+transformer_spec llama70b(std::int64_t kv_heads) {
+  transformer_spec s;
+  s.d_model = 8192;
+  s.embeddings.vocab_size = 128256;
+  block_spec b;
+  b.attention.n_heads = 64;
+  b.attention.n_kv_heads = kv_heads;
+  b.ffn.d_ff = 28672;
+  b.ffn.gated = true;
+  b.repeat = 80;
+  s.blocks.assign(1, b);
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("units: budgets as people write them", "[units]") {
+  using io::quantity_kind;
+  CHECK(io::parse_bytes("24GiB", "f") == 24.0 * 1073741824.0);
+  CHECK(io::parse_bytes("80GB", "f") == 80e9);
+  CHECK(io::parse_bytes("80G", "f") == 80e9);
+  CHECK(io::parse_bytes("512Mi", "f") == 536870912.0);
+  CHECK(io::parse_bytes("1.5e9", "f") == 1.5e9);
+  CHECK(io::parse_bytes(" 100B ", "f") == 100);
+  CHECK(io::parse_bytes("70%", "f", 1000) == 700);
+  CHECK(io::parse_count("8B", "f") == 8e9);
+  CHECK(io::parse_count("750M", "f") == 750e6);
+  CHECK(io::parse_count("8190735360", "f") == 8190735360.0);
+  CHECK(io::parse_count("80%", "f", 8190735360.0) == 0.8 * 8190735360.0);
+  CHECK(io::parse_tokens("32k", "f", 1, 1 << 30) == 32000);
+  CHECK(io::parse_tokens("32Ki", "f", 1, 1 << 30) == 32768);
+  CHECK(io::parse_tokens("25.6k", "f", 1, 1 << 30) == 25600);
+  CHECK(io::parse_tokens("4096", "f", 1, 1 << 30) == 4096);
+  CHECK(io::parse_milliseconds("40", "f") == 40);
+  CHECK(io::parse_milliseconds("40ms", "f") == 40);
+  CHECK(io::parse_milliseconds("0.04s", "f") == 40);
+  CHECK(io::parse_milliseconds("500us", "f") == 0.5);
+  CHECK(io::parse_milliseconds("50%", "f", 30) == 15);
+  CHECK(io::parse_fraction("0.9", "f") == 0.9);
+  CHECK(io::parse_fraction("90%", "f") == 0.9);
+  // Refusals: the flag, the text and the accepted forms, in one short line.
+  const std::string e = units_error("24GX", quantity_kind::bytes);
+  CHECK(e.find("nsc prune: --memory: cannot read '24GX'") == 0);
+  CHECK(e.find("24GiB, 80GB") != std::string::npos);
+  CHECK(e.size() < 200);
+  CHECK(units_error("32K", quantity_kind::tokens).find("ambiguous") != std::string::npos);
+  CHECK(units_error("-5", quantity_kind::bytes).find("negative") != std::string::npos);
+  CHECK(units_error("", quantity_kind::bytes).find("empty") != std::string::npos);
+  CHECK(units_error("1e400", quantity_kind::count).find("not finite") != std::string::npos);
+  CHECK(units_error("1.5", quantity_kind::tokens).find("whole number") != std::string::npos);
+  CHECK(units_error("70%", quantity_kind::tokens).find("percentage") != std::string::npos);
+  CHECK(units_error("1Gi", quantity_kind::count).find("binary") != std::string::npos);
+  CHECK(units_error("1e", quantity_kind::count).find("exponent") != std::string::npos);
+  CHECK(units_error("1.2", quantity_kind::fraction).find("(0, 1]") != std::string::npos);
+  CHECK(units_error(std::string(300, '9'), quantity_kind::count).find("too long") != std::string::npos);
+  CHECK_THROWS_WITH(io::parse_bytes("70%", "f"), Catch::Contains("no reference"));
+  CHECK_THROWS_WITH(io::parse_bytes("8192Pi", "f"), Catch::Contains("above 2^62")); // 2^63 bytes
+  CHECK_THROWS_WITH(io::parse_tokens("2Ki", "f", 1, 1000), Catch::Contains("outside [1, 1000]"));
+}
+
+TEST_CASE("gpu: data-sheet table and user profiles", "[gpu]") {
+  // The dense figures: sparse sheet figures halved (L4: 242 / 485 / 485 with sparsity).
+  const auto l4 = find_gpu("l4");
+  REQUIRE(l4);
+  CHECK(l4->memory_bytes == 24e9);
+  CHECK(l4->bandwidth == 300e9);
+  CHECK(l4->bf16_flops == 121e12);
+  CHECK(l4->fp8_flops == 242.5e12);
+  CHECK(find_gpu("h100 sxm")->bf16_flops == 989.4e12);
+  CHECK(find_gpu("MI300X")->memory_bytes == 192e9);
+  CHECK_FALSE(find_gpu("H1000"));
+  for (const gpu_datasheet& g : gpu_datasheets()) {
+    CHECK(g.memory_bytes > 0);
+    CHECK(g.bandwidth > 0);
+    CHECK(g.bf16_flops > 0);
+    CHECK((g.fp8_flops == 0 || g.fp8_flops >= g.bf16_flops)); // fp8 runs at >= the bf16 rate
+    CHECK(g.int8_ops >= g.bf16_flops);
+    CHECK(g.source.size() > 20);
+  }
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nsc_test_gpu_file";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const auto ok = io::read_gpu_file(write("ok.json", R"({"gpus": [{"name": "Mine", "memory": "48GiB", "bandwidth_gb_s": 960,
+      "bf16_tflops": 181, "fp8_tflops": 362}, {"name": "Other", "memory": 16e9, "bandwidth_gb_s": 320, "bf16_tflops": 65}]})"));
+  REQUIRE(ok.size() == 2);
+  CHECK(ok[0].memory_bytes == 48.0 * 1073741824.0);
+  CHECK(ok[0].bandwidth == 960e9);
+  CHECK(ok[0].fp8_flops == 362e12);
+  CHECK(ok[1].int8_ops == 0);
+  CHECK(io::read_gpu_file(write("one.json", R"({"name": "Solo", "memory": "8GB", "bandwidth_gb_s": 100, "bf16_tflops": 10})")).size() == 1);
+  CHECK_THROWS_WITH(io::read_gpu_file(write("bad1.json", R"({"name": "X", "memory": "8GB", "bandwidth_gb_s": -1, "bf16_tflops": 10})")),
+                    Catch::Contains("bandwidth_gb_s") && Catch::Contains("must be in"));
+  CHECK_THROWS_WITH(io::read_gpu_file(write("bad2.json", R"({"name": "X", "memory": "8GB", "bandwidth_gb_s": 100})")),
+                    Catch::Contains("bf16_tflops") && Catch::Contains("required"));
+  CHECK_THROWS_WITH(io::read_gpu_file(write("bad3.json", R"({"name": "X", "memory": "8GX", "bandwidth_gb_s": 100, "bf16_tflops": 1})")),
+                    Catch::Contains("memory") && Catch::Contains("cannot read"));
+  CHECK_THROWS_WITH(io::read_gpu_file(write("bad4.json", R"({"name": "X", "memory": 1e30, "bandwidth_gb_s": 100, "bf16_tflops": 1})")),
+                    Catch::Contains("1 PB"));
+  CHECK_THROWS_WITH(io::read_gpu_file(write("bad5.json", R"({"name": "X", "memroy": 1, "bandwidth_gb_s": 100, "bf16_tflops": 1})")),
+                    Catch::Contains("'memroy' is not a profile field"));
+  CHECK_THROWS_WITH(io::read_gpu_file(write("bad6.json", R"({"gpus": [{"name": "A", "memory": "8GB", "bandwidth_gb_s": 1, "bf16_tflops": 1},
+      {"name": "a", "memory": "8GB", "bandwidth_gb_s": 1, "bf16_tflops": 1}]})")),
+                    Catch::Contains("two profiles"));
+  CHECK_THROWS_WITH(io::read_gpu_file(write("bad7.json", "[[[[[[[[1]]]]]]]]")), Catch::Contains("nsc::io::read_gpu_file"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("serving: tensor-parallel memory as vLLM allocates it (Llama-3.1-70B, tp 2)", "[serving]") {
+  // Hand formulas, bf16, context 8192, batch 1. Per GPU at tp 2 with 8 KV heads: embedding and
+  // head 64128 x 8192 x 2 B each; per layer q 32 x 128 x 8192, k and v 4 x 128 x 8192, o 8192 x
+  // 4096, gate / up / down 14336 x 8192 (x 2 B), 2 norms of 8192 x 2 B; final norm 16,384 B:
+  // 70,555,025,408 B of weights; KV 80 x 8192 x 2 x 4 x 128 x 2 B = 1,342,177,280 B.
+  workload w;
+  w.seq_len = 8192;
+  w.context = 8192;
+  parallelism p;
+  p.tp = 2;
+  const deployment d8 = deploy(shard_spec(llama70b(8), p), w);
+  CHECK(d8.weight_bytes == 70555025408ull);
+  CHECK(d8.kv_cache_bytes == 1342177280ull);
+  // One KV head per layer (a pruned model): fewer KV heads than tp, so each GPU holds one
+  // replica of it (k / v projections 128 x 8192 each, KV 8192 x 2 x 128 x 2 B per layer):
+  // 69,548,392,448 + 335,544,320 per GPU, 139,767,873,536 over both; the model's own count
+  // (one copy) is 139,094,147,072: 673,726,464 bytes short.
+  const deployment d1 = deploy(shard_spec(llama70b(1), p), w);
+  CHECK(d1.weight_bytes == 69548392448ull);
+  CHECK(d1.kv_cache_bytes == 335544320ull);
+  CHECK(2 * d1.memory_bytes == 139767873536ull);
+  CHECK(deploy(llama70b(1), w).memory_bytes == 139094147072ull);
+  // tp 1 is the model itself; ep must be 1 or tp.
+  CHECK(deploy(shard_spec(llama70b(8), parallelism{}), w).memory_bytes == deploy(llama70b(8), w).memory_bytes);
+  parallelism bad;
+  bad.tp = 4;
+  bad.ep = 2;
+  CHECK_THROWS_WITH(shard_spec(llama70b(8), bad), Catch::Contains("ep must be 1 or tp"));
+}
+
+TEST_CASE("serving: roofline of a sublayer against hand formulas (Llama-3-8B FFN on an L4)", "[serving]") {
+  transformer_spec s;
+  s.d_model = 4096;
+  s.embeddings.vocab_size = 128256;
+  block_spec b;
+  b.attention.n_heads = 32;
+  b.attention.n_kv_heads = 8;
+  b.ffn.d_ff = 14336;
+  b.ffn.gated = true;
+  s.blocks.assign(1, b);
+  serving_settings st;
+  st.gpu = *find_gpu("L4");
+  workload w;
+  w.seq_len = 4096;
+  w.context = 4096;
+  const serving_entry f = serving_block(s, sublayer_block(b, false), w, st);
+  // decode, batch 1: 3 x 14336 x 4096 x 2 B + one norm 4096 x 2 B = 352,329,728 B at 0.8 x 300 GB/s
+  // = 1,468,040,533.3 ps (memory-bound: 2 x 3 x 14336 x 4096 FLOPs / (0.7 x 121e12) = 4.2 us).
+  CHECK(f.decode_ps == 1468040533);
+  CHECK(f.decode_memory_bound);
+  // prefill of 4096 tokens in 2 chunks of 2048 (L4 < 70 GiB: vLLM's 2048): each compute-bound,
+  // 2048 x 2 x 3 x 14336 x 4096 / (0.7 x 121e12) s: 17,037,886,794.05 ps in all.
+  CHECK(st.chunk() == 2048);
+  CHECK(f.prefill_ps == 17037886794);
+  // MoE: expected experts touched by b tokens routing to k of E: E (1 - (1 - k/E)^b).
+  CHECK(detail::experts_touched(8, 2, 1) == Approx(2.0).epsilon(1e-15));
+  CHECK(detail::experts_touched(8, 2, 2) == Approx(3.5).epsilon(1e-15));
+  // Keys of a causal chunk: 3 queries after 5 cached, window 6: min(6,6) + min(7,6) + min(8,6) = 18.
+  CHECK(detail::chunk_keys(5, 3, 6) == 18);
+  CHECK(detail::chunk_keys(5, 3, 0) == 3 * 5 + 6);
+  // Bad settings are refused with the rule.
+  serving_settings bad = st;
+  bad.gpu_memory_utilization = 1.5;
+  CHECK_THROWS_WITH(serve(s, w, bad), Catch::Contains("gpu_memory_utilization must be in (0, 1]"));
+  bad = st;
+  bad.prefill_chunk = 1;
+  w.context = 2000000;
+  CHECK_THROWS_WITH(serve(s, w, bad), Catch::Contains("1,000,000 chunks"));
+}

@@ -692,3 +692,68 @@ TEST_CASE("prune search: a front of option sums equals the re-scored front", "[p
     CHECK(b.front[i].totals.flops_per_token == a.front[i].totals.flops_per_token);
   }
 }
+
+TEST_CASE("prune search: per-GPU memory and roofline times at tp 2 add up and are exact (brute force)", "[prune][serving]") {
+  // decilm at tp 2 on an L4: KV heads 2 (sharded) or 1 (replicated on both GPUs), widths 768 /
+  // 512 / 256, or no-op; 12^3 selections, each re-served whole (nsc::serve) for the brute force.
+  const hf_model m = read_hf_config(tiny_llama());
+  prune_space_settings s = settings(prune_format::decilm);
+  s.tp = 2;
+  serving_settings sv;
+  sv.gpu = *find_gpu("L4");
+  s.serving = sv;
+  const prune_space sp = make_prune_space(m.spec, s);
+  for_each_selection(sp, [&](const prune_candidate& c) {
+    prune_cost_vector sum = sp.fixed;
+    for (std::size_t i = 0; i < c.layers.size(); ++i)
+      for (std::size_t k = 0; k < prune_cost_count; ++k)
+        sum[k] += sp.layers[i].attention[c.layers[i].attention_option].cost[k] +
+                  sp.layers[i].ffn[c.layers[i].ffn_option].cost[k];
+    const prune_totals_t t = prune_totals(prune_apply(sp, c), sp.settings);
+    CHECK(sum == t.cost);
+    CHECK(t.cost[std::size_t(prune_cost::memory)] == 2 * t.cost[std::size_t(prune_cost::memory_per_gpu)]);
+    CHECK(t.cost[std::size_t(prune_cost::decode_time)] > 0);
+  });
+  const brute b = enumerate(sp);
+  prune_cost_vector lo, hi;
+  lo.fill(INT64_MAX);
+  hi.fill(0);
+  for (const auto& t : b.all)
+    for (std::size_t k = 0; k < prune_cost_count; ++k) lo[k] = std::min(lo[k], t.cost[k]), hi[k] = std::max(hi[k], t.cost[k]);
+  auto at = [&](prune_cost c, double frac) {
+    const std::size_t k = std::size_t(c);
+    return prune_budget{c, lo[k] + int64_t(double(hi[k] - lo[k]) * frac)};
+  };
+  using P = prune_cost;
+  for (const auto& budgets : std::vector<std::vector<prune_budget>>{{at(P::decode_time, 0.5)},
+                                                                     {at(P::prefill_time, 0.4)},
+                                                                     {at(P::memory_per_gpu, 0.5)},
+                                                                     {at(P::weight_bytes, 0.3)},
+                                                                     {at(P::memory, 0.6), at(P::decode_time, 0.7)}}) {
+    prune_search_settings ps;
+    ps.budgets = budgets;
+    const prune_search_result r = search_prune(sp, ps);
+    const auto want = brute_best(b, budgets);
+    REQUIRE(bool(r.best) == bool(want));
+    if (!want) continue;
+    CHECK(r.best->totals.nsc == Approx(*want).epsilon(1e-12));
+    for (const prune_budget& x : budgets) CHECK(r.best->totals.cost[std::size_t(x.cost)] <= x.limit);
+  }
+  // Minimums: no layer below 2 KV heads; FFN floors relative to each layer's own width.
+  prune_space_settings f = settings(prune_format::decilm);
+  f.min_kv_heads = 2;
+  f.min_ffn_ratio = 0.5; // layer 1's own width 512: >= 256; the others 768: >= 384 -> 512
+  const prune_space fl = make_prune_space(m.spec, f);
+  for (const auto& l : fl.layers)
+    for (const auto& o : l.attention)
+      if (!o.none) CHECK(o.kv_heads == 2);
+  std::vector<int64_t> w0, w1;
+  for (const auto& o : fl.layers[0].ffn)
+    if (!o.none) w0.push_back(o.width);
+  for (const auto& o : fl.layers[1].ffn)
+    if (!o.none) w1.push_back(o.width);
+  CHECK(w0 == std::vector<int64_t>{768, 512});
+  CHECK(w1 == std::vector<int64_t>{512, 256});
+  f.min_ffn_ratio = 1.5;
+  CHECK_THROWS_WITH(make_prune_space(m.spec, f), Catch::Contains("min_ffn_ratio must be in [0, 1]"));
+}

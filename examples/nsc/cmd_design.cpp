@@ -17,6 +17,8 @@
 // every feasible configuration's optimum (the front over hidden x depth; Pareto-optimal ones
 // marked: no other has >= NSC at <= every budgeted cost); --plot draws them (plot_front.py).
 #include "cli.hpp"
+#include "units_option.hpp"
+#include "gpu_option.hpp"
 #include "plot_front.hpp"
 
 #include <nsc/io/hf_config.hpp>
@@ -40,6 +42,9 @@ using nsc_cli::grouped;
 
 struct design_args {
   std::optional<double> params, params_non_embedding, flops, kv_bytes, memory;
+  std::optional<double> weights_memory, memory_per_gpu, decode_ms, tokens_per_s, ttft_ms;
+  std::string gpu, gpu_file;
+  double utilization = 0.9, reserve = 0.5 * 0x1p30;
   std::int64_t hidden_min = 512, hidden_max = 4096, hidden_step = 256;
   std::int64_t depth_min = 4, depth_max = 48, depth_step = 2;
   std::int64_t vocab = 128256, head_dim = 128, kv_heads = 8, ffn_ratio = 4, ffn_multiple = 256;
@@ -88,9 +93,13 @@ int run_design(const design_args& a) {
       a.depth_min < 1 || a.depth_max < a.depth_min)
     throw std::invalid_argument("nsc design: need head_dim <= --hidden-min <= --hidden-max, 1 <= --depth-min <= "
                                 "--depth-max and steps >= 1");
-  if (!a.params && !a.params_non_embedding && !a.flops && !a.kv_bytes && !a.memory)
+  const bool gpu = !a.gpu.empty() || !a.gpu_file.empty();
+  if (!a.params && !a.params_non_embedding && !a.flops && !a.kv_bytes && !a.memory && !a.weights_memory && !a.memory_per_gpu &&
+      !gpu)
     throw std::invalid_argument("nsc design: give at least one budget (--params, --params-non-embedding, --flops, "
-                                "--kv-bytes, --memory)");
+                                "--kv-bytes, --memory, --weights-memory, --memory-per-gpu, --gpu)");
+  if ((a.decode_ms || a.tokens_per_s || a.ttft_ms) && !gpu)
+    throw std::invalid_argument("nsc design: --decode-ms, --tokens-per-s and --ttft-ms need --gpu NAME or --gpu-file");
   prune_space_settings ss;
   ss.format = prune_format::decilm;
   ss.no_op = false;
@@ -109,6 +118,32 @@ int run_design(const design_args& a) {
   add(prune_cost::prefill_flops, a.flops, double(a.seq_len));
   add(prune_cost::kv_bytes, a.kv_bytes, 1);
   add(prune_cost::memory, a.memory, 1);
+  add(prune_cost::weight_bytes, a.weights_memory, 1);
+  if (gpu) { // the GPU's memory bounds weights + KV (activations of the widest configuration, reserve and
+             // utilization as nsc prune states them), and enables the time budgets
+    nsc::serving_settings sv;
+    sv.gpu = nsc_cli::gpu_option(a.gpu, a.gpu_file, "nsc design");
+    sv.gpu_memory_utilization = a.utilization;
+    sv.reserve_bytes = a.reserve;
+    ss.serving = sv;
+    const nsc::hf_model widest = nsc::read_hf_config(base_config(a, a.hidden_max - a.hidden_max % a.head_dim, a.depth_min));
+    const double act = nsc::activation_bytes(widest.spec, sv, a.batch);
+    const double limit = std::max(0.0, a.utilization * (a.memory_per_gpu ? std::min(*a.memory_per_gpu, sv.gpu.memory_bytes)
+                                                                           : sv.gpu.memory_bytes) - act - a.reserve);
+    s.budgets.push_back({prune_cost::memory_per_gpu, nsc::search::budget_floor(limit, "nsc design")});
+  } else {
+    add(prune_cost::memory_per_gpu, a.memory_per_gpu, 1);
+  }
+  add(prune_cost::decode_time, a.decode_ms, 1e9);
+  if (a.tokens_per_s) {
+    if (!(*a.tokens_per_s > 0)) throw std::invalid_argument("nsc design: --tokens-per-s must be > 0");
+    const double ps = double(a.batch) / *a.tokens_per_s * 1e12;
+    bool merged = false;
+    for (auto& b : s.budgets)
+      if (b.cost == prune_cost::decode_time) b.limit = std::min(b.limit, nsc::search::budget_floor(ps, "nsc design")), merged = true;
+    if (!merged) s.budgets.push_back({prune_cost::decode_time, nsc::search::budget_floor(ps, "nsc design")});
+  }
+  add(prune_cost::prefill_time, a.ttft_ms, 1e9);
   const auto t0 = std::chrono::steady_clock::now();
   std::optional<prune_candidate> best;
   std::optional<prune_space> best_space;
@@ -158,6 +193,15 @@ int run_design(const design_args& a) {
                       {"kv_cache_bytes", t[4]}, {"memory_bytes", t[5]}, {"layers", layers},
                       {"outer_configs", outer}, {"feasible_configs", feasible}, {"time_seconds", secs}};
   if (!a.emit_config.empty()) j["emitted_config"] = a.emit_config;
+  if (gpu || a.weights_memory || a.memory_per_gpu) {
+    j["weight_bytes"] = t[6];
+    j["memory_per_gpu_bytes"] = t[7];
+  }
+  if (gpu) {
+    j["gpu"] = ss.serving->gpu.name;
+    j["decode_time_ps"] = t[8];
+    j["prefill_time_ps"] = t[9];
+  }
   nlohmann::json bj = nlohmann::json::object();
   for (const prune_budget& x : s.budgets) bj[std::string(to_string(x.cost))] = x.limit;
   j["budgets"] = bj;
@@ -213,6 +257,10 @@ int run_design(const design_args& a) {
   std::printf("         params %s (non-embedding %s), FLOPs/token %.6g, KV %s bytes, memory %s bytes\n",
               grouped(t[0]).c_str(), grouped(t[1]).c_str(), best->totals.flops_per_token, grouped(t[4]).c_str(),
               grouped(t[5]).c_str());
+  if (gpu)
+    std::printf("         on %s: decode %.4g ms/step = %.5g tokens/s at batch %lld, TTFT %.4g ms at %lld tokens\n",
+                ss.serving->gpu.name.c_str(), double(t[8]) * 1e-9, double(a.batch) / (double(t[8]) * 1e-12), a.batch,
+                double(t[9]) * 1e-9, static_cast<long long>(ss.load.context_tokens()));
   for (std::size_t i = 0; i < best->layers.size();) {
     std::size_t k = i + 1;
     const auto& c = best->layers[i];
@@ -242,11 +290,27 @@ const nsc_cli::command design_command{"design", [](CLI::App& app) -> std::functi
   auto a = std::make_shared<design_args>();
   auto* sub = app.add_subcommand("design", "the best Llama-style decoder from scratch under params / FLOPs / KV / "
                                            "memory budgets (hidden x depth outer, exact per-layer KV heads and FFN widths)");
-  sub->add_option("--params", a->params, "bound on total params")->check(CLI::NonNegativeNumber);
-  sub->add_option("--params-non-embedding", a->params_non_embedding, "bound on non-embedding params")->check(CLI::NonNegativeNumber);
-  sub->add_option("--flops", a->flops, "bound on prefill FLOPs per token at --seq-len")->check(CLI::NonNegativeNumber);
-  sub->add_option("--kv-bytes", a->kv_bytes, "bound on KV-cache bytes at --context x --batch")->check(CLI::NonNegativeNumber);
-  sub->add_option("--memory", a->memory, "bound on weight + KV bytes")->check(CLI::NonNegativeNumber);
+  sub->add_option("--params", a->params, "bound on total params")->transform(nsc_cli::units(nsc::io::quantity_kind::count, "nsc design: --params"))->check(CLI::NonNegativeNumber);
+  sub->add_option("--params-non-embedding", a->params_non_embedding, "bound on non-embedding params")->transform(nsc_cli::units(nsc::io::quantity_kind::count, "nsc design: --params-non-embedding"))->check(CLI::NonNegativeNumber);
+  sub->add_option("--flops", a->flops, "bound on prefill FLOPs per token at --seq-len")->transform(nsc_cli::units(nsc::io::quantity_kind::count, "nsc design: --flops"))->check(CLI::NonNegativeNumber);
+  sub->add_option("--kv-bytes", a->kv_bytes, "bound on KV-cache bytes at --context x --batch")->transform(nsc_cli::units(nsc::io::quantity_kind::bytes, "nsc design: --kv-bytes"))->check(CLI::NonNegativeNumber);
+  sub->add_option("--weights-memory", a->weights_memory, "bound on weight bytes alone (12GiB)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::bytes, "nsc design: --weights-memory"));
+  sub->add_option("--memory-per-gpu", a->memory_per_gpu, "one GPU's memory (24GiB; with --gpu: utilization x min(it, the GPU's) - activations - reserve)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::bytes, "nsc design: --memory-per-gpu"));
+  sub->add_option("--gpu", a->gpu, "a GPU (" + nsc::gpu_names() + "): weights + KV + activations + reserve within its memory; time budgets");
+  sub->add_option("--gpu-file", a->gpu_file, "JSON with your own GPU profile(s)");
+  sub->add_option("--gpu-memory-utilization", a->utilization, "with --gpu: the engine's share of memory (default 0.9)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::fraction, "nsc design: --gpu-memory-utilization"));
+  sub->add_option("--reserve", a->reserve, "with --gpu: CUDA context and workspaces per GPU (default 0.5GiB)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::bytes, "nsc design: --reserve"));
+  sub->add_option("--decode-ms", a->decode_ms, "with --gpu: bound on the decode step at --batch, --context (ms; 40, 40ms, 0.04s)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::milliseconds, "nsc design: --decode-ms"));
+  sub->add_option("--tokens-per-s", a->tokens_per_s, "with --gpu: decode tokens/s at --batch at least this")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::count, "nsc design: --tokens-per-s"));
+  sub->add_option("--ttft-ms", a->ttft_ms, "with --gpu: bound on the prefill of one --context sequence (ms)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::milliseconds, "nsc design: --ttft-ms"));
+  sub->add_option("--memory", a->memory, "bound on weight + KV bytes")->transform(nsc_cli::units(nsc::io::quantity_kind::bytes, "nsc design: --memory"))->check(CLI::NonNegativeNumber);
   sub->add_option("--hidden-min", a->hidden_min, "smallest hidden size (default 512)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
   sub->add_option("--hidden-max", a->hidden_max, "largest hidden size (default 4096)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
   sub->add_option("--hidden-step", a->hidden_step, "hidden size step (default 256)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
@@ -259,9 +323,9 @@ const nsc_cli::command design_command{"design", [](CLI::App& app) -> std::functi
   sub->add_option("--ffn-ratio", a->ffn_ratio, "widest FFN = ratio x hidden (default 4)")->check(CLI::Range(std::int64_t(1), std::int64_t(64)));
   sub->add_option("--ffn-multiple", a->ffn_multiple, "FFN width grid (default 256)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
   sub->add_flag("--tie", a->tie, "tie the LM head to the embedding");
-  sub->add_option("--seq-len", a->seq_len, "prefill length T (default 256)")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 24));
-  sub->add_option("--context", a->context, "cached tokens (default T)")->check(CLI::Range(1LL, 1000000000000LL));
-  sub->add_option("--batch", a->batch, "sequences cached (default 1)")->check(CLI::Range(1LL, 1000000000LL));
+  sub->add_option("--seq-len", a->seq_len, "prefill length T (default 256)")->transform(nsc_cli::units(nsc::io::quantity_kind::tokens, "nsc design: --seq-len"))->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 24));
+  sub->add_option("--context", a->context, "cached tokens (default T)")->transform(nsc_cli::units(nsc::io::quantity_kind::tokens, "nsc design: --context"))->check(CLI::Range(1LL, 1000000000000LL));
+  sub->add_option("--batch", a->batch, "sequences cached (default 1)")->transform(nsc_cli::units(nsc::io::quantity_kind::tokens, "nsc design: --batch"))->check(CLI::Range(1LL, 1000000000LL));
   sub->add_option("--kv-dtype", a->kv_dtype, "KV dtype (default bf16)")->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
   sub->add_option("--weight-dtype", a->weight_dtype, "weight dtype (default bf16)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));

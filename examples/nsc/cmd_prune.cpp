@@ -29,11 +29,13 @@
 // --plot OUT.png runs scripts/plot_front.py (python3 with matplotlib) on the front; if that is not
 // possible it prints the command to run.
 #include "cli.hpp"
+#include "gpu_option.hpp"
 #include "plot_front.hpp"
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
 #include <nsc/io/prune_config.hpp>
+#include <nsc/io/units.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/transformer.hpp>
 #include <nsc/search/lonas.hpp>
@@ -61,11 +63,12 @@ using nsc_cli::time_text;
 struct prune_args {
   std::string config;
   std::string space = "lonas";
-  std::optional<double> params;
+  std::optional<std::string> params;
   std::optional<double> tflops;
   bool front = false;
   std::string format = "table";
   bool json = false;
+  std::string seq_len_text = "256";
   std::int64_t seq_len = 256;
   bool count_final_norm = false;
   std::string emit_config;
@@ -80,7 +83,12 @@ struct prune_args {
   std::int64_t min_experts = 0;
   std::int64_t ep = 1;
   bool keep_expert_width = false;
-  std::optional<double> params_non_embedding, active_params, flops, kv_bytes, memory;
+  std::optional<std::string> params_non_embedding, active_params, flops, kv_bytes, memory;
+  std::optional<std::string> weights_memory, memory_per_gpu, decode_ms, tokens_per_s, ttft_ms;
+  nsc_cli::serving_options serving;
+  std::int64_t kv_heads_min = 0;
+  std::string min_ffn_ratio = "0";
+  std::string context_text, batch_text = "1";
   long long context = 0;
   long long batch = 1;
   std::string kv_dtype = "bf16";
@@ -162,6 +170,10 @@ nlohmann::json generic_json(const nsc::search::prune_candidate& c, std::int64_t 
           {"flops_per_token", c.totals.flops_per_token},
           {"kv_cache_bytes", t[4]},
           {"memory_bytes", t[5]},
+          {"weight_bytes", t[6]},
+          {"memory_per_gpu_bytes", t[7]},
+          {"decode_time_ps", t[8]},
+          {"prefill_time_ps", t[9]},
           {"seq_len", T},
           {"layers", std::move(layers)}};
 }
@@ -169,7 +181,9 @@ nlohmann::json generic_json(const nsc::search::prune_candidate& c, std::int64_t 
 std::string cost_text(nsc::search::prune_cost c, std::int64_t v, std::int64_t T) {
   using nsc::search::prune_cost;
   if (c == prune_cost::prefill_flops) return nsc_cli::fmt(double(v) / double(T), 6) + " FLOPs/token";
-  if (c == prune_cost::kv_bytes || c == prune_cost::memory) return grouped(v) + " bytes";
+  if (c == prune_cost::kv_bytes || c == prune_cost::memory || c == prune_cost::weight_bytes || c == prune_cost::memory_per_gpu)
+    return grouped(v) + " bytes";
+  if (c == prune_cost::decode_time || c == prune_cost::prefill_time) return nsc_cli::fmt(double(v) * 1e-9, 7) + " ms";
   return grouped(v) + " params";
 }
 
@@ -183,6 +197,10 @@ int run_generic(const prune_args& a) {
   ss.format = parse_prune_format(a.emit_format);
   ss.ffn_multiple = a.ffn_multiple;
   ss.min_ffn = a.min_ffn;
+  ss.min_kv_heads = a.kv_heads_min;
+  ss.min_ffn_ratio = a.min_ffn_ratio == "0" || a.min_ffn_ratio == "0%"
+                         ? 0
+                         : nsc::io::parse_fraction(a.min_ffn_ratio, "nsc prune: --min-ffn-ratio");
   ss.tp = a.tp;
   ss.head_step = a.head_step;
   ss.no_op = !a.no_noop;
@@ -193,26 +211,31 @@ int run_generic(const prune_args& a) {
   ss.load.seq_len = a.seq_len;
   ss.load.context = a.context;
   ss.load.batch = a.batch;
+  // The GPU, the engine's overhead and the per-GPU budget (README "Budgets as people write them").
+  const bool gpu = a.serving.any_gpu();
+  // Without a GPU the overhead terms are what the user gives (default none: utilization 1, reserve 0).
+  double utilization = a.serving.utilization ? nsc::io::parse_fraction(*a.serving.utilization, "nsc prune: --gpu-memory-utilization") : 1;
+  double reserve = a.serving.reserve ? nsc::io::parse_bytes(*a.serving.reserve, "nsc prune: --reserve") : 0;
+  double activations = 0;
+  if (gpu) {
+    ss.serving = nsc_cli::serving(a.serving, "nsc prune");
+    utilization = ss.serving->gpu_memory_utilization;
+    reserve = ss.serving->reserve_bytes;
+    nsc::parallelism p;
+    p.tp = a.tp;
+    p.ep = a.ep == a.tp ? a.ep : 1; // as make_prune_space's costs (nsc/search/prune_space.hpp)
+    ss.serving->par = p;
+    activations = nsc::activation_bytes(nsc::shard_spec(nsc::expand(m.spec), p), *ss.serving, a.batch);
+  }
+  if ((a.decode_ms || a.tokens_per_s || a.ttft_ms) && !gpu)
+    throw std::invalid_argument("nsc prune: --decode-ms, --tokens-per-s and --ttft-ms need a GPU: --gpu NAME (" + nsc::gpu_names() +
+                                ") or --gpu-file");
   ss.load.kv = nsc::parse_dtype(a.kv_dtype);
   ss.load.weights = nsc::parse_dtype(a.weight_dtype);
   ss.load.attention = nsc::parse_attention_convention(a.attention);
   ss.rule.est = nsc::parse_estimator(a.estimator);
   const std::int64_t T = a.seq_len;
   prune_search_settings s;
-  auto add = [&](prune_cost c, const std::optional<double>& v, double scale, const char* flag) {
-    if (!v) return;
-    const double x = *v * scale;
-    if (!(std::isfinite(x) && x >= 0 && x < 0x1p62))
-      throw std::invalid_argument(std::string("nsc prune: ") + flag + " must be finite, >= 0 and < 2^62 (got " +
-                                  nsc_cli::fmt(*v, 17) + ")");
-    s.budgets.push_back({c, std::int64_t(std::floor(x))});
-  };
-  add(prune_cost::params, a.params, 1, "--params");
-  add(prune_cost::params_non_embedding, a.params_non_embedding, 1, "--params-non-embedding");
-  add(prune_cost::params_active, a.active_params, 1, "--active-params");
-  add(prune_cost::prefill_flops, a.flops, double(T), "--flops");
-  add(prune_cost::kv_bytes, a.kv_bytes, 1, "--kv-bytes");
-  add(prune_cost::memory, a.memory, 1, "--memory");
   s.front = a.front;
   s.rescore_front = false; // front totals: the option sums (exact costs; NSC to ~1e-15); best and top re-scored
   s.top = a.top;
@@ -224,6 +247,55 @@ int run_generic(const prune_args& a) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const prune_space space = make_prune_space(m.spec, ss);
+  { // Budgets: units and percentages of the unpruned model (its option-0 sums, exact).
+    const prune_cost_vector un = prune_sum_candidate(space, std::vector<std::size_t>(2 * space.layers.size(), 0)).totals.cost;
+    auto put = [&](prune_cost c, double x, const std::string& flag) {
+      if (!(std::isfinite(x) && x >= 0 && x < 0x1p62))
+        throw std::invalid_argument("nsc prune: " + flag + " must be >= 0 and < 2^62 in its unit (got " + nsc_cli::fmt(x, 6) + ")");
+      const std::int64_t v = std::int64_t(std::floor(x));
+      for (prune_budget& b : s.budgets)
+        if (b.cost == c) { b.limit = std::min(b.limit, v); return; } // two flags on one cost: the tighter
+      s.budgets.push_back({c, v});
+    };
+    auto ref = [&](prune_cost c) { return double(un[std::size_t(c)]); };
+    using nsc::io::parse_bytes;
+    using nsc::io::parse_count;
+    if (a.params) put(prune_cost::params, parse_count(*a.params, "nsc prune: --params", ref(prune_cost::params)), "--params");
+    if (a.params_non_embedding)
+      put(prune_cost::params_non_embedding,
+          parse_count(*a.params_non_embedding, "nsc prune: --params-non-embedding", ref(prune_cost::params_non_embedding)),
+          "--params-non-embedding");
+    if (a.active_params)
+      put(prune_cost::params_active, parse_count(*a.active_params, "nsc prune: --active-params", ref(prune_cost::params_active)),
+          "--active-params");
+    if (a.flops) { // per token at T; a percentage of the unpruned prefill
+      const nsc::io::quantity q = nsc::io::parse_quantity(*a.flops, nsc::io::quantity_kind::count, "nsc prune: --flops");
+      put(prune_cost::prefill_flops, q.relative ? q.value * ref(prune_cost::prefill_flops) : q.value * double(T), "--flops");
+    }
+    if (a.kv_bytes) put(prune_cost::kv_bytes, parse_bytes(*a.kv_bytes, "nsc prune: --kv-bytes", ref(prune_cost::kv_bytes)), "--kv-bytes");
+    if (a.memory) put(prune_cost::memory, parse_bytes(*a.memory, "nsc prune: --memory", ref(prune_cost::memory)), "--memory");
+    if (a.weights_memory)
+      put(prune_cost::weight_bytes, parse_bytes(*a.weights_memory, "nsc prune: --weights-memory", ref(prune_cost::weight_bytes)),
+          "--weights-memory");
+    // Per GPU: weights + KV <= utilization x memory - activations - reserve (the overhead model).
+    auto per_gpu = [&](double device, const std::string& flag) {
+      put(prune_cost::memory_per_gpu, std::max(0.0, utilization * device - activations - reserve), flag);
+    };
+    if (a.memory_per_gpu)
+      per_gpu(parse_bytes(*a.memory_per_gpu, "nsc prune: --memory-per-gpu", ref(prune_cost::memory_per_gpu)), "--memory-per-gpu");
+    if (gpu) per_gpu(ss.serving->gpu.memory_bytes, "--gpu (its memory)");
+    if (a.decode_ms)
+      put(prune_cost::decode_time,
+          nsc::io::parse_milliseconds(*a.decode_ms, "nsc prune: --decode-ms", ref(prune_cost::decode_time) * 1e-9) * 1e9, "--decode-ms");
+    if (a.tokens_per_s) {
+      const double tps = nsc::io::parse_count(*a.tokens_per_s, "nsc prune: --tokens-per-s");
+      if (!(tps > 0)) throw std::invalid_argument("nsc prune: --tokens-per-s must be > 0");
+      put(prune_cost::decode_time, double(a.batch) / tps * 1e12, "--tokens-per-s");
+    }
+    if (a.ttft_ms)
+      put(prune_cost::prefill_time,
+          nsc::io::parse_milliseconds(*a.ttft_ms, "nsc prune: --ttft-ms", ref(prune_cost::prefill_time) * 1e-9) * 1e9, "--ttft-ms");
+  }
   { // The format must express the model itself (e.g. DeciLM has no q_norm, no shared expert and
     // head_dim = hidden / heads): checked on the unpruned model before the search is run.
     const prune_candidate unpruned =
@@ -330,6 +402,21 @@ int run_generic(const prune_args& a) {
   for (const prune_budget& x : s.budgets)
     std::printf("budget   %-20s <= %s\n", std::string(to_string(x.cost)).c_str(), cost_text(x.cost, x.limit, T).c_str());
   if (s.budgets.empty()) std::printf("budget   none (the unconstrained optimum)\n");
+  if (gpu)
+    std::printf("gpu      %s x %lld (tp): per GPU weights + KV <= %s x %s - activations %s (chunk %lld) - reserve %s = %s bytes\n",
+                ss.serving->gpu.name.c_str(), static_cast<long long>(a.tp), nsc_cli::fmt(utilization, 3).c_str(),
+                grouped((long long)ss.serving->gpu.memory_bytes).c_str(), grouped((long long)activations).c_str(),
+                static_cast<long long>(ss.serving->chunk()), grouped((long long)reserve).c_str(),
+                grouped((long long)std::max(0.0, utilization * ss.serving->gpu.memory_bytes - activations - reserve)).c_str());
+  auto serving_line = [&](const char* what, const prune_candidate& c) {
+    const auto& v = c.totals.cost;
+    std::printf("%-8s weights %s bytes, per GPU %s bytes (weights + KV)", what, grouped(v[6]).c_str(), grouped(v[7]).c_str());
+    if (gpu)
+      std::printf("; decode %s ms/step = %s tokens/s at batch %lld; TTFT %s ms at %lld tokens", nsc_cli::fmt(double(v[8]) * 1e-9, 6).c_str(),
+                  nsc_cli::fmt(double(a.batch) / (double(v[8]) * 1e-12), 6).c_str(), a.batch,
+                  nsc_cli::fmt(double(v[9]) * 1e-9, 6).c_str(), static_cast<long long>(ss.load.context_tokens()));
+    std::printf("\n");
+  };
   std::printf("%-8s %10s %18s %18s %14s %20s %20s\n", "", "NSC", "params", "non-embedding", "FLOPs/token",
               "KV bytes", "memory bytes");
   auto row = [&](const char* what, const prune_candidate& c) {
@@ -349,6 +436,8 @@ int run_generic(const prune_args& a) {
     i = k;
   }
   std::printf("         (identical layers are interchangeable: the solver lists a class's choices in option order)\n");
+  serving_line("unpruned", r.unpruned);
+  serving_line("best", b);
   if (a.front) {
     if (a.front_epsilon > 0)
       std::printf("front    %zu of %zu Pareto points over the budgeted costs: an epsilon-cover, every Pareto point within "
@@ -367,6 +456,12 @@ int run_generic(const prune_args& a) {
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
                 std::string(to_string(ss.format)).c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
+  std::printf("defaults FFN floor max(--min-ffn %lld, --min-ffn-ratio %s x the layer's width); KV heads >= %lld; no-op sublayers %s; "
+              "tp %lld, ep %lld%s\n",
+              static_cast<long long>(a.min_ffn), nsc_cli::fmt(ss.min_ffn_ratio, 4).c_str(),
+              static_cast<long long>(std::max<std::int64_t>(1, a.kv_heads_min)), a.no_noop ? "off" : "offered",
+              static_cast<long long>(a.tp), static_cast<long long>(a.ep),
+              gpu ? ("; roofline efficiencies bandwidth " + a.serving.bw_eff + ", compute " + a.serving.compute_eff).c_str() : "");
   std::printf("solver   %s\n", r.info.describe().c_str());
   if (!r.info.reason.empty()) std::printf("         cost model: %s\n", r.info.reason.c_str());
   std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
@@ -388,7 +483,7 @@ int run_prune(const prune_args& a) {
   ss.seq_len = a.seq_len;
   ss.count_final_norm = a.count_final_norm;
   nsc::search::lonas_search_settings s;
-  if (a.params) s.budget = *a.params;
+  if (a.params) s.budget = nsc::io::parse_count(*a.params, "nsc prune: --params");
   if (a.tflops) {
     s.budget = *a.tflops * 1e12;
     s.cost = nsc::search::lonas_cost::macs;
@@ -562,19 +657,25 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 20));
   sub->add_flag("--keep-expert-width", args->keep_expert_width,
                 "generic, MoE: keep the experts' width (default: on the --ffn-multiple grid, as dense FFNs)");
-  sub->add_option("--params-non-embedding", args->params_non_embedding, "generic: bound on non-embedding params")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--active-params", args->active_params, "generic: bound on active params (MoE)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--flops", args->flops, "generic: bound on prefill FLOPs per token at --seq-len")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--kv-bytes", args->kv_bytes, "generic: bound on KV-cache bytes at --context x --batch")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--memory", args->memory, "generic: bound on weight bytes (--weight-dtype) + KV-cache bytes")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--context", args->context, "generic: cached tokens per sequence (default: --seq-len)")
-      ->check(CLI::Range(1LL, 1000000000000LL));
-  sub->add_option("--batch", args->batch, "generic: sequences cached (default 1)")->check(CLI::Range(1LL, 1000000000LL));
+  sub->add_option("--params-non-embedding", args->params_non_embedding, "generic: bound on non-embedding params (7B, 6.5e9, 80%)");
+  sub->add_option("--active-params", args->active_params, "generic: bound on active params (MoE; 3B, 80%)");
+  sub->add_option("--flops", args->flops, "generic: bound on prefill FLOPs per token at --seq-len (1.2e10, 12G, 80%)");
+  sub->add_option("--kv-bytes", args->kv_bytes, "generic: bound on KV-cache bytes at --context x --batch (4GiB, 50%)");
+  sub->add_option("--memory", args->memory,
+                  "generic: bound on weight + KV-cache bytes over all --tp GPUs as vLLM allocates them (24GiB, 80GB, 70%)");
+  sub->add_option("--weights-memory", args->weights_memory, "generic: bound on weight bytes alone at --weight-dtype (12GiB, 60%)");
+  sub->add_option("--memory-per-gpu", args->memory_per_gpu,
+                  "generic: one GPU's memory (24GiB); weights + KV per GPU <= utilization x it - activations - reserve");
+  nsc_cli::add_serving_options(sub, args->serving, "generic (its memory bounds each GPU; enables --decode-ms, --tokens-per-s, --ttft-ms): ");
+  sub->add_option("--decode-ms", args->decode_ms, "generic, --gpu: bound on the decode step at --batch, --context (40, 40ms, 80%)");
+  sub->add_option("--tokens-per-s", args->tokens_per_s, "generic, --gpu: decode tokens/s at --batch at least this (a bound on the step)");
+  sub->add_option("--ttft-ms", args->ttft_ms, "generic, --gpu: bound on the prefill of one --context sequence (800, 1.5s, 80%)");
+  sub->add_option("--kv-heads-min", args->kv_heads_min, "generic: keep at least this many KV heads per layer (the model's own always offered)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 20));
+  sub->add_option("--min-ffn-ratio", args->min_ffn_ratio,
+                  "generic: FFN widths >= this share of each layer's own width (0.25 or 25%; default 0: down to the grid)");
+  sub->add_option("--context", args->context_text, "generic: cached tokens per sequence (32k, 32Ki, 8192; default: --seq-len)");
+  sub->add_option("--batch", args->batch_text, "generic: sequences cached (default 1)");
   sub->add_option("--kv-dtype", args->kv_dtype, "generic: KV-cache dtype (fp32, bf16 default, fp16, fp8, int8)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
   sub->add_option("--weight-dtype", args->weight_dtype, "generic: weight dtype for --memory (default bf16)")
@@ -597,16 +698,14 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "memory cap in bytes for the solver's tables and the listed front (default 2^30); larger queries are "
                   "refused with what would fit")
       ->check(CLI::Range(1e6, 1e15));
-  sub->add_option("--params", args->params, "upper bound on params (e.g. 5.7e9)")
-      ->check(CLI::PositiveNumber);
+  sub->add_option("--params", args->params, "upper bound on params (5.7e9, 7B, 80%)");
   sub->add_option("--tflops", args->tflops, "upper bound on TFLOPs at --seq-len instead")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--front", args->front, "also print the Pareto front (all points in csv/json)");
   sub->add_option("--format", args->format, "table (default), csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   sub->add_flag("--json", args->json, "same as --format json");
-  sub->add_option("--seq-len", args->seq_len, "T of the TFLOPs (default 256, the paper's)")
-      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 24));
+  sub->add_option("--seq-len", args->seq_len_text, "T of the TFLOPs (default 256, the paper's; 4k, 4Ki)");
   sub->add_flag("--count-final-norm", args->count_final_norm,
                 "count the final norm in params (Hugging Face's exact count; the reference "
                 "formula leaves it out)");
@@ -615,7 +714,13 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
   sub->add_option("--plot", args->plot,
                   "write a PNG of the front (scripts/plot_front.py; generic: needs --front, NSC against params and "
                   "every budgeted cost)");
-  return [args] { return run_prune(*args); };
+  return [args] {
+    args->seq_len = nsc::io::parse_tokens(args->seq_len_text, "nsc prune: --seq-len", 1, std::int64_t(1) << 24);
+    if (!args->context_text.empty())
+      args->context = nsc::io::parse_tokens(args->context_text, "nsc prune: --context", 1, 1000000000000LL);
+    args->batch = nsc::io::parse_tokens(args->batch_text, "nsc prune: --batch", 1, 1000000000LL);
+    return run_prune(*args);
+  };
 }};
 
 } // namespace

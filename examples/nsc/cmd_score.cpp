@@ -39,12 +39,14 @@
 // those of ONE of its layers; totals count every layer (repeat x the row). With --weights every
 // layer is its own row (a checkpoint's psi_W differs per layer).
 #include "cli.hpp"
+#include "units_option.hpp"
 #include "eigen_calls.hpp" // --weights (psi_W: the Eigen backend, compiled in cmd_weights.cpp)
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
+#include <nsc/model/serving.hpp>
 #include <nsc/model/transformer.hpp>
 
 #include <array>
@@ -76,6 +78,7 @@ struct score_args {
   bool score_embeddings = false;
   bool count_lora = false;
   std::string weights; // --weights: psi_W of a safetensors checkpoint in place of psi at init
+  std::int64_t tp = 1;  // --tp: memory as vLLM allocates it over tp GPUs (nsc/model/serving.hpp)
 };
 
 /// Thousands separators on a string of digits.
@@ -192,6 +195,14 @@ int run_score(const score_args& a) {
     j["kv_cache_bytes_per_token"] = dep.kv_bytes_per_token;
     j["weight_bytes"] = dep.weight_bytes;
     j["memory_bytes"] = dep.memory_bytes;
+    if (a.tp > 1) { // over the tp GPUs: tp x one GPU's shard (replicated KV heads and norms on each)
+      nsc::parallelism p;
+      p.tp = a.tp;
+      const std::uint64_t per_gpu = nsc::deploy(nsc::shard_spec(m.spec, p), wl).memory_bytes;
+      j["memory_per_gpu_bytes"] = per_gpu;
+      j["memory_bytes"] = per_gpu * std::uint64_t(a.tp);
+      j["tp"] = a.tp;
+    }
     nlohmann::json layers = nlohmann::json::array();
     for (std::size_t i = 0; i < net.layers.size(); ++i) {
       const nsc::layer_score& ls = ns.layers[i];
@@ -308,11 +319,14 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
   sub->add_option("--seq-len", args->seq_len,
                   "prefill length T: flops_per_token = prefill FLOPs / T (default 256, as the "
                   "paper's LoNAS TFLOPs)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::tokens, "nsc score: --seq-len"))
       ->check(CLI::Range(1.0, 1e12));
   sub->add_option("--context", args->context,
                   "decode context C and cached tokens for the KV cache (default: T)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::tokens, "nsc score: --context"))
       ->check(CLI::Range(1LL, 1000000000000LL));
   sub->add_option("--batch", args->batch, "sequences in the KV cache (default 1)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::tokens, "nsc score: --batch"))
       ->check(CLI::Range(1LL, 1000000000LL));
   sub->add_option("--kv-dtype", args->kv_dtype, "KV-cache element type: fp32, bf16 (default), fp16, fp8, int8")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
@@ -340,6 +354,8 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
   sub->add_option("--weights", args->weights,
                   "score with psi_W of this safetensors checkpoint (file, index or directory) in "
                   "place of psi at initialisation (per-head Q/K/V, whole o_proj; see nsc weights)");
+  sub->add_option("--tp", args->tp, "tensor-parallel GPUs: memory_bytes as vLLM allocates it over them (JSON)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(4096)));
   sub->add_flag("--count-lora", args->count_lora,
                 "count LoRA adapters (config field lora_ranks) in #Params and FLOPs");
   return [args] { return run_score(*args); };

@@ -21,6 +21,7 @@
 // command prints the time the search took (parsing and file reading excluded). A budget that
 // nothing meets prints "nsc: infeasible: ..." on stderr and exits with status 1.
 #include "cli.hpp"
+#include "units_option.hpp"
 
 #include <nsc/io/block_library.hpp>
 #include <nsc/io/nats_sss.hpp>
@@ -442,16 +443,13 @@ struct generic_args {
   bool minimize = false;
 };
 
-/// A budget value: a finite number >= 0 (decimal or exponent notation), the whole text.
+/// A budget value >= 0 with units (1.5e9, 24GiB, 8B); no percentage (no reference model).
+/// Units (nsc/io/units.hpp): bytes for a cost whose name says so (bytes, memory, kv), else a count.
 double parse_budget_value(const std::string& text, const std::string& what) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(begin, &end);
-  if (text.empty() || end != begin + text.size() || !std::isfinite(v) || v < 0 || errno == ERANGE)
-    throw std::invalid_argument("nsc search: --budget " + what + ": must be a finite number >= 0 (got '" +
-                                nsc::io::excerpt(text, 40) + "')");
-  return v;
+  const bool bytes = what.find("byte") != std::string::npos || what.find("memory") != std::string::npos ||
+                     what.find("kv") != std::string::npos;
+  const std::string where = "nsc search: --budget " + what;
+  return bytes ? nsc::io::parse_bytes(text, where) : nsc::io::parse_count(text, where);
 }
 
 /// The budgets per cost name: the file's, overridden by each --budget NAME=VALUE (a bare number
@@ -916,6 +914,7 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
       "txl", "Transformer-XL: d_model x n_layer outer, per-layer d_inner DP, params band "
              "(the paper: d 512, 18 layers, d_inner 1152, NSC 12391.756)");
   txl->add_option("--params", t->params, "centre of the params band (default 38.4e6)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::count, "nsc search: --params"))
       ->check(CLI::PositiveNumber);
   txl->add_option("--tolerance", t->tolerance, "half-width of the band, relative (default 0.05)")
       ->check(CLI::Range(0.0, 0.999));
@@ -929,6 +928,7 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
       ->required()
       ->check(CLI::IsMember({"tiny", "small", "base"}));
   afc->add_option("--params", af->params, "params limit (default: the space's)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::count, "nsc search: --params"))
       ->check(CLI::PositiveNumber);
   afc->add_option("--method", af->method,
                   "factored (default: attention and FFN knapsacks, exact, fast) or joint (the "
@@ -941,6 +941,7 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
       "nats-sss", "NATS-Bench SSS: all 32,768 channel tuples scored exhaustively and by an exact "
                   "chain DP (they must agree), NSC top-k, accuracies joined from the CSV");
   nats->add_option("--params", na->params, "upper bound on #Params (default: none)")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::count, "nsc search: --params"))
       ->check(CLI::PositiveNumber);
   nats->add_option("--dataset", na->dataset, "cifar10 (default), cifar100 or imagenet16-120")
       ->check(CLI::IsMember({"cifar10", "cifar100", "imagenet16-120", "imagenet16_120"}));

@@ -63,9 +63,9 @@ nsc_prune_round_trip(llama70b_nsc_params
   ARGS examples/configs/llama-3.1-70b.json --space generic --params 50e9 --emit-format nsc
   WORKLOAD --seq-len 4096)
 nsc_prune_round_trip(mistral_decilm_kv_tp
-  ARGS examples/configs/mistral-7b.json --space generic --params 5e9 --kv-bytes 1e9 --tp 2 --min-ffn 4096
+  ARGS examples/configs/mistral-7b.json --space generic --params 5e9 --kv-bytes 1e9 --min-ffn 4096
        --emit-format decilm
-  WORKLOAD --seq-len 4096 --batch 4 --kv-dtype fp8)
+  WORKLOAD --seq-len 4096 --batch 4 --kv-dtype fp8 --tp 2)
 nsc_prune_round_trip(qwen3_per_layer
   ARGS examples/configs/qwen3-8b.json --space generic --params-non-embedding 5e9 --emit-format per-layer
   WORKLOAD --seq-len 2048)

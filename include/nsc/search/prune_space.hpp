@@ -64,6 +64,7 @@
 #include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
+#include <nsc/model/serving.hpp>
 #include <nsc/model/transformer.hpp>
 #include <nsc/search/k_best.hpp>
 #include <nsc/search/multi_knapsack.hpp>
@@ -95,9 +96,18 @@ inline prune_format parse_prune_format(std::string_view s) {
   throw_invalid_argument("nsc::search::parse_prune_format", "expected decilm, per-layer or nsc", std::string(s));
 }
 
-/// The budgeted quantities (every one a sum over layers plus a fixed offset).
-enum class prune_cost { params, params_non_embedding, params_active, prefill_flops, kv_bytes, memory };
-inline constexpr std::size_t prune_cost_count = 6;
+/// The budgeted quantities (every one a sum over layers plus a fixed offset). memory is the
+/// total over the tp GPUs as vLLM allocates it (tp x memory_per_gpu: replicated KV heads and
+/// norms counted on every GPU; the model's own weights + KV when tp = 1); memory_per_gpu is
+/// one GPU's weights + KV (nsc/model/serving.hpp's shard); weight_bytes the model's weights at
+/// the weight dtype; decode_time / prefill_time the roofline decode step at the batch and the
+/// prefill of one sequence of the context, in picoseconds (nsc/model/serving.hpp; 0 without a
+/// GPU in the settings).
+enum class prune_cost {
+  params, params_non_embedding, params_active, prefill_flops, kv_bytes, memory,
+  weight_bytes, memory_per_gpu, decode_time, prefill_time
+};
+inline constexpr std::size_t prune_cost_count = 10;
 
 constexpr std::string_view to_string(prune_cost c) noexcept {
   switch (c) {
@@ -107,6 +117,10 @@ constexpr std::string_view to_string(prune_cost c) noexcept {
   case prune_cost::prefill_flops: return "prefill_flops";
   case prune_cost::kv_bytes: return "kv_bytes";
   case prune_cost::memory: return "memory";
+  case prune_cost::weight_bytes: return "weight_bytes";
+  case prune_cost::memory_per_gpu: return "memory_per_gpu";
+  case prune_cost::decode_time: return "decode_time_ps";
+  case prune_cost::prefill_time: return "prefill_time_ps";
   }
   return "?";
 }
@@ -137,6 +151,11 @@ struct prune_space_settings {
   std::int64_t lora_adapter_rank = -1;  ///< >= 0: o / gate / up / down adapters at this rank
   std::vector<std::int64_t> ffn_eighths; ///< non-empty: widths floor(d_ff j / 8) instead of the grid
   workload load{};                 ///< T (FLOPs), context, batch, dtypes (KV, memory)
+  std::int64_t min_kv_heads = 0;   ///< standard attention: fewest KV heads kept (the model's own always offered)
+  double min_ffn_ratio = 0;        ///< FFN widths >= this share of the layer's own width (the own always offered)
+  /// A GPU (and engine settings) for the decode_time / prefill_time costs; par.tp / par.ep are
+  /// taken from tp / ep above.
+  std::optional<serving_settings> serving;
   scoring rule{};                  ///< Xavier of each block, psi_MP (nsc score's default)
   qkv_layout qkv = qkv_layout::per_head;
   out_layout out = out_layout::whole;
@@ -240,11 +259,39 @@ inline std::int64_t prune_i64(u128 v, std::string_view fn, std::string_view quan
 }
 
 /// Costs and score of the one-block model {spec's fixed part, b}, block entries only.
+/// The parallelism of the settings (tp; experts split by count when ep == tp, else by width:
+/// an ep other than tp only constrains the expert counts of the space).
+inline parallelism prune_parallelism(const prune_space_settings& s) {
+  parallelism p;
+  p.tp = s.tp;
+  p.ep = s.ep == s.tp ? s.ep : 1;
+  return p;
+}
+
+/// The serving settings of s with its tp / ep (s.serving must be set).
+inline serving_settings prune_serving(const prune_space_settings& s) {
+  serving_settings v = *s.serving;
+  v.par = prune_parallelism(s);
+  return v;
+}
+
+/// Per network entry of `one`: one GPU's weights + KV bytes (the tp shard).
+inline std::vector<std::uint64_t> prune_gpu_memory(const transformer_spec& one, const prune_space_settings& s) {
+  std::vector<std::uint64_t> out;
+  const parallelism p = prune_parallelism(s);
+  const deployment d = deploy(p.tp == 1 && p.ep == 1 ? one : shard_spec(one, p), s.load);
+  for (const layer_deployment& l : d.layers) out.push_back(l.memory_bytes());
+  return out;
+}
+
 inline void prune_block_costs(const transformer_spec& spec, const block_spec& b, const prune_space_settings& s,
                               psi_cache& cache, double& nsc, prune_cost_vector& c) {
   transformer_spec one = spec;
   one.blocks.assign(1, b);
   const deployment d = deploy(one, s.load);
+  const std::vector<std::uint64_t> gpu = prune_gpu_memory(one, s);
+  std::vector<serving_entry> times;
+  if (s.serving) times = serving_entries(one, s.load, prune_serving(s));
   const network net = make_transformer(one, double(s.load.seq_len));
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     if (net.layers[i].name != "layers.0") continue;
@@ -255,7 +302,11 @@ inline void prune_block_costs(const transformer_spec& spec, const block_spec& b,
     c[2] = r.active();
     c[3] = prune_i64(2 * ld.prefill_macs, prune_fn, "a layer's prefill FLOPs");
     c[4] = prune_i64(ld.kv_cache_bytes, prune_fn, "KV-cache bytes");
-    c[5] = prune_i64(ld.memory_bytes(), prune_fn, "memory bytes");
+    c[6] = prune_i64(ld.weight_bytes, prune_fn, "weight bytes");
+    c[7] = prune_i64(gpu.at(i), prune_fn, "memory bytes per GPU");
+    c[5] = s.tp > 1 ? nsc::detail::checked_mul(c[7], s.tp, prune_fn, "memory bytes") : prune_i64(ld.memory_bytes(), prune_fn, "memory bytes");
+    c[8] = s.serving ? times.at(i).decode_ps : 0;
+    c[9] = s.serving ? times.at(i).prefill_ps : 0;
     nsc = score(net.layers[i], s.rule, &cache).nsc;
     return;
   }
@@ -335,6 +386,9 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     throw_invalid_argument(prune_fn, "expert_step must be >= 0 (0: keep every layer's expert count)", s.expert_step);
   if (s.min_experts < 0) throw_invalid_argument(prune_fn, "min_experts must be >= 0", s.min_experts);
   if (s.ep < 1) throw_invalid_argument(prune_fn, "ep (expert-parallel degree) must be >= 1", s.ep);
+  if (s.min_kv_heads < 0) throw_invalid_argument(prune_fn, "min_kv_heads must be >= 0", s.min_kv_heads);
+  if (!(s.min_ffn_ratio >= 0 && s.min_ffn_ratio <= 1))
+    throw_invalid_argument(prune_fn, "min_ffn_ratio must be in [0, 1]", s.min_ffn_ratio);
   for (std::int64_t r : s.lora_ranks)
     if (r < 1) throw_invalid_argument(prune_fn, "LoRA ranks must be >= 1", r);
   if (s.lora_adapter_rank < -1)
@@ -378,7 +432,7 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
         hk.push_back({H, K});
         if (s.format == prune_format::decilm) {
           for (std::int64_t k = K; k >= 1; --k)
-            if (H % k == 0 && k != K && detail::prune_tp_ok(H, k, s.tp)) hk.push_back({H, k});
+            if (H % k == 0 && k != K && k >= s.min_kv_heads && detail::prune_tp_ok(H, k, s.tp)) hk.push_back({H, k});
         } else if (s.format == prune_format::per_layer) {
           const std::int64_t step = s.head_step > 0 ? s.head_step : std::max<std::int64_t>(1, H / K);
           const std::size_t nr = s.lora_ranks.empty() ? 1 : s.lora_ranks.size();
@@ -394,7 +448,7 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
               }
             std::sort(divisors.rbegin(), divisors.rend());
             for (std::int64_t k : divisors)
-              if (k <= std::min(K, h) && !(h == H && k == K) && detail::prune_tp_ok(h, k, s.tp)) {
+              if (k <= std::min(K, h) && k >= s.min_kv_heads && !(h == H && k == K) && detail::prune_tp_ok(h, k, s.tp)) {
                 hk.push_back({h, k});
                 if (double(hk.size()) * double(nr) > prune_max_sublayer_options) // before any is scored
                   throw_invalid_argument(prune_fn,
@@ -450,16 +504,19 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
                                  nw * ne);
       }
       widths.push_back(resizable ? base.ffn.d_ff : 0);
+      // the floor: min_ffn, and min_ffn_ratio of this layer's own width (rounded up)
+      const std::int64_t floor_w =
+          std::max(s.min_ffn, std::int64_t(std::ceil(s.min_ffn_ratio * double(base.ffn.d_ff) - 1e-9)));
       if (resizable && (!moe || s.expert_width) && !s.ffn_eighths.empty()) {
         for (std::int64_t j : s.ffn_eighths) {
           const std::int64_t w = nsc::detail::checked_mul(base.ffn.d_ff, j, prune_fn, "an FFN width") / 8;
-          if (w >= 1 && w >= s.min_ffn && w % s.tp == 0 && std::find(widths.begin(), widths.end(), w) == widths.end())
+          if (w >= 1 && w >= floor_w && w % s.tp == 0 && std::find(widths.begin(), widths.end(), w) == widths.end())
             widths.push_back(w);
         }
       } else if (resizable && (!moe || s.expert_width)) {
         for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
              w -= s.ffn_multiple)
-          if (w >= s.min_ffn && w % s.tp == 0) widths.push_back(w);
+          if (w >= floor_w && w % s.tp == 0) widths.push_back(w);
       }
       std::vector<std::int64_t> experts{moe ? base.ffn.n_experts : 0};
       if (moe && s.expert_step > 0)
@@ -489,6 +546,9 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   out.distinct_layers = keys.size();
   // The fixed part: everything outside "layers.<i>" of the whole model.
   const deployment d = deploy(out.spec, s.load);
+  const std::vector<std::uint64_t> gpu_fixed = detail::prune_gpu_memory(out.spec, s);
+  std::vector<serving_entry> times_fixed;
+  if (s.serving) times_fixed = serving_entries(out.spec, s.load, detail::prune_serving(s));
   const network net = make_transformer(out.spec, double(s.load.seq_len));
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     if (net.layers[i].name.rfind("layers.", 0) == 0) continue;
@@ -502,8 +562,17 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
                                "fixed FLOPs");
     out.fixed[4] = checked_add(out.fixed[4], detail::prune_i64(ld.kv_cache_bytes, prune_fn, "KV bytes"), prune_fn,
                                "fixed KV bytes");
-    out.fixed[5] = checked_add(out.fixed[5], detail::prune_i64(ld.memory_bytes(), prune_fn, "memory bytes"),
+    const std::int64_t mem_gpu = detail::prune_i64(gpu_fixed.at(i), prune_fn, "memory bytes per GPU");
+    out.fixed[5] = checked_add(out.fixed[5],
+                               s.tp > 1 ? nsc::detail::checked_mul(mem_gpu, s.tp, prune_fn, "memory bytes")
+                                        : detail::prune_i64(ld.memory_bytes(), prune_fn, "memory bytes"),
                                prune_fn, "fixed memory");
+    out.fixed[6] = checked_add(out.fixed[6], detail::prune_i64(ld.weight_bytes, prune_fn, "weight bytes"), prune_fn, "fixed weight bytes");
+    out.fixed[7] = checked_add(out.fixed[7], mem_gpu, prune_fn, "fixed memory per GPU");
+    if (s.serving) {
+      out.fixed[8] = checked_add(out.fixed[8], times_fixed.at(i).decode_ps, prune_fn, "fixed decode time");
+      out.fixed[9] = checked_add(out.fixed[9], times_fixed.at(i).prefill_ps, prune_fn, "fixed prefill time");
+    }
     out.fixed_nsc += score(net.layers[i], s.rule, &cache).nsc;
   }
   return out;
@@ -537,7 +606,18 @@ inline prune_totals_t prune_totals(const transformer_spec& spec_in, const prune_
   t.cost[2] = r.active();
   t.cost[3] = detail::prune_i64(d.prefill_flops(), fn, "prefill FLOPs");
   t.cost[4] = detail::prune_i64(d.kv_cache_bytes, fn, "KV-cache bytes");
-  t.cost[5] = detail::prune_i64(d.memory_bytes, fn, "memory bytes");
+  t.cost[6] = detail::prune_i64(d.weight_bytes, fn, "weight bytes");
+  {
+    const parallelism p = detail::prune_parallelism(s);
+    const deployment g = p.tp == 1 && p.ep == 1 ? d : deploy(shard_spec(spec, p), s.load);
+    t.cost[7] = detail::prune_i64(g.memory_bytes, fn, "memory bytes per GPU");
+  }
+  t.cost[5] = s.tp > 1 ? nsc::detail::checked_mul(t.cost[7], s.tp, fn, "memory bytes") : detail::prune_i64(d.memory_bytes, fn, "memory bytes");
+  if (s.serving) {
+    const serving_report sr = serve(spec, s.load, detail::prune_serving(s), false);
+    t.cost[8] = sr.decode_ps;
+    t.cost[9] = sr.prefill_ps;
+  }
   psi_cache local;
   t.nsc = score(net, s.rule, cache ? cache : &local).nsc;
   t.flops_per_token = d.flops_per_token();
