@@ -380,9 +380,6 @@ int run_generic(const prune_args& a) {
                 "%lld%s) for every dense layer, one (experts, width) for every MoE layer%s\n",
                 static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
                 ss.no_op ? "; depth: the last layers removed" : "");
-  if (tied_shared && !a.keep_expert_width)
-    std::printf("note     the experts' width is kept: the config's shared experts are n_shared_experts x "
-                "moe_intermediate_size, so it cannot narrow the routed experts alone\n");
   else
   std::printf("space    per layer: attention (%s) x FFN (multiples of %lld%s%s)%s; %zu options in all (sublayer choices summed over layers), %zu distinct "
               "layer(s)\n",
@@ -392,6 +389,9 @@ int run_generic(const prune_args& a) {
               static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
               ss.format == prune_format::nsc ? "" : ", or no-op",
               a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
+  if (tied_shared && !a.keep_expert_width)
+    std::printf("note     the experts' width is kept: the config's shared experts are n_shared_experts x "
+                "moe_intermediate_size, so it cannot narrow the routed experts alone\n");
   for (std::size_t i = 0; i < space.layers.size(); ++i) { // the expert options of the first MoE layer
     const nsc::ffn_spec& f = space.layers[i].base.ffn;
     if (f.kind != nsc::ffn_kind::standard || f.n_experts == 0) continue;
@@ -449,7 +449,8 @@ int run_generic(const prune_args& a) {
                 static_cast<unsigned long long>(r.uniform_models));
   else
   std::printf("solver   %s\n", r.info.describe().c_str());
-  std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
+  std::printf("time     %s (space incl. psi and costs, exact %s, re-scoring)\n", time_text(secs).c_str(),
+              a.uniform ? "enumeration" : "multi-budget DP");
   return nsc_cli::exit_answer;
 }
 
