@@ -757,3 +757,211 @@ TEST_CASE("prune search: per-GPU memory and roofline times at tp 2 add up and ar
   f.min_ffn_ratio = 1.5;
   CHECK_THROWS_WITH(make_prune_space(m.spec, f), Catch::Contains("min_ffn_ratio must be in [0, 1]"));
 }
+
+namespace {
+
+/// tiny_llama without its per-layer override: 3 identical layers (FFN 768).
+json tiny_llama_uniform() {
+  json j = tiny_llama();
+  j.erase("per_layer_config");
+  return j;
+}
+
+/// Every selection of the space that `keep` allows, totals from the whole pruned model.
+brute enumerate_if(const prune_space& sp, const std::function<bool(const prune_candidate&)>& keep) {
+  brute out;
+  for_each_selection(sp, [&](const prune_candidate& c) {
+    if (keep(c)) out.all.push_back(prune_totals(prune_apply(sp, c), sp.settings));
+  });
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("prune engines: the space keeps to what each engine runs, exact against brute force", "[prune][engine]") {
+  const json raw = tiny_llama();
+  const hf_model m = read_hf_config(raw);
+  prune_space_settings base = settings(prune_format::decilm);
+  base.ffn_multiple = 128; // a grid finer than DeciLM's 256: half its widths have no ffn_mult
+  for (prune_engine e : {prune_engine::vllm, prune_engine::sglang, prune_engine::trtllm, prune_engine::mlx,
+                         prune_engine::llama_cpp, prune_engine::transformers}) {
+    INFO(to_string(e));
+    const prune_space sp = make_prune_space(m.spec, prune_engine_settings(base, e));
+    CHECK(sp.settings.format == prune_format::decilm);
+    for (const prune_layer_space& l : sp.layers)
+      for (const prune_ffn_option& o : l.ffn)
+        if (!o.none) CHECK((o.width % 256 == 0 && decilm_ffn_mult(o.width, 256, 6) > 0));
+    // layer 0 keeps attention in llama.cpp and mlx-lm, not elsewhere
+    bool first_none = false;
+    for (const prune_attention_option& o : sp.layers[0].attention) first_none = first_none || o.none;
+    CHECK(first_none == !(e == prune_engine::llama_cpp || e == prune_engine::mlx));
+    CHECK(sp.layers[0].ffn.size() == 3 + 1); // 768, 512, 256, no-op (640, 384, 128 dropped)
+    // Exact: every allowed selection (llama.cpp: no attention without its FFN) by brute force.
+    const bool needs_ffn = e == prune_engine::llama_cpp;
+    const brute b = enumerate_if(sp, [&](const prune_candidate& c) {
+      for (const prune_layer_choice& l : c.layers)
+        if (needs_ffn && !l.attention_none && l.ffn_none) return false;
+      return true;
+    });
+    const prune_totals_t full = prune_totals(sp.spec, sp.settings);
+    for (double frac : {0.2, 0.45, 0.7, 1.0})
+      for (prune_cost k : {prune_cost::params, prune_cost::memory, prune_cost::kv_bytes}) {
+        const std::vector<prune_budget> budgets{{k, int64_t(frac * double(full.cost[std::size_t(k)]))}};
+        prune_search_settings s;
+        s.budgets = budgets;
+        const prune_search_result r = search_prune(sp, s);
+        const auto want = brute_best(b, budgets);
+        REQUIRE(bool(r.best) == bool(want));
+        if (!want) continue;
+        CHECK(r.best->totals.nsc == Approx(*want).epsilon(1e-12));
+        const transformer_spec pruned = prune_apply(sp, *r.best);
+        CHECK(prune_engine_refusal(pruned, e).empty());
+        // The config holds only the keys the engine reads and reads back exactly.
+        const json cfg = prune_emit_config(raw, sp, *r.best);
+        CHECK_NOTHROW(prune_verify_config(cfg, sp, *r.best));
+        for (const json& blk : cfg["block_configs"]) {
+          for (const auto& [key, v] : blk["ffn"].items())
+            CHECK((key == "no_op" || key == "replace_with_linear" || key == "sparsify" || key == "ffn_mult"));
+          CHECK(blk["ffn"].contains("ffn_mult")); // llama.cpp's converter reads it (null: no FFN)
+          CHECK(blk["attention"].contains("n_heads_in_group"));
+          if (!blk["ffn"]["ffn_mult"].is_null()) CHECK(blk["ffn"]["ffn_mult"].dump().find('.') != std::string::npos);
+        }
+      }
+    // Front and k best map the joint groups back to sublayers.
+    prune_search_settings s;
+    s.budgets = {{prune_cost::params, int64_t(0.6 * double(full.cost[0]))}};
+    s.front = true;
+    s.top = 2;
+    const prune_search_result r = search_prune(sp, s);
+    REQUIRE(r.best);
+    for (const prune_candidate& c : r.front) CHECK(prune_engine_refusal(prune_apply(sp, c), e).empty());
+    for (const prune_candidate& c : r.top) CHECK(prune_engine_refusal(prune_apply(sp, c), e).empty());
+  }
+  // Unchanged without an engine: the same settings as before the engines existed.
+  const prune_space_settings any = prune_engine_settings(base, prune_engine::any);
+  CHECK(any.ffn_mult_decimals == -1);
+  CHECK(!any.attention_needs_ffn);
+  CHECK(!any.keep_first_attention);
+  // The model's own width without an ffn_mult (700): not offered, the unpruned row still the model.
+  json odd = tiny_llama_uniform();
+  odd["intermediate_size"] = 700;
+  const hf_model mo = read_hf_config(odd);
+  const prune_space so = make_prune_space(mo.spec, prune_engine_settings(settings(prune_format::decilm), prune_engine::vllm));
+  CHECK(so.layers[0].ffn[0].width == 512);
+  CHECK(search_prune(so).unpruned.totals.cost[0] == prune_totals(so.spec, so.settings).cost[0]);
+  CHECK_THROWS_WITH(parse_prune_engine("ollama"), Catch::Contains("expected vllm, sglang"));
+  CHECK(parse_prune_engine("llama_cpp") == prune_engine::llama_cpp);
+}
+
+TEST_CASE("prune engines: models an engine cannot run are refused with the reason", "[prune][engine]") {
+  auto refusal = [](const char* name, prune_engine e) {
+    return prune_engine_refusal(read_hf_config(io::read_json_file(configs + name, "test")).spec, e, false);
+  };
+  CHECK_THAT(refusal("qwen3-8b.json", prune_engine::vllm), Catch::Contains("q_norm / k_norm"));
+  CHECK_THAT(refusal("qwen3-8b.json", prune_engine::any), Catch::Contains("q_norm / k_norm"));
+  CHECK_THAT(refusal("deepseek-v2-lite.json", prune_engine::sglang), Catch::Contains("multi-head latent attention"));
+  CHECK_THAT(refusal("mixtral-8x7b.json", prune_engine::mlx), Catch::Contains("mixture of experts"));
+  CHECK(refusal("mixtral-8x7b.json", prune_engine::any).empty()); // Puzzletron's moe entry
+  CHECK_THAT(refusal("qwen2-7b.json", prune_engine::trtllm), Catch::Contains("attention biases"));
+  CHECK_THAT(refusal("gemma-2-9b.json", prune_engine::vllm), Catch::Contains("hidden / heads"));
+  CHECK_THAT(refusal("mistral-7b.json", prune_engine::llama_cpp), Catch::Contains("sliding-window"));
+  for (prune_engine e : {prune_engine::vllm, prune_engine::sglang, prune_engine::trtllm, prune_engine::mlx,
+                         prune_engine::llama_cpp, prune_engine::transformers}) {
+    INFO(to_string(e));
+    CHECK(refusal("llama-3.1-70b.json", e).empty());
+    CHECK(refusal("llama-3-8b.json", e).empty());
+  }
+  // Per-layer shapes: llama.cpp loses a lone attention's output; layer 0 needs attention.
+  transformer_spec s = expand(read_hf_config(tiny_llama_uniform()).spec);
+  s.blocks[1].ffn.kind = ffn_kind::none;
+  s.blocks[1].n_norms = 1;
+  CHECK_THAT(prune_engine_refusal(s, prune_engine::llama_cpp), Catch::Contains("layer 1: attention without an FFN"));
+  CHECK(prune_engine_refusal(s, prune_engine::vllm).empty());
+  s = expand(read_hf_config(tiny_llama_uniform()).spec);
+  s.blocks[0].attention.kind = attention_kind::none;
+  s.blocks[0].n_norms = 1;
+  CHECK_THAT(prune_engine_refusal(s, prune_engine::mlx), Catch::Contains("layer 0"));
+  CHECK(prune_engine_refusal(s, prune_engine::sglang).empty());
+}
+
+TEST_CASE("prune uniform: exact against every uniform model, own-architecture round trip", "[prune][uniform]") {
+  const json raw = tiny_llama_uniform();
+  const hf_model m = read_hf_config(raw);
+  const prune_space sp = make_prune_space(m.spec, settings(prune_format::per_layer));
+  const std::size_t L = sp.layers.size();
+  // Brute force: every (attention option, FFN option) of layer 0 kept in layers < d, the rest removed.
+  struct model {
+    prune_candidate c;
+    prune_totals_t t;
+  };
+  std::vector<model> all;
+  const prune_layer_space& l0 = sp.layers[0];
+  std::size_t an = 0, fn_ = 0;
+  for (std::size_t j = 0; j < l0.attention.size(); ++j) an += l0.attention[j].none ? j : 0;
+  for (std::size_t j = 0; j < l0.ffn.size(); ++j) fn_ += l0.ffn[j].none ? j : 0;
+  for (std::size_t ai = 0; ai < l0.attention.size(); ++ai)
+    for (std::size_t fi = 0; fi < l0.ffn.size(); ++fi) {
+      if (l0.attention[ai].none || l0.ffn[fi].none) continue;
+      for (std::size_t d = 1; d <= L; ++d) {
+        model x;
+        for (std::size_t i = 0; i < L; ++i)
+          x.c.layers.push_back(i < d ? prune_choice(sp.layers[i], ai, fi) : prune_choice(sp.layers[i], an, fn_));
+        x.t = prune_totals(prune_apply(sp, x.c), sp.settings);
+        all.push_back(x);
+      }
+    }
+  const prune_totals_t full = prune_totals(sp.spec, sp.settings);
+  for (double frac : {0.1, 0.3, 0.5, 0.8, 1.0})
+    for (prune_cost k : {prune_cost::params, prune_cost::prefill_flops, prune_cost::kv_bytes, prune_cost::memory}) {
+      INFO(to_string(k) << " at " << frac);
+      prune_search_settings s;
+      s.budgets = {{k, int64_t(frac * double(full.cost[std::size_t(k)]))}};
+      const prune_search_result r = search_prune_uniform(sp, s);
+      std::optional<double> want;
+      for (const model& x : all)
+        if (x.t.cost[std::size_t(k)] <= s.budgets[0].limit && (!want || x.t.nsc > *want)) want = x.t.nsc;
+      REQUIRE(bool(r.best) == bool(want));
+      CHECK(r.uniform_models == all.size());
+      if (!want) {
+        REQUIRE(!r.shortfalls.empty());
+        continue;
+      }
+      CHECK(r.best->totals.nsc == Approx(*want).epsilon(1e-12));
+      // Never above the per-layer optimum of the same space.
+      CHECK(r.best->totals.nsc <= search_prune(sp, s).best->totals.nsc * (1 + 1e-12));
+      const json cfg = prune_emit_uniform_config(raw, sp, *r.best);
+      CHECK_NOTHROW(prune_verify_config(cfg, sp, *r.best, "own-architecture"));
+      CHECK(cfg["model_type"] == "llama");
+      CHECK(!cfg.contains("per_layer_config"));
+      std::size_t depth = 0;
+      for (const prune_layer_choice& c : r.best->layers) depth += c.attention_none ? 0 : 1;
+      CHECK(cfg["num_hidden_layers"] == depth);
+      CHECK(cfg["num_key_value_heads"] == r.best->layers[0].kv_heads);
+      CHECK(cfg["intermediate_size"] == r.best->layers[0].ffn_width);
+      if (r.best->layers[0].heads != 4) CHECK(cfg["head_dim"] == 64);
+    }
+  // --no-noop: depth kept.
+  prune_space_settings keep = settings(prune_format::per_layer);
+  keep.no_op = false;
+  prune_search_settings s;
+  s.budgets = {{prune_cost::params, int64_t(0.5 * double(full.cost[0]))}};
+  const prune_search_result rk = search_prune_uniform(make_prune_space(m.spec, keep), s);
+  REQUIRE(rk.best);
+  for (const prune_layer_choice& c : rk.best->layers) CHECK(!c.attention_none);
+  // A non-uniform candidate and a per-layer input are refused by the writer.
+  prune_candidate mixed = *rk.best;
+  mixed.layers[1].kv_heads = mixed.layers[0].kv_heads == 1 ? 2 : 1;
+  CHECK_THROWS_WITH(prune_emit_uniform_config(raw, sp, mixed), Catch::Contains("not uniform"));
+  CHECK_THROWS_WITH(prune_emit_uniform_config(tiny_llama(), sp, *rk.best), Catch::Contains("already differ"));
+  s.front = true;
+  CHECK_THROWS_WITH(search_prune_uniform(sp, s), Catch::Contains("one answer"));
+  // Dense + MoE layers (Qwen2-MoE): one dense width, one (experts, width), read back exactly.
+  const json q = tiny_qwen_moe();
+  const prune_space sq = make_prune_space(read_hf_config(q).spec, settings(prune_format::per_layer));
+  prune_search_settings sm;
+  sm.budgets = {{prune_cost::params, int64_t(0.7 * double(prune_totals(sq.spec, sq.settings).cost[0]))}};
+  const prune_search_result rq = search_prune_uniform(sq, sm);
+  REQUIRE(rq.best);
+  const json cq = prune_emit_uniform_config(q, sq, *rq.best);
+  CHECK_NOTHROW(prune_verify_config(cq, sq, *rq.best, "own-architecture"));
+}

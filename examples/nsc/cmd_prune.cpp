@@ -96,10 +96,13 @@ struct prune_args {
   std::string attention = "full";
   std::string estimator = "mp";
   std::string emit_format = "decilm";
+  bool emit_format_given = false;
   std::size_t top = 0;
   std::size_t min_distance = 0;
   double front_epsilon = 0;
   double max_memory = double(std::size_t{1} << 30);
+  std::string engine; ///< --engine: the serving engine the config must load in ("": any)
+  bool uniform = false; ///< --uniform: one shape for every layer, the family's own architecture
 };
 
 std::string billions(double v) {
@@ -187,6 +190,34 @@ std::string cost_text(nsc::search::prune_cost c, std::int64_t v, std::int64_t T)
   return grouped(v) + " params";
 }
 
+/// One line per engine: whether the DeciLM config of `pruned` loads there, and why not.
+nlohmann::json engine_lines(const nsc::transformer_spec& pruned) {
+  using nsc::search::prune_engine;
+  nlohmann::json out = nlohmann::json::object();
+  for (prune_engine e : {prune_engine::vllm, prune_engine::sglang, prune_engine::trtllm, prune_engine::mlx,
+                         prune_engine::llama_cpp, prune_engine::transformers}) {
+    const std::string why = nsc::prune_engine_refusal(pruned, e);
+    const char* how = e == prune_engine::vllm           ? "yes (--trust-remote-code: DeciLM's config class is remote code)"
+                      : e == prune_engine::trtllm       ? "yes (PyTorch backend)"
+                      : e == prune_engine::llama_cpp    ? "yes (convert_hf_to_gguf.py: arch deci)"
+                      : e == prune_engine::transformers ? "yes (trust_remote_code=True: auto_map names DeciLM's remote code)"
+                                                        : "yes";
+    out[std::string(nsc::search::to_string(e))] = why.empty() ? std::string(how) : "no: " + why;
+  }
+  return out;
+}
+
+/// What would work instead of a refused format, for the messages.
+std::string instead(const nlohmann::json& raw) {
+  const std::string arch = raw.contains("architectures") && raw["architectures"].is_array() &&
+                                   !raw["architectures"].empty() && raw["architectures"][0].is_string()
+                               ? raw["architectures"][0].get<std::string>()
+                               : "the family's architecture";
+  return "What works: --uniform (" + arch +
+         " with one shape for every layer, which every engine loads with no remote code), or --emit-format "
+         "per-layer / nsc (heterogeneous; nsc score reads them, no serving engine builds them)";
+}
+
 int run_generic(const prune_args& a) {
   using namespace nsc::search;
   const nlohmann::json raw = nsc::io::read_json_file(a.config, "nsc prune");
@@ -195,6 +226,17 @@ int run_generic(const prune_args& a) {
   if (a.tflops) throw std::invalid_argument("nsc prune: --tflops is the LoNAS space's; use --flops F (per token) with --space generic");
   prune_space_settings ss;
   ss.format = parse_prune_format(a.emit_format);
+  if (a.uniform && a.emit_format_given)
+    throw std::invalid_argument("nsc prune: --uniform writes the family's own architecture; drop --emit-format");
+  if (!a.engine.empty() && !a.uniform && a.emit_format_given && ss.format != prune_format::decilm)
+    throw std::invalid_argument("nsc prune: --engine " + a.engine +
+                                " writes DeciLM block_configs (what the engines load); drop --emit-format " + a.emit_format);
+  if (a.uniform) ss.format = prune_format::per_layer; // query and KV heads; whole layers removed from the end
+  bool tied_shared = false; // DeepSeek: shared experts are n_shared_experts x moe_intermediate_size
+  if (const auto* fam = nsc::detail::hf::find_family(m.model_type); a.uniform && fam && fam->moe == nsc::detail::hf::moe_layout::deepseek)
+    for (const nsc::block_spec& blk : m.spec.blocks) tied_shared = tied_shared || blk.ffn.shared_d_ff > 0;
+  if (a.uniform && (a.front || a.top > 0))
+    throw std::invalid_argument("nsc prune: --uniform gives one exact answer; --front and --top need the per-layer space");
   ss.ffn_multiple = a.ffn_multiple;
   ss.min_ffn = a.min_ffn;
   ss.min_kv_heads = a.kv_heads_min;
@@ -207,7 +249,7 @@ int run_generic(const prune_args& a) {
   ss.expert_step = a.expert_step;
   ss.min_experts = a.min_experts;
   ss.ep = a.ep;
-  ss.expert_width = !a.keep_expert_width;
+  ss.expert_width = !a.keep_expert_width && !tied_shared;
   ss.load.seq_len = a.seq_len;
   ss.load.context = a.context;
   ss.load.batch = a.batch;
@@ -234,6 +276,12 @@ int run_generic(const prune_args& a) {
   ss.load.weights = nsc::parse_dtype(a.weight_dtype);
   ss.load.attention = nsc::parse_attention_convention(a.attention);
   ss.rule.est = nsc::parse_estimator(a.estimator);
+  const prune_engine engine = a.engine.empty() ? prune_engine::any : parse_prune_engine(a.engine);
+  if (!a.uniform) ss = prune_engine_settings(ss, engine);
+  if (engine != prune_engine::any && !a.uniform)
+    if (const std::string why = nsc::prune_engine_refusal(m.spec, engine, false); !why.empty())
+      throw std::invalid_argument("nsc prune: --engine " + a.engine + " cannot serve " + m.spec.name + " (" +
+                                  m.model_type + ") as DeciLM block_configs: " + why + ". " + instead(raw));
   const std::int64_t T = a.seq_len;
   prune_search_settings s;
   s.front = a.front;
@@ -296,13 +344,28 @@ int run_generic(const prune_args& a) {
       put(prune_cost::prefill_time,
           nsc::io::parse_milliseconds(*a.ttft_ms, "nsc prune: --ttft-ms", ref(prune_cost::prefill_time) * 1e-9) * 1e9, "--ttft-ms");
   }
+  const std::string own = "own-architecture (" + m.model_type + ")";
   { // The format must express the model itself (e.g. DeciLM has no q_norm, no shared expert and
     // head_dim = hidden / heads): checked on the unpruned model before the search is run.
     const prune_candidate unpruned =
         nsc::search::prune_make_candidate(space, std::vector<std::size_t>(2 * space.layers.size(), 0));
-    nsc::prune_verify_config(nsc::prune_emit_config(raw, space, unpruned), space, unpruned);
+    try {
+      if (a.uniform)
+        nsc::prune_verify_config(nsc::prune_emit_uniform_config(raw, space, unpruned), space, unpruned, own);
+      else
+        nsc::prune_verify_config(nsc::prune_emit_config(raw, space, unpruned), space, unpruned);
+    } catch (const std::invalid_argument& e) {
+      if (a.uniform)
+        throw std::invalid_argument("nsc prune: --uniform cannot write " + m.spec.name + " in its own architecture: " +
+                                    e.what());
+      if (ss.format != prune_format::decilm) throw;
+      const std::string why = nsc::prune_engine_refusal(m.spec, prune_engine::any, false);
+      throw std::invalid_argument("nsc prune: " + m.spec.name + " (" + m.model_type +
+                                  ") cannot be written as DeciLM block_configs (--emit-format decilm, the default)" +
+                                  (why.empty() ? "" : ": " + why) + ". " + instead(raw) + ". (" + e.what() + ")");
+    }
   }
-  const prune_search_result r = search_prune(space, s);
+  const prune_search_result r = a.uniform ? search_prune_uniform(space, s) : search_prune(space, s);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (!r.best) {
@@ -318,15 +381,32 @@ int run_generic(const prune_args& a) {
   }
   const prune_candidate& b = *r.best;
   if (!a.emit_config.empty()) {
-    const nlohmann::json cfg = nsc::prune_emit_config(raw, space, b);
-    nsc::prune_verify_config(cfg, space, b); // reads back to exactly these numbers
+    const nlohmann::json cfg = a.uniform ? nsc::prune_emit_uniform_config(raw, space, b) : nsc::prune_emit_config(raw, space, b);
+    nsc::prune_verify_config(cfg, space, b, a.uniform ? own : std::string()); // reads back to exactly these numbers
     nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
   }
+  // Where the written config loads (the engines' code; nsc/io/prune_config.hpp).
+  nlohmann::json loads;
+  if (a.uniform)
+    loads = {{"every engine",
+              "yes (" + (raw.contains("architectures") && raw["architectures"].is_array() ? raw["architectures"].dump() : m.model_type) +
+                  ", the original's own architecture with new sizes): transformers, vLLM, SGLang, TensorRT-LLM, mlx-lm and "
+                  "llama.cpp (convert_hf_to_gguf.py) load it wherever they load the original, no remote code"}};
+  else if (ss.format == prune_format::decilm)
+    loads = engine_lines(nsc::search::prune_apply(space, b));
+  else
+    loads = {{"every engine", std::string("no: ") + to_string(ss.format).data() +
+                                  " shapes are read by nsc score only (no engine builds per-layer shapes from them); "
+                                  "use --engine E or --uniform for a servable config"}};
   nlohmann::json j = generic_json(b, T);
   j["model"] = m.spec.name;
   j["model_type"] = m.model_type;
   j["space"] = "generic";
-  j["emit_format"] = std::string(to_string(ss.format));
+  j["emit_format"] = a.uniform ? own : std::string(to_string(ss.format));
+  if (engine != prune_engine::any) j["engine"] = a.engine;
+  j["uniform"] = a.uniform;
+  j["loads"] = loads;
+  if (a.uniform) j["uniform_models"] = r.uniform_models;
   nlohmann::json bj = nlohmann::json::object();
   for (const prune_budget& x : s.budgets) bj[std::string(to_string(x.cost))] = x.limit;
   j["budgets"] = bj;
@@ -334,8 +414,8 @@ int run_generic(const prune_args& a) {
                    {"kv_dtype", a.kv_dtype}, {"weight_dtype", a.weight_dtype}, {"attention", a.attention}};
   j["unpruned"] = generic_json(r.unpruned, T);
   j["unpruned"].erase("layers");
-  j["solver"] = r.info.describe();
-  if (!r.info.reason.empty()) j["solver_choice"] = r.info.reason;
+  j["solver"] = a.uniform ? "uniform enumeration" : r.info.describe();
+  if (!a.uniform && !r.info.reason.empty()) j["solver_choice"] = r.info.reason;
   if (a.front) {
     j["front_points"] = r.front_points;
     j["front_epsilon"] = a.front_epsilon;
@@ -374,8 +454,16 @@ int run_generic(const prune_args& a) {
   }
   const auto& t = b.totals.cost;
   const auto& u = r.unpruned.totals.cost;
-  std::printf("NSC-DP pruning  %s (%s, %zu layers), generic space, %s output\n", m.spec.name.c_str(),
-              m.model_type.c_str(), space.layers.size(), std::string(to_string(ss.format)).c_str());
+  const std::string out_name = a.uniform ? own
+                               : std::string(to_string(ss.format)) + (engine != prune_engine::any ? " for " + a.engine : "");
+  std::printf("NSC-DP pruning  %s (%s, %zu layers), %s space, %s output\n", m.spec.name.c_str(), m.model_type.c_str(),
+              space.layers.size(), a.uniform ? "uniform" : "generic", out_name.c_str());
+  if (a.uniform)
+    std::printf("space    uniform: one attention shape (query heads h, KV heads k | h) for every layer, one FFN width (multiples of "
+                "%lld%s) for every dense layer, one (experts, width) for every MoE layer%s\n",
+                static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
+                ss.no_op ? "; depth: the last layers removed" : "");
+  else
   std::printf("space    per layer: attention (%s) x FFN (multiples of %lld%s%s)%s; %zu options in all (sublayer choices summed over layers), %zu distinct "
               "layer(s)\n",
               ss.format == prune_format::decilm    ? "KV heads dividing the heads, or no-op"
@@ -384,6 +472,9 @@ int run_generic(const prune_args& a) {
               static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
               ss.format == prune_format::nsc ? "" : ", or no-op",
               a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
+  if (tied_shared && !a.keep_expert_width)
+    std::printf("note     the experts' width is kept: the config's shared experts are n_shared_experts x "
+                "moe_intermediate_size, so it cannot narrow the routed experts alone\n");
   for (std::size_t i = 0; i < space.layers.size(); ++i) { // the expert options of the first MoE layer
     const nsc::ffn_spec& f = space.layers[i].base.ffn;
     if (f.kind != nsc::ffn_kind::standard || f.n_experts == 0) continue;
@@ -454,7 +545,8 @@ int run_generic(const prune_args& a) {
   }
   if (!a.emit_config.empty())
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
-                std::string(to_string(ss.format)).c_str());
+                out_name.c_str());
+  for (const auto& [e, v] : loads.items()) std::printf("loads    %s: %s\n", e.c_str(), v.get<std::string>().c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("defaults FFN floor max(--min-ffn %lld, --min-ffn-ratio %s x the layer's width); KV heads >= %lld; no-op sublayers %s; "
               "tp %lld, ep %lld%s\n",
@@ -462,14 +554,22 @@ int run_generic(const prune_args& a) {
               static_cast<long long>(std::max<std::int64_t>(1, a.kv_heads_min)), a.no_noop ? "off" : "offered",
               static_cast<long long>(a.tp), static_cast<long long>(a.ep),
               gpu ? ("; roofline efficiencies bandwidth " + a.serving.bw_eff + ", compute " + a.serving.compute_eff).c_str() : "");
-  std::printf("solver   %s\n", r.info.describe().c_str());
-  if (!r.info.reason.empty()) std::printf("         cost model: %s\n", r.info.reason.c_str());
-  std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
+  if (a.uniform) {
+    std::printf("solver   uniform enumeration, exact: %llu models (attention shapes x FFN shapes x depths; running sums give "
+                "every depth)\n",
+                static_cast<unsigned long long>(r.uniform_models));
+  } else {
+    std::printf("solver   %s\n", r.info.describe().c_str());
+    if (!r.info.reason.empty()) std::printf("         cost model: %s\n", r.info.reason.c_str());
+  }
+  std::printf("time     %s (space incl. psi and costs, exact %s, re-scoring)\n", time_text(secs).c_str(),
+              a.uniform ? "enumeration" : "multi-budget DP");
   return nsc_cli::exit_answer;
 }
 
 int run_prune(const prune_args& a) {
   if (a.space == "generic") return run_generic(a);
+  if (!a.engine.empty() || a.uniform) throw std::invalid_argument("nsc prune: --engine and --uniform need --space generic");
   if (a.params_non_embedding || a.active_params || a.flops || a.kv_bytes || a.memory || a.top > 0)
     throw std::invalid_argument("nsc prune: --params-non-embedding, --active-params, --flops, --kv-bytes, --memory and "
                                 "--top need --space generic");
@@ -688,6 +788,16 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "generic: decilm (default; nemotron-nas block_configs), per-layer (per_layer_config) or nsc "
                   "(intermediate_sizes); limits the space")
       ->check(CLI::IsMember({"decilm", "per-layer", "nsc"}));
+  sub->add_option("--engine", args->engine,
+                  "generic: the serving engine the config must load in (vllm, sglang, trtllm, mlx, llama.cpp, "
+                  "transformers): DeciLM block_configs with the keys it reads, the space kept to what it runs (FFN "
+                  "widths from a 6-decimal ffn_mult; llama.cpp: no attention without its FFN, attention in layer 0; "
+                  "mlx: attention in layer 0); models it cannot run are refused with what would work")
+      ->check(CLI::IsMember({"vllm", "sglang", "trtllm", "mlx", "llama.cpp", "transformers"}));
+  sub->add_flag("--uniform", args->uniform,
+                "generic: one shape for every layer (query/KV heads, FFN width, experts; the last layers removed "
+                "unless --no-noop), solved exactly by enumeration, written in the family's own architecture, which "
+                "every engine loads with no remote code");
   sub->add_option("--top", args->top, "generic: also the K best models")->check(CLI::Range(std::size_t(1), std::size_t(1000)));
   sub->add_option("--min-distance", args->min_distance,
                   "generic, --top: each model differs from every earlier one in >= D sublayers");
@@ -714,7 +824,8 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
   sub->add_option("--plot", args->plot,
                   "write a PNG of the front (scripts/plot_front.py; generic: needs --front, NSC against params and "
                   "every budgeted cost)");
-  return [args] {
+  return [args, sub] {
+    args->emit_format_given = sub->get_option("--emit-format")->count() > 0;
     args->seq_len = nsc::io::parse_tokens(args->seq_len_text, "nsc prune: --seq-len", 1, std::int64_t(1) << 24);
     if (!args->context_text.empty())
       args->context = nsc::io::parse_tokens(args->context_text, "nsc prune: --context", 1, 1000000000000LL);

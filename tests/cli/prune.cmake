@@ -162,3 +162,64 @@ nsc_cli_test(design_plot
        --depth-min 8 --depth-max 24 --depth-step 4 --plot ${CMAKE_CURRENT_BINARY_DIR}/design_plot.png --json
   PASS "\"plot\":\"[^\"]*design_plot[.]png\"")
 set_tests_properties(cli:design_plot PROPERTIES SKIP_REGULAR_EXPRESSION "plot +not written")
+
+# --engine: DeciLM block_configs with only the keys that engine reads, the space kept to what it
+# runs (6-decimal ffn_mult widths; llama.cpp: no attention without its FFN, attention in layer 0).
+nsc_prune_round_trip(llama8b_engine_llama_cpp
+  ARGS examples/configs/llama-3-8b.json --space generic --params 5e9 --kv-bytes 1e9 --ffn-multiple 1024
+       --engine llama.cpp
+  WORKLOAD --seq-len 4096 --batch 4)
+nsc_prune_round_trip(llama8b_engine_mlx_memory
+  ARGS examples/configs/llama-3-8b.json --space generic --memory 9e9 --ffn-multiple 1024 --engine mlx
+  WORKLOAD --seq-len 8192 --batch 4)
+nsc_prune_round_trip(llama70b_engine_vllm_memory
+  ARGS examples/configs/llama-3.1-70b.json --space generic --memory 80e9 --engine vllm
+  WORKLOAD --seq-len 8192 --batch 8)
+nsc_prune_round_trip(llama8b_engine_sglang_flops
+  ARGS examples/configs/llama-3-8b.json --space generic --flops 8e9 --ffn-multiple 512 --engine sglang
+  WORKLOAD --seq-len 2048)
+nsc_cli_test(prune_engine_llama_cpp_table
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --ffn-multiple 1024 --engine llama.cpp
+  PASS "generic space, decilm for llama.cpp output\n.*\nloads    llama.cpp: yes [(]convert_hf_to_gguf.py: arch deci[)]\n.*loads    vllm: yes")
+# A model the engine cannot run: refused with the reason and what works.
+nsc_exit_code_test(prune_engine_qwen3_refused CODE 2
+  ARGS prune examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --engine vllm
+  STDERR "--engine vllm cannot serve qwen3-8b [(]qwen3[)] as DeciLM block_configs: layer 0: q_norm / k_norm .*What works: --uniform [(]Qwen3ForCausalLM")
+nsc_exit_code_test(prune_engine_deepseek_refused CODE 2
+  ARGS prune examples/configs/deepseek-v2-lite.json --space generic --memory 21.5e9 --engine sglang
+  STDERR "layer 0: multi-head latent attention [(]MLA[)].*What works: --uniform [(]DeepseekV2ForCausalLM")
+nsc_exit_code_test(prune_engine_mixtral_refused CODE 2
+  ARGS prune examples/configs/mixtral-8x7b.json --space generic --memory 60e9 --engine mlx
+  STDERR "a mixture of experts [(]8 experts[)]")
+nsc_exit_code_test(prune_default_decilm_qwen3_says_what_works CODE 2
+  ARGS prune examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --seq-len 32768 --batch 4
+  STDERR "cannot be written as DeciLM block_configs [(]--emit-format decilm, the default[)]: layer 0: q_norm / k_norm.*What works: --uniform")
+nsc_exit_code_test(prune_engine_emit_format_clash CODE 2
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --engine vllm --emit-format per-layer
+  STDERR "writes DeciLM block_configs")
+nsc_exit_code_test(prune_engine_bad CODE 2
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --engine ollama)
+
+# --uniform: one shape for every layer in the family's own architecture (exact enumeration);
+# the Qwen3-8B and DeepSeek-V2-Lite paths of issue 19 (one 24 GB GPU at 32k context, batch 4).
+nsc_prune_round_trip(qwen3_uniform_24gb
+  ARGS examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --uniform
+  WORKLOAD --seq-len 32768 --batch 4)
+nsc_prune_round_trip(deepseek_v2_lite_uniform_24gb
+  ARGS examples/configs/deepseek-v2-lite.json --space generic --memory 21.5e9 --uniform
+  WORKLOAD --seq-len 32768 --batch 4)
+nsc_prune_round_trip(llama70b_uniform_three
+  ARGS examples/configs/llama-3.1-70b.json --space generic --params 40e9 --flops 60e9 --kv-bytes 2e9 --uniform
+  WORKLOAD --seq-len 8192 --batch 8)
+nsc_prune_round_trip(mixtral_uniform_no_noop
+  ARGS examples/configs/mixtral-8x7b.json --space generic --memory 60e9 --uniform --no-noop --ffn-multiple 1024
+  WORKLOAD --seq-len 4096 --batch 4)
+nsc_cli_test(prune_uniform_qwen3_table
+  ARGS prune examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --seq-len 32768 --batch 4 --uniform
+  PASS "uniform space, own-architecture [(]qwen3[)] output\n.*best .*\n +layers 0-35: attention 32 heads / 2 KV, FFN 12288\n.*loads    every engine: yes [(]\\[\"Qwen3ForCausalLM\"\\]")
+nsc_exit_code_test(prune_uniform_front CODE 2
+  ARGS prune examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --uniform --front
+  STDERR "--uniform gives one exact answer")
+nsc_exit_code_test(prune_uniform_emit_format CODE 2
+  ARGS prune examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --uniform --emit-format per-layer
+  STDERR "drop --emit-format")

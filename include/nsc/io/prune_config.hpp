@@ -7,6 +7,8 @@
 ///     nlohmann::json cfg = nsc::prune_emit_config(input, space, candidate);   // space.settings.format
 ///     nsc::prune_verify_config(cfg, space, candidate);  // throws unless it re-scores identically
 ///     double m = nsc::decilm_ffn_mult(width, hidden);   // an ffn_mult giving width exactly, or 0
+///     nsc::prune_engine_refusal(spec, prune_engine::llama_cpp); // "" or why it cannot serve spec
+///     nsc::prune_emit_uniform_config(input, space, c);  // a uniform answer, own architecture
 ///
 /// Formats:
 ///  * decilm: the input's fields, model_type "nemotron-nas", architectures
@@ -25,6 +27,13 @@
 ///    qwen num_experts) and expert width (mixtral intermediate_size, qwen moe_intermediate_size);
 ///    any per_layer_config of the input is replaced.
 ///  * nsc: nsc's extensions intermediate_sizes and expert_counts (with_nsc_extensions).
+///  * decilm for an engine (space.settings.engine, search::prune_engine_settings): the classic
+///    keys only, ffn_mult of at most 6 decimals (never intermediate_size or moe), "ffn_mult":
+///    null on removed FFNs (llama.cpp's converter reads the key); prune_engine_refusal says why
+///    an engine cannot serve a model or a pruned answer.
+///  * own architecture (prune_emit_uniform_config, for search::search_prune_uniform): the
+///    input with new global sizes (heads, KV heads, head_dim, FFN / expert widths, expert
+///    count, num_hidden_layers), which every engine loads with no remote code.
 ///
 /// prune_verify_config reads the emitted config with read_hf_config and recomputes params
 /// (total, non-embedding, active), prefill FLOPs, KV bytes, memory and NSC with prune_totals;
@@ -43,37 +52,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace nsc {
-
-/// DeciLM's FFN width of ffn_mult m at hidden size H: find_multiple(int(2 m H / 3), 256), in
-/// double arithmetic as Python computes it (0 when out of range).
-inline std::int64_t decilm_ffn_width(double m, std::int64_t hidden) {
-  const double x = 2 * m * double(hidden) / 3;
-  if (!(std::isfinite(x) && x >= 1 && x < 9.0e15)) return 0;
-  const auto n = std::int64_t(x);
-  return n % 256 == 0 ? n : n + 256 - n % 256;
-}
-
-/// The shortest decimal ffn_mult (at most 12 decimals) whose DeciLM width at `hidden` is exactly
-/// `width`, or 0 when none exists (then write intermediate_size). Domain: width, hidden >= 1.
-inline double decilm_ffn_mult(std::int64_t width, std::int64_t hidden) {
-  if (width < 1 || hidden < 1 || width % 256 != 0) return 0;
-  const double exact = 3.0 * double(width) / (2.0 * double(hidden));
-  for (int digits = 0; digits <= 12; ++digits) {
-    const double scale = std::pow(10.0, digits);
-    for (double m : {std::round(exact * scale) / scale, std::ceil(exact * scale) / scale,
-                     std::floor(exact * scale) / scale}) {
-      // Print and re-read, as the JSON file will.
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.*f", digits, m);
-      const double v = std::strtod(buf, nullptr);
-      if (v > 0 && decilm_ffn_width(v, hidden) == width) return v;
-    }
-  }
-  return decilm_ffn_width(exact, hidden) == width ? exact : 0;
-}
 
 /// The config of `c` in the space's format (see the file comment), from the input config
 /// `input` the space was derived from. std::invalid_argument "nsc::prune_emit_config: ..." when
@@ -110,10 +92,22 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
         if (b.attention.sliding_window > 0) a["window_length"] = b.attention.sliding_window;
       }
       json f = {{"no_op", false}, {"replace_with_linear", false}, {"sparsify", nullptr}};
+      const bool engine = space.settings.engine != search::prune_engine::any;
       if (b.ffn.kind == ffn_kind::none) {
         f["no_op"] = true;
+        f["ffn_mult"] = nullptr; // llama.cpp's converter reads the key (null: no FFN)
       } else if (b.ffn.kind == ffn_kind::linear) {
         f["replace_with_linear"] = true;
+        f["ffn_mult"] = nullptr;
+      } else if (engine) { // the engines read ffn_mult only, rounded to 6 decimals
+        const double m = decilm_ffn_mult(b.ffn.d_ff, pruned.d_model, 6);
+        if (b.ffn.n_experts > 0 || m == 0)
+          throw_invalid_argument(fn,
+                                 "layer " + std::to_string(i) + "'s FFN cannot be written for " +
+                                     std::string(search::to_string(space.settings.engine)) +
+                                     " (a dense width that a 6-decimal ffn_mult gives exactly is needed)",
+                                 b.ffn.d_ff);
+        f["ffn_mult"] = m;
       } else if (b.ffn.n_experts > 0) {
         f["moe"] = {{"num_local_experts", b.ffn.n_experts},
                     {"num_experts_per_tok", b.ffn.top_k},
@@ -168,14 +162,159 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
   return cfg;
 }
 
+/// Why `e` cannot serve `spec` written as DeciLM block_configs, or "" when it can (the
+/// engines' nemotron-nas code, ../shared/docs/deployment.md "Engines"). Checked for every
+/// DeciLM engine: RMSNorm, rotary positions, standard attention without q/k norms, biases or
+/// sliding windows, head_dim = hidden / heads, a gated MLP without biases and without experts;
+/// vLLM and SGLang: no replace_with_linear. With `layers`, also the per-layer shapes that
+/// prune_engine_settings keeps the space to: FFN widths from a 6-decimal ffn_mult, llama.cpp: no
+/// attention without its FFN and attention in layer 0; mlx-lm: attention in layer 0.
+/// any: the limits of the DeciLM format itself (what prune_emit_config can write).
+inline std::string prune_engine_refusal(const transformer_spec& spec_in, search::prune_engine e, bool layers = true) {
+  using search::prune_engine;
+  const transformer_spec spec = expand(spec_in);
+  const bool engine = e != prune_engine::any;
+  if (spec.embeddings.positions > 0) return "learned position embeddings (DeciLM is rotary)";
+  for (std::size_t i = 0; i < spec.blocks.size(); ++i) {
+    const block_spec& b = spec.blocks[i];
+    const attention_spec& a = b.attention;
+    const ffn_spec& f = b.ffn;
+    const std::string at = "layer " + std::to_string(i) + ": ";
+    if (b.norm != norm_kind::rmsnorm) return at + "LayerNorm blocks (DeciLM's are RMSNorm)";
+    if (a.kind == attention_kind::latent)
+      return at + "multi-head latent attention (MLA), which DeciLM's layers do not have (they are Llama attention)";
+    if (a.kind == attention_kind::standard) {
+      if (a.qk_norm != qk_norm_kind::none)
+        return at + "q_norm / k_norm (RMSNorm of queries and keys), which DeciLM's attention does not have";
+      if (a.qkv_bias || a.out_bias) return at + "attention biases, which DeciLM block_configs cannot state";
+      const std::int64_t d = a.d_model != 0 ? a.d_model : spec.d_model;
+      if (a.head_size() * a.n_heads != d)
+        return at + "head_dim " + std::to_string(a.head_size()) + " x " + std::to_string(a.n_heads) +
+               " heads != hidden_size " + std::to_string(d) + " (DeciLM's head_dim is hidden / heads)";
+      if (engine && a.sliding_window > 0)
+        return at + "sliding-window attention (the engines' DeciLM code builds full attention)";
+    }
+    if (a.kind == attention_kind::linear && (e == prune_engine::vllm || e == prune_engine::sglang))
+      return at + "replace_with_linear attention, which " + std::string(search::to_string(e)) + "'s nemotron_nas.py does not build";
+    if (f.kind == ffn_kind::linear && (e == prune_engine::vllm || e == prune_engine::sglang))
+      return at + "replace_with_linear FFN, which " + std::string(search::to_string(e)) + "'s nemotron_nas.py does not build";
+    if (f.kind == ffn_kind::standard) {
+      if (!f.gated || f.bias) return at + "a non-gated or biased MLP (DeciLM's is SwiGLU without biases)";
+      if (f.shared_d_ff > 0) return at + "shared experts, which DeciLM block_configs cannot state";
+      if (f.router_bias) return at + "a router bias, which DeciLM block_configs cannot state";
+      if (engine && f.n_experts > 0)
+        return at + "a mixture of experts (" + std::to_string(f.n_experts) +
+               " experts): the engines' nemotron-nas code builds one dense MLP per layer (the moe block entry is "
+               "Puzzletron's, read by no serving engine)";
+      if (engine && layers && decilm_ffn_mult(f.d_ff, spec.d_model, 6) == 0)
+        return at + "FFN width " + std::to_string(f.d_ff) +
+               ", which no ffn_mult of 6 decimals gives (find_multiple(int(2 m hidden / 3), 256))";
+    }
+    if (layers && e == prune_engine::llama_cpp && a.kind != attention_kind::none && f.kind == ffn_kind::none)
+      return at + "attention without an FFN (llama.cpp's deci graph skips the rest of such a layer, dropping the "
+                  "attention's output)";
+    if (layers && i == 0 && a.kind == attention_kind::none &&
+        (e == prune_engine::llama_cpp || e == prune_engine::mlx))
+      return at + "no attention in layer 0 (" +
+             std::string(e == prune_engine::mlx ? "mlx-lm builds the attention mask from layer 0's cache"
+                                                : "llama.cpp takes the head sizes from layer 0") +
+             ")";
+  }
+  return "";
+}
+
+/// The pruned model `c` of a uniform search (search_prune_uniform) in the family's own
+/// architecture: the input config with num_attention_heads / num_key_value_heads (head_dim
+/// added when heads change and the config has none), the dense FFN width (intermediate_size),
+/// the expert count and width (the family's moe_count_key / moe_width_key) and
+/// num_hidden_layers = the kept depth (per-layer lists layer_types truncated, mlp_only_layers
+/// entries beyond it dropped); architectures and model_type unchanged, so every engine that
+/// serves the original loads it without remote code. std::invalid_argument
+/// "nsc::prune_emit_uniform_config: ..." when c is not uniform (kept layers differing in a shape,
+/// removed layers not the last ones), or the input has block_configs / per-layer lists of shapes.
+inline nlohmann::json prune_emit_uniform_config(const nlohmann::json& input, const search::prune_space& space,
+                                                const search::prune_candidate& c) {
+  using nlohmann::json;
+  constexpr std::string_view fn = "nsc::prune_emit_uniform_config";
+  if (c.layers.size() != space.layers.size())
+    throw_invalid_argument(fn, "the candidate needs one choice per layer", c.layers.size());
+  for (const char* k : {"block_configs", "per_layer_config", "intermediate_sizes", "expert_counts"})
+    if (input.contains(k) && !input[k].is_null())
+      throw_invalid_argument(fn, std::string("the input's layers already differ (it has ") + k +
+                                     "); the family's own architecture has one shape for every layer",
+                             input[k].size());
+  const std::string type = input.contains("model_type") && input["model_type"].is_string() ? input["model_type"].get<std::string>() : "";
+  const detail::hf::family* fam = detail::hf::find_family(type);
+  if (!fam) throw_invalid_argument(fn, "the config's model_type is not one nsc reads", type);
+  json cfg = input;
+  std::size_t depth = 0;
+  std::optional<search::prune_layer_choice> att, dense, moe;
+  for (std::size_t i = 0; i < c.layers.size(); ++i) {
+    const search::prune_layer_choice& l = c.layers[i];
+    const block_spec& base = space.layers[i].base;
+    const bool removed = l.attention_none && l.ffn_none;
+    if (removed) continue;
+    if (depth != i) throw_invalid_argument(fn, "only the last layers may be removed; layer " + std::to_string(depth) + " is, layer", i);
+    ++depth;
+    if (l.attention_none != (base.attention.kind == attention_kind::none) || l.ffn_none != (base.ffn.kind == ffn_kind::none))
+      throw_invalid_argument(fn, "a kept layer must keep both sublayers (the architecture has no per-layer skip); layer", i);
+    auto same = [&](std::optional<search::prune_layer_choice>& seen, bool attention) {
+      if (!seen) {
+        seen = l;
+        return;
+      }
+      const bool eq = attention ? seen->heads == l.heads && seen->kv_heads == l.kv_heads
+                                : seen->ffn_width == l.ffn_width && seen->experts == l.experts;
+      if (!eq) throw_invalid_argument(fn, std::string("the candidate is not uniform: its ") + (attention ? "attention" : "FFN") + " shapes differ at layer", i);
+    };
+    if (base.attention.kind == attention_kind::standard) same(att, true);
+    if (base.ffn.kind == ffn_kind::standard) same(base.ffn.n_experts > 0 ? moe : dense, false);
+  }
+  const transformer_spec top = expand(space.spec);
+  const block_spec* std_block = nullptr;
+  for (const block_spec& b : top.blocks)
+    if (b.attention.kind == attention_kind::standard) {
+      std_block = &b;
+      break;
+    }
+  if (att && std_block) {
+    const attention_spec& a0 = std_block->attention;
+    if (att->heads != a0.n_heads) {
+      cfg[fam->heads] = att->heads;
+      if (fam->head_dim && (!input.contains("head_dim") || input["head_dim"].is_null())) cfg["head_dim"] = a0.head_size();
+    }
+    if (fam->kv_heads && (att->kv_heads != a0.kv_heads() || input.contains(fam->kv_heads)))
+      cfg[fam->kv_heads] = att->kv_heads;
+  }
+  if (dense && fam->ffn) cfg[fam->ffn] = dense->ffn_width;
+  if (moe && fam->moe != detail::hf::moe_layout::none) {
+    cfg[std::string(detail::hf::moe_count_key(fam->moe))] = moe->experts;
+    cfg[std::string(detail::hf::moe_width_key(fam->moe))] = moe->ffn_width;
+  }
+  cfg[fam->layers] = depth;
+  if (cfg.contains("layer_types") && cfg["layer_types"].is_array() && cfg["layer_types"].size() > depth) {
+    json lt = json::array();
+    for (std::size_t i = 0; i < depth; ++i) lt.push_back(cfg["layer_types"][i]);
+    cfg["layer_types"] = std::move(lt);
+  }
+  if (cfg.contains("mlp_only_layers") && cfg["mlp_only_layers"].is_array()) {
+    json kept = json::array();
+    for (const json& x : cfg["mlp_only_layers"])
+      if (!x.is_number_integer() || x.get<std::int64_t>() < std::int64_t(depth)) kept.push_back(x);
+    cfg["mlp_only_layers"] = std::move(kept);
+  }
+  return cfg;
+}
+
 /// Reads `emitted` back (read_hf_config, the space's scoring layouts) and throws
 /// std::invalid_argument "nsc::prune_verify_config: ..." unless its params, FLOPs, KV bytes,
-/// memory and NSC equal the candidate's totals exactly (the file comment).
+/// memory and NSC equal the candidate's totals exactly (the file comment). `format` names the
+/// written format in messages (default: the space's).
 inline void prune_verify_config(const nlohmann::json& emitted, const search::prune_space& space,
-                                const search::prune_candidate& c) {
+                                const search::prune_candidate& c, std::string_view format = {}) {
   constexpr std::string_view fn = "nsc::prune_verify_config";
-  const std::string what =
-      "the " + std::string(search::to_string(space.settings.format)) + " config does not express this model: ";
+  const std::string what = "the " + std::string(format.empty() ? search::to_string(space.settings.format) : format) +
+                           " config does not express this model: ";
   hf_model m;
   try {
     m = read_hf_config(emitted);

@@ -11,6 +11,8 @@
 ///     nsc::search::prune_apply(space, *r.best)      // the pruned spec (nsc/io/prune_config.hpp
 ///                                                    // writes it as decilm / per-layer / nsc)
 ///     nsc::search::prune_totals(spec, settings)     // params, FLOPs, KV, memory, NSC as nsc score
+///     prune_engine_settings(settings, prune_engine::vllm) // the space an engine runs
+///     search_prune_uniform(space, s)                // one shape for every layer (exact enumeration)
 ///
 /// The space (per layer i, from block i of the spec):
 ///  * attention (standard kind): query heads h and kept KV heads k.
@@ -74,10 +76,47 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace nsc {
+
+/// DeciLM's FFN width of ffn_mult m at hidden size H: find_multiple(int(2 m H / 3), 256), in
+/// double arithmetic as Python computes it (0 when out of range).
+inline std::int64_t decilm_ffn_width(double m, std::int64_t hidden) {
+  const double x = 2 * m * double(hidden) / 3;
+  if (!(std::isfinite(x) && x >= 1 && x < 9.0e15)) return 0;
+  const auto n = std::int64_t(x);
+  return n % 256 == 0 ? n : n + 256 - n % 256;
+}
+
+/// The shortest decimal ffn_mult (at most `decimals` decimals, default 12) whose DeciLM width at
+/// `hidden` is exactly `width`, or 0 when none exists (then write intermediate_size). With the
+/// default, the unrounded 3 width / (2 hidden) is the last resort. A value of at most 6 decimals
+/// is unchanged by Python's round(m, 6), which the remote DeciLMConfig and mlx-lm apply.
+/// Domain: width, hidden >= 1.
+inline double decilm_ffn_mult(std::int64_t width, std::int64_t hidden, int decimals = 12) {
+  if (width < 1 || hidden < 1 || width % 256 != 0) return 0;
+  const double exact = 3.0 * double(width) / (2.0 * double(hidden));
+  for (int digits = 0; digits <= std::min(decimals, 12); ++digits) {
+    const double scale = std::pow(10.0, digits);
+    for (double m : {std::round(exact * scale) / scale, std::ceil(exact * scale) / scale,
+                     std::floor(exact * scale) / scale}) {
+      // Print and re-read, as the JSON file will.
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.*f", digits, m);
+      const double v = std::strtod(buf, nullptr);
+      if (v > 0 && decilm_ffn_width(v, hidden) == width) return v;
+    }
+  }
+  return decimals >= 12 && decilm_ffn_width(exact, hidden) == width ? exact : 0;
+}
+
+} // namespace nsc
 
 namespace nsc::search {
 
@@ -96,6 +135,38 @@ inline prune_format parse_prune_format(std::string_view s) {
   throw_invalid_argument("nsc::search::parse_prune_format", "expected decilm, per-layer or nsc", std::string(s));
 }
 
+/// The serving engine a pruned config must load in (nsc/io/prune_config.hpp writes the keys it
+/// reads; prune_engine_settings restricts the space to what it runs). any: the format's own
+/// limits only. Every engine but `any` reads DeciLM block_configs with the classic keys.
+enum class prune_engine { any, vllm, sglang, trtllm, mlx, llama_cpp, transformers };
+
+constexpr std::string_view to_string(prune_engine e) noexcept {
+  switch (e) {
+  case prune_engine::any: return "any";
+  case prune_engine::vllm: return "vllm";
+  case prune_engine::sglang: return "sglang";
+  case prune_engine::trtllm: return "trtllm";
+  case prune_engine::mlx: return "mlx";
+  case prune_engine::llama_cpp: return "llama.cpp";
+  case prune_engine::transformers: return "transformers";
+  }
+  return "?";
+}
+
+/// Parses vllm, sglang, trtllm, mlx, llama.cpp (or llama_cpp), transformers;
+/// std::invalid_argument otherwise.
+inline prune_engine parse_prune_engine(std::string_view s) {
+  for (prune_engine e : {prune_engine::vllm, prune_engine::sglang, prune_engine::trtllm, prune_engine::mlx,
+                         prune_engine::llama_cpp, prune_engine::transformers})
+    if (s == to_string(e)) return e;
+  if (s == "llama_cpp") return prune_engine::llama_cpp;
+  throw_invalid_argument("nsc::search::parse_prune_engine",
+                         "expected vllm, sglang, trtllm, mlx, llama.cpp or transformers", std::string(s));
+}
+
+/// The budgeted quantities (every one a sum over layers plus a fixed offset).
+enum class prune_cost { params, params_non_embedding, params_active, prefill_flops, kv_bytes, memory };
+inline constexpr std::size_t prune_cost_count = 6;
 /// The budgeted quantities (every one a sum over layers plus a fixed offset). memory is the
 /// total over the tp GPUs as vLLM allocates it (tp x memory_per_gpu: replicated KV heads and
 /// norms counted on every GPU; the model's own weights + KV when tp = 1); memory_per_gpu is
@@ -156,10 +227,38 @@ struct prune_space_settings {
   /// A GPU (and engine settings) for the decode_time / prefill_time costs; par.tp / par.ep are
   /// taken from tp / ep above.
   std::optional<serving_settings> serving;
+  /// >= 0: FFN widths (dense; experts' too) only where a decimal ffn_mult of at most this many
+  /// decimals gives the width exactly (decilm_ffn_mult; DeciLM engines read ffn_mult only), the
+  /// model's own width included; -1: no restriction.
+  int ffn_mult_decimals = -1;
+  bool attention_needs_ffn = false;  ///< a layer keeping attention keeps its FFN (llama.cpp deci)
+  bool keep_first_attention = false; ///< layer 0 keeps its attention (llama.cpp deci, mlx-lm)
+  prune_engine engine = prune_engine::any; ///< informative: set by prune_engine_settings
   scoring rule{};                  ///< Xavier of each block, psi_MP (nsc score's default)
   qkv_layout qkv = qkv_layout::per_head;
   out_layout out = out_layout::whole;
 };
+
+/// `s` restricted to what engine `e` loads (../shared/docs/deployment.md "Engines", read from
+/// the engines' code): every engine reads DeciLM block_configs (format decilm) with FFN widths
+/// from ffn_mult only (SGLang, TensorRT-LLM, mlx-lm and llama.cpp's converter read no other
+/// width; vLLM and transformers build the config with the remote DeciLMConfig, whose FFNConfig
+/// has ffn_mult alone and rounds it to 6 decimals, as mlx-lm does), so widths are those a
+/// 6-decimal ffn_mult gives exactly (ffn_mult_decimals = 6); llama.cpp: no layer keeps attention
+/// without its FFN (src/models/deci.cpp `continue`s before `inpL = cur` when n_ff == 0, so that
+/// attention's output is lost) and layer 0 keeps attention (the converter and loader take head
+/// sizes from it); mlx-lm: layer 0 keeps attention (its cache builds every layer's mask).
+/// Other settings (grid, tp, budgets' workload) are kept. Models the engine cannot run at all
+/// (MoE, MLA, q/k norms, biases) are refused by the writer (nsc/io/prune_config.hpp).
+inline prune_space_settings prune_engine_settings(prune_space_settings s, prune_engine e) {
+  s.engine = e;
+  if (e == prune_engine::any) return s;
+  s.format = prune_format::decilm;
+  s.ffn_mult_decimals = 6;
+  s.attention_needs_ffn = e == prune_engine::llama_cpp;
+  s.keep_first_attention = e == prune_engine::llama_cpp || e == prune_engine::mlx;
+  return s;
+}
 
 /// One attention option of a layer.
 struct prune_attention_option {
@@ -389,6 +488,9 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   if (s.min_kv_heads < 0) throw_invalid_argument(prune_fn, "min_kv_heads must be >= 0", s.min_kv_heads);
   if (!(s.min_ffn_ratio >= 0 && s.min_ffn_ratio <= 1))
     throw_invalid_argument(prune_fn, "min_ffn_ratio must be in [0, 1]", s.min_ffn_ratio);
+  if (s.ffn_mult_decimals < -1 || s.ffn_mult_decimals > 12)
+    throw_invalid_argument(prune_fn, "ffn_mult_decimals must be in [0, 12] (or -1: widths unrestricted)",
+                           s.ffn_mult_decimals);
   for (std::int64_t r : s.lora_ranks)
     if (r < 1) throw_invalid_argument(prune_fn, "LoRA ranks must be >= 1", r);
   if (s.lora_adapter_rank < -1)
@@ -410,7 +512,8 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   std::vector<std::size_t> first_of;
   for (std::size_t i = 0; i < out.spec.blocks.size(); ++i) {
     const block_spec& base = out.spec.blocks[i];
-    const std::string key = detail::prune_block_key(base);
+    const bool first_kept = s.keep_first_attention && i == 0; // layer 0 keeps its attention
+    const std::string key = detail::prune_block_key(base) + (first_kept ? "first" : "");
     const auto it = std::find(keys.begin(), keys.end(), key);
     if (it != keys.end()) {
       out.layers.push_back(out.layers[first_of[std::size_t(it - keys.begin())]]);
@@ -480,7 +583,7 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
           l.attention.push_back(o);
         }
     }
-    if (noop || base.attention.kind == attention_kind::none) {
+    if ((noop && !first_kept) || base.attention.kind == attention_kind::none) {
       prune_attention_option o;
       o.none = true;
       l.attention.push_back(o);
@@ -517,6 +620,20 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
         for (std::int64_t w = (base.ffn.d_ff - 1) / s.ffn_multiple * s.ffn_multiple; w >= s.ffn_multiple;
              w -= s.ffn_multiple)
           if (w >= floor_w && w % s.tp == 0) widths.push_back(w);
+      }
+      if (resizable && s.ffn_mult_decimals >= 0) { // only widths a short ffn_mult gives exactly
+        widths.erase(std::remove_if(widths.begin(), widths.end(),
+                                    [&](std::int64_t w) {
+                                      return decilm_ffn_mult(w, out.spec.d_model, s.ffn_mult_decimals) == 0;
+                                    }),
+                     widths.end());
+        if (widths.empty())
+          throw_invalid_argument(prune_fn,
+                                 "layer " + std::to_string(i) + "'s FFN has no width on the grid that an ffn_mult of " +
+                                     std::to_string(s.ffn_mult_decimals) +
+                                     " decimals gives exactly (find_multiple(int(2 m hidden / 3), 256): multiples of "
+                                     "256; ffn_multiple and min_ffn allow none)",
+                                 base.ffn.d_ff);
       }
       std::vector<std::int64_t> experts{moe ? base.ffn.n_experts : 0};
       if (moe && s.expert_step > 0)
@@ -667,6 +784,7 @@ struct prune_search_result {
   mmck_info info;
   std::size_t groups = 0;
   std::size_t front_points = 0;        ///< size of the exact Pareto set (front: its listing)
+  std::uint64_t uniform_models = 0;    ///< search_prune_uniform: models enumerated (0: the knapsack ran)
 };
 
 /// The knapsack groups of a space over costs `dims`: group 2i = layer i's attention, 2i + 1 its FFN.
@@ -743,26 +861,62 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
   }
   prune_search_result out;
   psi_cache cache; // one memo for every candidate re-scored below
-  // Smallest and largest reachable value of every cost, one at a time (sublayers independent).
+  // attention_needs_ffn: a layer's allowed (attention, FFN) pairs are every attention option with
+  // every kept FFN, plus both removed; the layer is then one knapsack group of those pairs.
+  const bool joint = space.settings.attention_needs_ffn;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs(joint ? space.layers.size() : 0);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const prune_layer_space& l = space.layers[i];
+    for (std::size_t ai = 0; ai < l.attention.size(); ++ai)
+      for (std::size_t fi = 0; fi < l.ffn.size(); ++fi)
+        if (!l.ffn[fi].none || l.attention[ai].none) pairs[i].push_back({ai, fi});
+  }
+  // Smallest and largest reachable value of every cost, one at a time (sublayers independent,
+  // or the allowed pairs).
   prune_cost_vector largest = space.fixed;
   out.minimum = space.fixed;
-  for (const prune_layer_space& l : space.layers)
+  for (std::size_t i = 0; i < space.layers.size(); ++i) {
+    const prune_layer_space& l = space.layers[i];
     for (std::size_t k = 0; k < prune_cost_count; ++k) {
-      std::int64_t amin = INT64_MAX, amax = 0, fmin = INT64_MAX, fmax = 0;
-      for (const auto& o : l.attention) amin = std::min(amin, o.cost[k]), amax = std::max(amax, o.cost[k]);
-      for (const auto& o : l.ffn) fmin = std::min(fmin, o.cost[k]), fmax = std::max(fmax, o.cost[k]);
       using nsc::detail::checked_add;
-      out.minimum[k] = checked_add(out.minimum[k], checked_add(amin, fmin, fn, "cost"), fn, "smallest cost");
-      largest[k] = checked_add(largest[k], checked_add(amax, fmax, fn, "cost"), fn, "largest cost");
+      std::int64_t lo = INT64_MAX, hi = 0;
+      if (joint) {
+        for (const auto& [ai, fi] : pairs[i]) {
+          const std::int64_t c = checked_add(l.attention[ai].cost[k], l.ffn[fi].cost[k], fn, "cost");
+          lo = std::min(lo, c), hi = std::max(hi, c);
+        }
+      } else {
+        std::int64_t amin = INT64_MAX, amax = 0, fmin = INT64_MAX, fmax = 0;
+        for (const auto& o : l.attention) amin = std::min(amin, o.cost[k]), amax = std::max(amax, o.cost[k]);
+        for (const auto& o : l.ffn) fmin = std::min(fmin, o.cost[k]), fmax = std::max(fmax, o.cost[k]);
+        lo = checked_add(amin, fmin, fn, "cost");
+        hi = checked_add(amax, fmax, fn, "cost");
+      }
+      out.minimum[k] = checked_add(out.minimum[k], lo, fn, "smallest cost");
+      largest[k] = checked_add(largest[k], hi, fn, "largest cost");
     }
+  }
+  // A selection of the knapsack (one entry per group) as 2 entries per layer.
+  auto sublayers = [&](const std::vector<std::size_t>& ch) {
+    if (!joint) return ch;
+    std::vector<std::size_t> sel;
+    for (std::size_t i = 0; i < ch.size(); ++i) {
+      sel.push_back(pairs[i].at(ch[i]).first);
+      sel.push_back(pairs[i][ch[i]].second);
+    }
+    return sel;
+  };
   {
     std::vector<std::size_t> sel;
+    bool own = true; // the model's own options are first (not so when a width filter dropped them)
     for (const prune_layer_space& l : space.layers) {
-      (void)l;
       sel.push_back(0);
       sel.push_back(0);
+      if (!l.ffn.empty() && !l.ffn[0].none && l.base.ffn.kind == ffn_kind::standard && l.ffn[0].width != l.base.ffn.d_ff)
+        own = false;
     }
     out.unpruned = prune_make_candidate(space, sel, &cache);
+    if (!own) out.unpruned.totals = prune_totals(space.spec, space.settings, &cache);
   }
   if (dims.empty()) { // no budget: params with room for everything (the front over params)
     dims.push_back(prune_cost::params);
@@ -775,14 +929,28 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     }
   }
   if (!out.shortfalls.empty()) return out;
-  const mmck_groups<double> groups = prune_groups(space, dims);
+  mmck_groups<double> groups;
+  if (joint) {
+    for (std::size_t i = 0; i < space.layers.size(); ++i) {
+      const prune_layer_space& l = space.layers[i];
+      std::vector<mmck_option<double>> g;
+      for (const auto& [ai, fi] : pairs[i]) {
+        mmck_option<double> x{l.attention[ai].nsc + l.ffn[fi].nsc, {}};
+        for (prune_cost c : dims) x.cost.push_back(l.attention[ai].cost[std::size_t(c)] + l.ffn[fi].cost[std::size_t(c)]);
+        g.push_back(std::move(x));
+      }
+      groups.push_back(std::move(g));
+    }
+  } else {
+    groups = prune_groups(space, dims);
+  }
   out.groups = groups.size();
   mmck_settings ms = s.mmck;
   ms.single_budget = !s.front; // one query: the Lagrangian-bounded path
   const mmck_result<double> r = solve_mmck(groups, budget, ms);
   out.info = r.info();
   if (const auto ch = r.choice(budget)) {
-    out.best = prune_make_candidate(space, *ch, &cache);
+    out.best = prune_make_candidate(space, sublayers(*ch), &cache);
     out.best->dp_value = space.fixed_nsc + *r.best(budget);
   }
   if (s.front && out.best) {
@@ -790,8 +958,8 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     // one candidate per listed point: per-layer choices and totals (refused past the cap)
     const std::size_t per = groups.size() * 8 + space.layers.size() * sizeof(prune_layer_choice) + 512;
     for (std::size_t i : mmck_front_listing(r, per, s.front_epsilon, s.mmck.max_table_bytes, fn)) {
-      out.front.push_back(s.rescore_front ? prune_make_candidate(space, r.front_choice(i), &cache)
-                                          : prune_sum_candidate(space, r.front_choice(i)));
+      out.front.push_back(s.rescore_front ? prune_make_candidate(space, sublayers(r.front_choice(i)), &cache)
+                                          : prune_sum_candidate(space, sublayers(r.front_choice(i))));
       out.front.back().dp_value = space.fixed_nsc + r.front()[i].value;
     }
   }
@@ -801,13 +969,171 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     ks.min_distance = s.min_distance;
     ks.mmck = s.mmck;
     for (const auto& x : k_best(groups, budget, ks)) {
-      out.top.push_back(prune_make_candidate(space, x.choice, &cache));
+      out.top.push_back(prune_make_candidate(space, sublayers(x.choice), &cache));
       out.top.back().dp_value = space.fixed_nsc + x.value;
     }
   }
   return out;
 }
 
+
+/// The exact optimum over uniform models (Minitron-style homogeneous pruning): one attention
+/// shape (query heads, KV heads) for every standard-attention layer, one width for every dense
+/// FFN, one (experts kept, expert width) for every MoE layer -- each shape one that every layer
+/// of its kind offers in `space` (build it with format per_layer for head pruning) -- and a
+/// depth d: the last L - d layers removed (only where every one of them may be removed, i.e.
+/// the space offers no-op sublayers; so index-based layer patterns of the config, e.g.
+/// first_k_dense_replace or layer_types, keep their meaning). Other sublayers (MLA, linear)
+/// keep their first non-removed option. Solved by enumeration: every (attention, dense, MoE)
+/// shape triple, and for each the running sums over layers 0, 1, ... give every depth, so
+/// (#shapes) x L layer additions in all; the value is the sum of option scores (the knapsack's
+/// value), the best re-scored from its spec. Ties keep the first in that order (larger shapes
+/// first, shallower depth first). Errors: search_prune's, std::invalid_argument
+/// "nsc::search::search_prune_uniform: ..." with front / top (one answer), when no shape is
+/// offered by every layer, and when the enumeration would exceed 4e8 layer additions.
+inline prune_search_result search_prune_uniform(const prune_space& space, const prune_search_settings& s = {}) {
+  constexpr std::string_view fn = "nsc::search::search_prune_uniform";
+  if (space.layers.empty()) throw_invalid_argument(fn, "the space has no layers");
+  if (s.front || s.top > 0)
+    throw_invalid_argument(fn, "the uniform search gives one answer: no Pareto front or k best (drop front / top)");
+  for (const prune_budget& b : s.budgets)
+    if (b.limit < 0) throw_invalid_argument(fn, "budget limits must be >= 0", b.limit);
+  for (std::size_t i = 0; i < s.budgets.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (s.budgets[i].cost == s.budgets[j].cost)
+        throw_invalid_argument(fn, "a cost is budgeted twice", std::string(to_string(s.budgets[i].cost)));
+  const std::size_t L = space.layers.size();
+  using shape = std::array<std::int64_t, 3>;
+  // The shapes every layer of a kind offers (in the first such layer's order).
+  std::vector<shape> A, D, M;
+  bool seen_a = false, seen_d = false, seen_m = false;
+  auto meet = [](std::vector<shape>& acc, bool& seen, const std::vector<shape>& mine) {
+    if (!seen) {
+      acc = mine;
+      seen = true;
+      return;
+    }
+    acc.erase(std::remove_if(acc.begin(), acc.end(),
+                             [&](const shape& x) { return std::find(mine.begin(), mine.end(), x) == mine.end(); }),
+              acc.end());
+  };
+  enum class fkind { dense, moe, other };
+  std::vector<fkind> kinds(L);
+  for (std::size_t i = 0; i < L; ++i) {
+    const prune_layer_space& l = space.layers[i];
+    if (l.base.attention.kind == attention_kind::standard) {
+      std::vector<shape> mine;
+      for (const auto& o : l.attention)
+        if (!o.none) mine.push_back({o.heads, o.kv_heads, o.lora_rank});
+      meet(A, seen_a, mine);
+    }
+    kinds[i] = l.base.ffn.kind != ffn_kind::standard ? fkind::other : l.base.ffn.n_experts > 0 ? fkind::moe : fkind::dense;
+    if (kinds[i] != fkind::other) {
+      std::vector<shape> mine;
+      for (const auto& o : l.ffn)
+        if (!o.none) mine.push_back({o.experts, o.width, 0});
+      meet(kinds[i] == fkind::moe ? M : D, kinds[i] == fkind::moe ? seen_m : seen_d, mine);
+    }
+  }
+  if ((seen_a && A.empty()) || (seen_d && D.empty()) || (seen_m && M.empty()))
+    throw_invalid_argument(fn, std::string("no ") + (seen_a && A.empty() ? "attention" : seen_d && D.empty() ? "FFN" : "expert") +
+                                   " shape is offered by every layer of its kind (the layers' grids differ)");
+  const std::size_t na = std::max<std::size_t>(A.size(), 1), nd = std::max<std::size_t>(D.size(), 1),
+                    nm = std::max<std::size_t>(M.size(), 1);
+  const double work = double(na) * double(nd) * double(nm) * double(L);
+  if (work > 4e8)
+    throw_invalid_argument(fn,
+                           "the uniform enumeration would take more than 4e8 layer additions (attention shapes x "
+                           "FFN widths x expert shapes x layers; raise ffn_multiple, head_step or expert_step)",
+                           work);
+  // Option indices per layer: attn[i][a], ffn[i][f] (f over D or M by the layer's kind).
+  std::vector<std::vector<std::size_t>> attn(L), ffn(L);
+  std::vector<std::size_t> a_none(L, SIZE_MAX), f_none(L, SIZE_MAX);
+  for (std::size_t i = 0; i < L; ++i) {
+    const prune_layer_space& l = space.layers[i];
+    std::size_t first_kept = SIZE_MAX;
+    for (std::size_t j = 0; j < l.attention.size(); ++j) {
+      if (l.attention[j].none) a_none[i] = j;
+      else if (first_kept == SIZE_MAX) first_kept = j;
+    }
+    if (l.base.attention.kind == attention_kind::standard) {
+      for (const shape& x : A)
+        for (std::size_t j = 0; j < l.attention.size(); ++j)
+          if (!l.attention[j].none && shape{l.attention[j].heads, l.attention[j].kv_heads, l.attention[j].lora_rank} == x) {
+            attn[i].push_back(j);
+            break;
+          }
+    } else {
+      attn[i].assign(na, first_kept != SIZE_MAX ? first_kept : a_none[i]);
+    }
+    first_kept = SIZE_MAX;
+    for (std::size_t j = 0; j < l.ffn.size(); ++j) {
+      if (l.ffn[j].none) f_none[i] = j;
+      else if (first_kept == SIZE_MAX) first_kept = j;
+    }
+    if (kinds[i] != fkind::other) {
+      const std::vector<shape>& F = kinds[i] == fkind::moe ? M : D;
+      for (const shape& x : F)
+        for (std::size_t j = 0; j < l.ffn.size(); ++j)
+          if (!l.ffn[j].none && shape{l.ffn[j].experts, l.ffn[j].width, 0} == x) {
+            ffn[i].push_back(j);
+            break;
+          }
+    } else {
+      ffn[i].assign(1, first_kept != SIZE_MAX ? first_kept : f_none[i]);
+    }
+  }
+  // Depths: d >= dmin where every layer >= d can be removed whole.
+  std::size_t dmin = L;
+  while (dmin > 1 && a_none[dmin - 1] != SIZE_MAX && f_none[dmin - 1] != SIZE_MAX) --dmin;
+  prune_search_result out;
+  psi_cache cache;
+  out.unpruned = prune_make_candidate(space, std::vector<std::size_t>(2 * L, 0), &cache);
+  out.minimum.fill(INT64_MAX);
+  double best_value = -1;
+  std::vector<std::size_t> best_sel;
+  std::vector<std::int64_t> limit(prune_cost_count, INT64_MAX);
+  for (const prune_budget& b : s.budgets) limit[std::size_t(b.cost)] = b.limit;
+  for (std::size_t ia = 0; ia < na; ++ia)
+    for (std::size_t id = 0; id < nd; ++id)
+      for (std::size_t im = 0; im < nm; ++im) {
+        prune_cost_vector c = space.fixed;
+        double v = space.fixed_nsc;
+        for (std::size_t i = 0; i < L; ++i) {
+          const prune_layer_space& l = space.layers[i];
+          const std::size_t ai = attn[i][std::min(ia, attn[i].size() - 1)];
+          const std::size_t fi = ffn[i][kinds[i] == fkind::moe ? im : kinds[i] == fkind::dense ? id : 0];
+          v += l.attention[ai].nsc + l.ffn[fi].nsc;
+          bool fits = true;
+          for (std::size_t k = 0; k < prune_cost_count; ++k) {
+            c[k] = nsc::detail::checked_add(c[k], nsc::detail::checked_add(l.attention[ai].cost[k], l.ffn[fi].cost[k], fn, "cost"),
+                                            fn, "total cost");
+            fits = fits && c[k] <= limit[k];
+          }
+          if (i + 1 < dmin) continue;
+          ++out.uniform_models;
+          for (std::size_t k = 0; k < prune_cost_count; ++k) out.minimum[k] = std::min(out.minimum[k], c[k]);
+          if (fits && v > best_value) {
+            best_value = v;
+            best_sel.clear();
+            for (std::size_t j = 0; j < L; ++j) {
+              const bool kept = j <= i;
+              best_sel.push_back(kept ? attn[j][std::min(ia, attn[j].size() - 1)] : a_none[j]);
+              best_sel.push_back(kept ? ffn[j][kinds[j] == fkind::moe ? im : kinds[j] == fkind::dense ? id : 0] : f_none[j]);
+            }
+          }
+        }
+      }
+  if (best_sel.empty()) {
+    for (const prune_budget& b : s.budgets)
+      if (b.limit < out.minimum[std::size_t(b.cost)])
+        out.shortfalls.push_back({b.cost, b.limit, out.minimum[std::size_t(b.cost)]});
+    return out;
+  }
+  out.best = prune_make_candidate(space, best_sel, &cache);
+  out.best->dp_value = best_value;
+  return out;
+}
 } // namespace nsc::search
 
 #endif // NSC_SEARCH_PRUNE_SPACE_HPP
