@@ -33,6 +33,7 @@
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
+#include <nsc/io/prune_checkpoint.hpp>
 #include <nsc/io/prune_config.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/transformer.hpp>
@@ -89,6 +90,11 @@ struct prune_args {
   std::string estimator = "mp";
   std::string emit_format = "decilm";
   std::size_t top = 0;
+  // --weights / --emit-checkpoint (generic): the pruned safetensors checkpoint
+  std::string weights;
+  std::string emit_checkpoint;
+  double shard_size = 5e9;
+  std::string criterion = "magnitude";
 };
 
 std::string billions(double v) {
@@ -216,6 +222,7 @@ int run_generic(const prune_args& a) {
   if (!a.plot.empty() && !a.front)
     throw std::invalid_argument("nsc prune: --plot draws the Pareto set: add --front (with --space generic)");
 
+  if (!a.weights.empty()) nsc::io::check_prune_checkpoint_family(m.model_type, ss.format); // before the search
   const auto t0 = std::chrono::steady_clock::now();
   const prune_space space = make_prune_space(m.spec, ss);
   { // The format must express the model itself (e.g. DeciLM has no q_norm, no shared expert and
@@ -244,6 +251,19 @@ int run_generic(const prune_args& a) {
     nsc::prune_verify_config(cfg, space, b); // reads back to exactly these numbers
     nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
   }
+  std::optional<nsc::io::prune_checkpoint_result> ckpt;
+  double ckpt_secs = 0;
+  if (!a.emit_checkpoint.empty()) { // the weights of the chosen model (nsc/io/prune_checkpoint.hpp)
+    const auto c0 = std::chrono::steady_clock::now();
+    const nlohmann::json cfg = nsc::prune_emit_config(raw, space, b);
+    nsc::prune_verify_config(cfg, space, b);
+    nsc::io::prune_checkpoint_settings cs;
+    cs.shard_bytes = std::uint64_t(a.shard_size);
+    cs.criterion = nsc::io::parse_channel_criterion(a.criterion);
+    ckpt = nsc::io::write_pruned_checkpoint(nsc::io::open_checkpoint(a.weights), m.model_type, space, b, cfg,
+                                            a.emit_checkpoint, cs);
+    ckpt_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+  }
   nlohmann::json j = generic_json(b, T);
   j["model"] = m.spec.name;
   j["model_type"] = m.model_type;
@@ -260,6 +280,12 @@ int run_generic(const prune_args& a) {
   j["options"] = space.options();
   j["time_seconds"] = secs;
   if (!a.emit_config.empty()) j["emitted_config"] = a.emit_config;
+  if (ckpt) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& f : ckpt->files) files.push_back(f.filename().string());
+    j["emitted_checkpoint"] = {{"dir", a.emit_checkpoint}, {"files", files}, {"tensors", ckpt->tensors},
+                               {"bytes", ckpt->bytes}, {"criterion", a.criterion}, {"time_seconds", ckpt_secs}};
+  }
   if (a.front) {
     nlohmann::json f = nlohmann::json::array();
     for (const auto& c : r.front) f.push_back(generic_json(c, T));
@@ -350,6 +376,13 @@ int run_generic(const prune_args& a) {
   if (!a.emit_config.empty())
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
                 std::string(to_string(ss.format)).c_str());
+  if (ckpt)
+    std::printf("weights  %s/ (%zu tensors, %s bytes in %zu shard(s) + index, config.json, nsc_prune.json: the heads, "
+                "channels and experts kept, by %s importance) in %s\n",
+                a.emit_checkpoint.c_str(), ckpt->tensors, grouped(std::int64_t(ckpt->bytes)).c_str(),
+                std::size_t(std::count_if(ckpt->files.begin(), ckpt->files.end(),
+                                          [](const auto& f) { return f.extension() == ".safetensors"; })),
+                a.criterion.c_str(), time_text(ckpt_secs).c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("solver   %s\n", r.info.describe().c_str());
   std::printf("time     %s (space incl. psi and costs, exact multi-budget DP, re-scoring)\n", time_text(secs).c_str());
@@ -357,6 +390,12 @@ int run_generic(const prune_args& a) {
 }
 
 int run_prune(const prune_args& a) {
+  if (a.emit_checkpoint.empty() != a.weights.empty())
+    throw std::invalid_argument("nsc prune: --weights CKPT and --emit-checkpoint OUT go together (got only " +
+                                std::string(a.weights.empty() ? "--emit-checkpoint" : "--weights") + ")");
+  if (!a.weights.empty() && a.space != "generic")
+    throw std::invalid_argument("nsc prune: --weights / --emit-checkpoint need --space generic (LoRA adapters of the "
+                                "LoNAS space have no weights)");
   if (a.space == "generic") return run_generic(a);
   if (a.params_non_embedding || a.active_params || a.flops || a.kv_bytes || a.memory || a.top > 0)
     throw std::invalid_argument("nsc prune: --params-non-embedding, --active-params, --flops, --kv-bytes, --memory and "
@@ -570,6 +609,16 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "generic: decilm (default; nemotron-nas block_configs), per-layer (per_layer_config) or nsc "
                   "(intermediate_sizes); limits the space")
       ->check(CLI::IsMember({"decilm", "per-layer", "nsc"}));
+  sub->add_option("--weights", args->weights,
+                  "generic: the model's safetensors checkpoint (a .safetensors file, an index .json or a directory)");
+  sub->add_option("--emit-checkpoint", args->emit_checkpoint,
+                  "generic: write the chosen model's weights (sharded safetensors + index), config.json and "
+                  "nsc_prune.json into this new or empty directory (needs --weights)");
+  sub->add_option("--shard-size", args->shard_size, "generic: bytes of data per safetensors shard at most (default 5e9)")
+      ->check(CLI::Range(1.0, 1e15));
+  sub->add_option("--criterion", args->criterion,
+                  "generic: which heads / channels / experts survive: magnitude (default; README \"Pruned checkpoints\")")
+      ->check(CLI::IsMember({"magnitude"}));
   sub->add_option("--top", args->top, "generic: also the K best models")->check(CLI::Range(std::size_t(1), std::size_t(1000)));
   sub->add_option("--params", args->params, "upper bound on params (e.g. 5.7e9)")
       ->check(CLI::PositiveNumber);
