@@ -41,6 +41,10 @@ def kv(key, typ, val):
         out += s(val)
     elif typ == 9:  # array of INT32
         out += struct.pack("<IQ", 5, len(val)) + b"".join(struct.pack("<i", v) for v in val)
+    elif typ == 96:  # array of FLOAT32
+        out = s(key) + struct.pack("<I", 9) + struct.pack("<IQ", 6, len(val)) + b"".join(struct.pack("<f", v) for v in val)
+    elif typ == 98:  # array of STRING
+        out = s(key) + struct.pack("<I", 9) + struct.pack("<IQ", 8, len(val)) + b"".join(s(v) for v in val)
     else:
         raise ValueError(typ)
     return out
@@ -59,6 +63,8 @@ def main():
     shapes = layer_shapes(cfg)
     d, L = cfg["hidden_size"], cfg["num_hidden_layers"]
     hd = d // cfg["num_attention_heads"]
+    V = cfg["vocab_size"]
+    NV = max(V, 3 + 256 + 1)
     heads = [x["h"] or 0 for x in shapes]
     kvh = [x["k"] or 0 for x in shapes]
     ffn = [x["w"] or 0 for x in shapes]
@@ -70,14 +76,27 @@ def main():
             kv("deci.attention.layer_norm_rms_epsilon", 6, cfg["rms_norm_eps"]),
             kv("deci.rope.freq_base", 6, cfg.get("rope_theta", 10000.0)),
             kv("deci.attention.key_length", 4, hd), kv("deci.attention.value_length", 4, hd),
-            kv("deci.rope.dimension_count", 4, hd), kv("deci.vocab_size", 4, cfg["vocab_size"]),
-            kv("tokenizer.ggml.model", 8, "no_vocab")]
+            kv("deci.rope.dimension_count", 4, hd), kv("deci.vocab_size", 4, NV),
+            # a placeholder SentencePiece vocabulary of NV >= V ids (<unk>, <s>, </s>, the 256 byte
+            # pieces <0xXX>, then "\u2581t<id>"): node-llama-cpp tokenizes text at load, which
+            # "no_vocab" refuses and which needs the byte pieces; ids >= V get zero embedding and
+            # LM-head rows (logit 0), so the first V logits are the model's up to the softmax shift
+            kv("tokenizer.ggml.model", 8, "llama"),
+            kv("tokenizer.ggml.tokens", 98, ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] +
+               [f"\u2581t{i}" for i in range(259, NV)]),
+            kv("tokenizer.ggml.scores", 96, [0.0] * NV),
+            kv("tokenizer.ggml.token_type", 9, [2, 3, 3] + [6] * 256 + [1] * (NV - 259)),
+            kv("tokenizer.ggml.unknown_token_id", 4, 0), kv("tokenizer.ggml.bos_token_id", 4, 1),
+            kv("tokenizer.ggml.eos_token_id", 4, 2)]
     names = {"input_layernorm.weight": "attn_norm.weight", "self_attn.q_proj.weight": "attn_q.weight",
              "self_attn.k_proj.weight": "attn_k.weight", "self_attn.v_proj.weight": "attn_v.weight",
              "self_attn.o_proj.weight": "attn_output.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
              "mlp.gate_proj.weight": "ffn_gate.weight", "mlp.up_proj.weight": "ffn_up.weight",
              "mlp.down_proj.weight": "ffn_down.weight"}
-    tensors = [("token_embd.weight", W["model.embed_tokens.weight"])]
+    def pad(t):  # rows V..NV-1 zero
+        return np.concatenate([t, np.zeros((NV - V, t.shape[1]))]) if NV > V else t
+
+    tensors = [("token_embd.weight", pad(W["model.embed_tokens.weight"]))]
     for l in range(L):
         p = f"model.layers.{l}."
         for hf, gg in names.items():
@@ -90,7 +109,7 @@ def main():
                 t = permute(t, kvh[l])
             tensors.append((f"blk.{l}.{gg}", t))
     tensors.append(("output_norm.weight", W["model.norm.weight"]))
-    tensors.append(("output.weight", W.get("lm_head.weight", W["model.embed_tokens.weight"])))
+    tensors.append(("output.weight", pad(W.get("lm_head.weight", W["model.embed_tokens.weight"]))))
     info, data, off = b"", b"", 0
     for name, t in tensors:
         a = np.ascontiguousarray(t, dtype="<f4")
