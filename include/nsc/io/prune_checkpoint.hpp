@@ -555,6 +555,8 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     if (pc::layer_of(t.name) && !known.count(t.name))
       pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
+  prune_checkpoint_result res;
+  res.selection = select_channels(in, space, c, settings); // may refuse: before anything is created
   // The output directory: new or empty.
   std::error_code ec;
   if (fs::exists(out_dir, ec)) {
@@ -565,8 +567,6 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     pc::fail(out_dir.string() + ": cannot create the output directory (" + ec.message() + ")");
   }
 
-  prune_checkpoint_result res;
-  res.selection = select_channels(in, space, c, settings);
   // The output tensors, in the input's order.
   std::vector<pc::tensor_op> ops;
   for (const tensor_entry& t : in.tensors) {
