@@ -10,6 +10,7 @@
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
 #include <nsc/io/safetensors.hpp>
+#include <nsc/io/safetensors_writer.hpp>
 #include <nsc/io/weight_map.hpp>
 
 #include <catch2/catch.hpp>
@@ -395,4 +396,93 @@ TEST_CASE("weight map: families, layer names, shape mismatches", "[weight_map][e
   CHECK(e->expert == 17);
   CHECK(e->kind == "up_proj");
   CHECK(e->part == "ffn");
+}
+
+// ---- nsc/io/safetensors_writer.hpp -------------------------------------------------------------
+
+TEST_CASE("safetensors writer: exact round trips, round to nearest even, checked writes, shards",
+          "[safetensors][writer]") {
+  // Every finite F16 / BF16 value encodes back to its own bits; the midpoint of two neighbours
+  // goes to the one with an even last bit (the format definition: an independent reference).
+  for (const char* dt : {"F16", "BF16"}) {
+    std::size_t checked = 0;
+    for (std::uint32_t h = 0; h < 0xffff; ++h) {
+      // 8-byte buffers: g++ cannot see that dt is a 2-byte dtype (-Warray-bounds)
+      const unsigned char b[8] = {static_cast<unsigned char>(h), static_cast<unsigned char>(h >> 8)};
+      const unsigned char b1[8] = {static_cast<unsigned char>(h + 1), static_cast<unsigned char>((h + 1) >> 8)};
+      double v = 0, v1 = 0;
+      io::convert_tensor_data(b, 1, dt, &v, "t", "t");
+      io::convert_tensor_data(b1, 1, dt, &v1, "t", "t");
+      if (!std::isfinite(v)) continue;
+      unsigned char e[8] = {};
+      io::encode_from_double(dt, &v, 1, e);
+      REQUIRE((e[0] | e[1] << 8) == int(h));
+      if (!std::isfinite(v1) || (h & 0x7fff) == 0x7fff || h == 0x7fff) continue;
+      if ((h & 0x8000) != ((h + 1) & 0x8000)) continue;
+      const double mid = (v + v1) / 2;
+      io::encode_from_double(dt, &mid, 1, e);
+      REQUIRE((e[0] | e[1] << 8) == int((h % 2 == 0) ? h : h + 1));
+      ++checked;
+    }
+    CHECK(checked > 60000);
+  }
+  const auto path = std::filesystem::temp_directory_path() / "nsc_test_writer.safetensors";
+  const std::vector<double> a = {1.5, -2.25, 3.0, 0.1, 1e-3, 65504.0};
+  std::vector<io::written_tensor> decl = {
+      {"a32", "F32", {2, 3}}, {"empty", "BF16", {0, 4}}, {"a16", "F16", {6}}, {"b", "BF16", {3, 2}}};
+  {
+    io::safetensors_file_writer w(path, decl);
+    for (const char* dt : {"F32", "F16", "BF16"}) {
+      std::vector<unsigned char> buf(a.size() * 8); // room for any dtype (g++ -Warray-bounds)
+      io::encode_from_double(dt, a.data(), a.size(), buf.data());
+      const std::size_t n = a.size() * (std::string(dt) == "F32" ? 4 : 2);
+      w.write(buf.data(), n / 2); // in two pieces
+      w.write(buf.data() + n / 2, n - n / 2);
+    }
+    CHECK(w.current().empty());
+    w.finish();
+  }
+  const io::safetensors_header h = io::read_safetensors_header(path); // every rule of the reader
+  REQUIRE(h.tensors.size() == 4);
+  CHECK(h.metadata.at("format") == "pt");
+  CHECK((8 + h.header_bytes) % 8 == 0);
+  for (const io::tensor_entry& t : h.tensors) {
+    const std::vector<double> v = io::read_tensor(t);
+    if (t.name == "empty") {
+      CHECK(v.empty());
+      continue;
+    }
+    REQUIRE(v.size() == a.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      CHECK(v[i] == (t.dtype == "F32" ? double(float(a[i])) : t.dtype == "F16" ? (i == 3 ? 0.0999755859375 : i == 4 ? 0.0010004043579101562 : a[i])
+                                                                               : (i == 3 ? 0.10009765625 : i == 4 ? 0.00099945068359375 : i == 5 ? 65536.0 : a[i])));
+  }
+  { // more data than declared; incomplete; duplicate names; unknown dtype
+    io::safetensors_file_writer w(path, {{"x", "F32", {1}}});
+    const unsigned char z[8] = {};
+    CHECK_THROWS_WITH(w.write(z, 8), Contains("more data than the declared tensors hold"));
+  }
+  {
+    io::safetensors_file_writer w(path, {{"x", "F32", {2}}});
+    const unsigned char z[4] = {};
+    w.write(z, 4);
+    CHECK(w.current() == "x");
+    CHECK_THROWS_WITH(w.finish(), Contains("tensor 'x' is incomplete"));
+  }
+  CHECK_THROWS_WITH(io::safetensors_file_writer(path, {{"x", "F32", {1}}, {"x", "F32", {1}}}),
+                    Contains("tensor declared twice"));
+  CHECK_THROWS_WITH(io::safetensors_file_writer(path, {{"x", "F33", {1}}}), Contains("unknown dtype"));
+  CHECK_THROWS_WITH(io::safetensors_file_writer("/nonexistent-dir/x.safetensors", {{"x", "F32", {1}}}),
+                    Contains("cannot open for writing"));
+  // Shards: consecutive, at most the size, a larger tensor alone; the index names every tensor.
+  const std::vector<io::written_tensor> t = {
+      {"a", "U8", {10}}, {"b", "U8", {10}}, {"c", "U8", {25}}, {"d", "U8", {5}}, {"e", "U8", {5}}};
+  const io::shard_plan p = io::plan_shards(t, 20);
+  REQUIRE(p.shards == std::vector<std::vector<std::size_t>>{{0, 1}, {2}, {3, 4}});
+  CHECK(p.files[2] == "model-00003-of-00003.safetensors");
+  CHECK(p.total_bytes == 55);
+  const nlohmann::json idx = io::safetensors_index(t, p);
+  CHECK(idx["weight_map"]["c"] == "model-00002-of-00003.safetensors");
+  CHECK(idx["metadata"]["total_size"] == 55);
+  std::filesystem::remove(path);
 }

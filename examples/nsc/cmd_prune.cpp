@@ -34,6 +34,7 @@
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
+#include <nsc/io/prune_checkpoint.hpp>
 #include <nsc/io/prune_config.hpp>
 #include <nsc/io/units.hpp>
 #include <nsc/model/resources.hpp>
@@ -103,6 +104,11 @@ struct prune_args {
   double max_memory = double(std::size_t{1} << 30);
   std::string engine; ///< --engine: the serving engine the config must load in ("": any)
   bool uniform = false; ///< --uniform: one shape for every layer, the family's own architecture
+  // --weights / --emit-checkpoint (generic): the pruned safetensors checkpoint
+  std::string weights;
+  std::string emit_checkpoint;
+  double shard_size = 5e9;
+  std::string criterion = "magnitude";
 };
 
 std::string billions(double v) {
@@ -293,6 +299,7 @@ int run_generic(const prune_args& a) {
   if (!a.plot.empty() && !a.front)
     throw std::invalid_argument("nsc prune: --plot draws the Pareto set: add --front (with --space generic)");
 
+  if (!a.weights.empty()) nsc::io::check_prune_checkpoint_family(m.model_type, ss.format); // before the search
   const auto t0 = std::chrono::steady_clock::now();
   const prune_space space = make_prune_space(m.spec, ss);
   { // Budgets: units and percentages of the unpruned model (its option-0 sums, exact).
@@ -398,6 +405,19 @@ int run_generic(const prune_args& a) {
     loads = {{"every engine", std::string("no: ") + to_string(ss.format).data() +
                                   " shapes are read by nsc score only (no engine builds per-layer shapes from them); "
                                   "use --engine E or --uniform for a servable config"}};
+  std::optional<nsc::io::prune_checkpoint_result> ckpt;
+  double ckpt_secs = 0;
+  if (!a.emit_checkpoint.empty()) { // the weights of the chosen model (nsc/io/prune_checkpoint.hpp)
+    const auto c0 = std::chrono::steady_clock::now();
+    const nlohmann::json cfg = nsc::prune_emit_config(raw, space, b);
+    nsc::prune_verify_config(cfg, space, b);
+    nsc::io::prune_checkpoint_settings cs;
+    cs.shard_bytes = std::uint64_t(a.shard_size);
+    cs.criterion = nsc::io::parse_channel_criterion(a.criterion);
+    ckpt = nsc::io::write_pruned_checkpoint(nsc::io::open_checkpoint(a.weights), m.model_type, space, b, cfg,
+                                            a.emit_checkpoint, cs);
+    ckpt_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+  }
   nlohmann::json j = generic_json(b, T);
   j["model"] = m.spec.name;
   j["model_type"] = m.model_type;
@@ -423,6 +443,12 @@ int run_generic(const prune_args& a) {
   j["options"] = space.options();
   j["time_seconds"] = secs;
   if (!a.emit_config.empty()) j["emitted_config"] = a.emit_config;
+  if (ckpt) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& f : ckpt->files) files.push_back(f.filename().string());
+    j["emitted_checkpoint"] = {{"dir", a.emit_checkpoint}, {"files", files}, {"tensors", ckpt->tensors},
+                               {"bytes", ckpt->bytes}, {"criterion", a.criterion}, {"time_seconds", ckpt_secs}};
+  }
   if (a.front) {
     nlohmann::json f = nlohmann::json::array();
     for (const auto& c : r.front) f.push_back(generic_json(c, T));
@@ -545,8 +571,6 @@ int run_generic(const prune_args& a) {
   }
   if (!a.emit_config.empty())
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
-                out_name.c_str());
-  for (const auto& [e, v] : loads.items()) std::printf("loads    %s: %s\n", e.c_str(), v.get<std::string>().c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("defaults FFN floor max(--min-ffn %lld, --min-ffn-ratio %s x the layer's width); KV heads >= %lld; no-op sublayers %s; "
               "tp %lld, ep %lld%s\n",
@@ -568,6 +592,12 @@ int run_generic(const prune_args& a) {
 }
 
 int run_prune(const prune_args& a) {
+  if (a.emit_checkpoint.empty() != a.weights.empty())
+    throw std::invalid_argument("nsc prune: --weights CKPT and --emit-checkpoint OUT go together (got only " +
+                                std::string(a.weights.empty() ? "--emit-checkpoint" : "--weights") + ")");
+  if (!a.weights.empty() && a.space != "generic")
+    throw std::invalid_argument("nsc prune: --weights / --emit-checkpoint need --space generic (LoRA adapters of the "
+                                "LoNAS space have no weights)");
   if (a.space == "generic") return run_generic(a);
   if (!a.engine.empty() || a.uniform) throw std::invalid_argument("nsc prune: --engine and --uniform need --space generic");
   if (a.params_non_embedding || a.active_params || a.flops || a.kv_bytes || a.memory || a.top > 0)
@@ -798,6 +828,16 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                 "generic: one shape for every layer (query/KV heads, FFN width, experts; the last layers removed "
                 "unless --no-noop), solved exactly by enumeration, written in the family's own architecture, which "
                 "every engine loads with no remote code");
+  sub->add_option("--weights", args->weights,
+                  "generic: the model's safetensors checkpoint (a .safetensors file, an index .json or a directory)");
+  sub->add_option("--emit-checkpoint", args->emit_checkpoint,
+                  "generic: write the chosen model's weights (sharded safetensors + index), config.json and "
+                  "nsc_prune.json into this new or empty directory (needs --weights)");
+  sub->add_option("--shard-size", args->shard_size, "generic: bytes of data per safetensors shard at most (default 5e9)")
+      ->check(CLI::Range(1.0, 1e15));
+  sub->add_option("--criterion", args->criterion,
+                  "generic: which heads / channels / experts survive: magnitude (default; README \"Pruned checkpoints\")")
+      ->check(CLI::IsMember({"magnitude"}));
   sub->add_option("--top", args->top, "generic: also the K best models")->check(CLI::Range(std::size_t(1), std::size_t(1000)));
   sub->add_option("--min-distance", args->min_distance,
                   "generic, --top: each model differs from every earlier one in >= D sublayers");

@@ -36,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -186,6 +187,12 @@ struct weight_geometry {
   std::int64_t head_dim = 0;   ///< head_dim (absent or null: hidden / n_heads)
   std::int64_t qk_nope = 0, qk_rope = 0, v_head_dim = 0; ///< DeepSeek MLA
   std::vector<std::int64_t> layer_kv_heads; ///< per layer (nemotron-nas block_configs); 0: default
+  std::vector<std::int64_t> layer_heads;    ///< per layer (transformers' per_layer_config); 0: default
+  /// Query heads of layer `l` (per-layer override, else n_heads).
+  std::int64_t heads(std::int64_t l) const {
+    if (l >= 0 && std::size_t(l) < layer_heads.size() && layer_heads[std::size_t(l)] > 0) return layer_heads[std::size_t(l)];
+    return n_heads;
+  }
   double initializer_range = 0.02;          ///< initializer_range / init_std
   /// KV heads of layer `l` (per-layer override, else n_kv_heads).
   std::int64_t kv_heads(std::int64_t l) const {
@@ -244,6 +251,27 @@ inline weight_geometry read_weight_geometry(const nlohmann::json& c) {
       break;
     }
   }
+  // transformers' per_layer_config {"<layer>": {num_attention_heads, num_key_value_heads}}
+  // (what nsc prune --emit-format per-layer writes).
+  const auto plc = c.find("per_layer_config");
+  if (plc != c.end() && plc->is_object())
+    for (const auto& [key, o] : plc->items()) {
+      std::int64_t l = -1;
+      if (key.empty() || key.size() > 9 || key.find_first_not_of("0123456789") != std::string::npos || !o.is_object())
+        continue; // nsc::read_hf_config reports malformed entries
+      l = std::stoll(key);
+      if (l >= std::min<std::int64_t>(wm::field(c, {"num_hidden_layers", "n_layer"}, 0), 1 << 20))
+        continue; // a layer the model does not have (nsc::read_hf_config refuses it)
+      const std::int64_t h = wm::field(o, {"num_attention_heads"}, 0), k = wm::field(o, {"num_key_value_heads"}, 0);
+      if (h > 0) {
+        if (g.layer_heads.size() <= std::size_t(l)) g.layer_heads.resize(std::size_t(l) + 1, 0);
+        g.layer_heads[std::size_t(l)] = h;
+      }
+      if (k > 0) {
+        if (g.layer_kv_heads.size() <= std::size_t(l)) g.layer_kv_heads.resize(std::size_t(l) + 1, 0);
+        g.layer_kv_heads[std::size_t(l)] = k;
+      }
+    }
   // Nemotron-NAS / DeciLM: per-layer attention with n_heads_in_group (KV heads = heads / it).
   const auto bc = c.find("block_configs");
   if (bc != c.end() && bc->is_array() && g.n_heads > 0) {
@@ -374,7 +402,7 @@ inline std::optional<mapped_matrix> map_tensor(const std::string& name,
   }
   m.kind = std::string(rule->kind);
   m.part = std::string(rule->part);
-  const std::int64_t H = g.n_heads, hd = g.head_dim, KV = g.kv_heads(m.layer);
+  const std::int64_t H = g.heads(m.layer), hd = g.head_dim, KV = g.kv_heads(m.layer);
   auto fits = [&](std::int64_t want, const std::string& how) {
     if (m.out != want)
       wm::misfit(name, "has " + std::to_string(m.out) + " output rows but " + how + " = " +

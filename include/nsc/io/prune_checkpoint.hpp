@@ -1,0 +1,690 @@
+/// \file nsc/io/prune_checkpoint.hpp
+/// The weights of a pruned model: which heads, KV heads, FFN channels and experts survive,
+/// decided from the weights alone, and a streaming writer of the pruned safetensors checkpoint
+/// (optional part: needs nlohmann-json; no Eigen).
+///
+/// Synopsis
+///
+///     checkpoint in = open_checkpoint(dir);                          // nsc/io/safetensors.hpp
+///     auto sel = select_channels(in, space, candidate, {});           // what survives, per layer
+///     auto r = write_pruned_checkpoint(in, space, candidate, config, out_dir, {});
+///     // out_dir: config.json, model-0000i-of-0000N.safetensors, model.safetensors.index.json,
+///     //          nsc_prune.json (the selection), the input's tokenizer / generation files
+///
+/// Families: llama, mistral, qwen2 (q/k/v biases), qwen3 (q_norm / k_norm) and mixtral (MoE),
+/// the names of transformers' checkpoints ("model.layers.<L>.self_attn.q_proj.weight", ...);
+/// any other model_type is refused by name. Every tensor under "model.layers.<L>." must be one
+/// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
+/// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
+/// a missing, unknown or mis-shaped tensor is refused before any file is written:
+/// "nsc::write_pruned_checkpoint: tensor 'model.layers.3.mlp.up_proj.weight': shape [64, 32]
+/// disagrees with the config (expected [96, 32])". Tensors outside the layers (embeddings,
+/// final norm, LM head) are copied as they are: a tied LM head stays tied (absent) and an
+/// untied one is copied.
+///
+/// What survives (criterion `magnitude`, the only one; all from the weights, no data):
+///  * KV heads, K -> k: the K heads are cut into k contiguous groups, group j = KV heads
+///    [floor(j K / k), floor((j + 1) K / k)), and the new KV head j is the mean of the group's
+///    K rows and of its V rows (and biases): the GQA paper's mean-pooling conversion (Ainslie
+///    et al. 2023, section 2), exact when k divides K (groups of K / k), contiguous groups of
+///    floor or ceil(K / k) otherwise. k = K keeps every KV head as it is.
+///  * query heads, H -> h: query head i uses KV head floor(i / G), G = H / K; new group j may take the query heads of its KV heads, and keeps the h / k of
+///    them with the largest importance ||Q_i||_F ||O_i||_F (the Frobenius norms of head i's
+///    head_dim rows of q_proj and head_dim columns of o_proj; ties: the lower index), in their
+///    original order. A group with fewer candidates than h / k is refused (name, numbers).
+///  * FFN channels, F -> w: channel c's importance is ||gate_c|| ||up_c|| ||down_c|| (the
+///    Euclidean norms of row c of gate_proj and up_proj and column c of down_proj; without a
+///    gate, ||up_c|| ||down_c||); the w largest are kept in their original order (ties: lower
+///    index). Mixtral experts: the same per kept expert on w1 (gate), w3 (up), w2 (down).
+///  * experts, E -> E': expert e's importance is ||W1_e||_F ||W3_e||_F ||W2_e||_F (the product
+///    of the Frobenius norms of its three matrices); the E' largest are kept in their original
+///    order and renumbered 0..E'-1, with their rows of the router (block_sparse_moe.gate).
+///    Routing stays top-k over the kept experts: softmax, top-k and renormalisation over the
+///    kept logits equal the original's with the dropped experts' logits at -infinity.
+///  * a removed sublayer (no-op) loses every tensor, its norm included (input_layernorm for
+///    attention, post_attention_layernorm for the FFN).
+/// So the pruned model computes exactly what the original computes with the dropped query
+/// heads' outputs, FFN channels and experts masked and the KV heads of each group replaced by
+/// their mean (tests/reference/check_pruned_checkpoint.py shows it to 1e-5 on the logits).
+///
+/// Data: kept rows and columns are copied byte for byte in the input's dtype; pooled K / V rows
+/// are averaged in double and rounded to the input dtype (F64, F32, F16, BF16; other dtypes
+/// refused for pooling). Memory: a few rows at a time and per-row / per-column norm vectors
+/// (O(max dimension) doubles), never a whole tensor: peak memory is independent of the model
+/// size (README measures it with /usr/bin/time -v). Output files: see nsc/io/safetensors_writer.hpp
+/// (shards of at most settings.shard_bytes, default 5 GB as transformers' save_pretrained).
+/// The output directory must be new or empty.
+#ifndef NSC_IO_PRUNE_CHECKPOINT_HPP
+#define NSC_IO_PRUNE_CHECKPOINT_HPP
+
+#include <nsc/error_handling.hpp>
+#include <nsc/io/safetensors.hpp>
+#include <nsc/io/safetensors_writer.hpp>
+#include <nsc/search/prune_space.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nsc::io {
+
+/// How surviving channels are chosen (the file comment states the rule).
+enum class channel_criterion { magnitude };
+
+inline channel_criterion parse_channel_criterion(std::string_view s) {
+  if (s == "magnitude") return channel_criterion::magnitude;
+  throw_invalid_argument("nsc::parse_channel_criterion", "criterion must be magnitude", s);
+}
+
+/// Options of write_pruned_checkpoint.
+struct prune_checkpoint_settings {
+  std::uint64_t shard_bytes = 5'000'000'000; ///< data per shard at most (a larger tensor alone)
+  channel_criterion criterion = channel_criterion::magnitude;
+  bool copy_tokenizer = true; ///< copy tokenizer / generation files of an input directory
+};
+
+/// What one layer keeps, in indices of the original model.
+struct layer_keep {
+  bool attention = true;                            ///< the attention sublayer is kept
+  std::vector<std::int64_t> q_heads;                ///< query heads, in the pruned order
+  std::vector<std::vector<std::int64_t>> kv_groups; ///< per new KV head: the KV heads averaged
+  bool ffn = true;                                  ///< the FFN sublayer is kept
+  std::vector<std::int64_t> channels;               ///< dense FFN channels kept (ascending)
+  std::vector<std::int64_t> experts;                ///< MoE: experts kept (ascending)
+  std::vector<std::vector<std::int64_t>> expert_channels; ///< MoE: channels per kept expert
+};
+
+/// The selection as JSON (nsc_prune.json): {"criterion", "layers": [{attention: null |
+/// {q_heads, kv_groups}, ffn: null | {channels} | {experts, expert_channels}}]}.
+inline nlohmann::json selection_json(const std::vector<layer_keep>& sel, channel_criterion) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const layer_keep& l : sel) {
+    nlohmann::json a = l.attention ? nlohmann::json{{"q_heads", l.q_heads}, {"kv_groups", l.kv_groups}}
+                                   : nlohmann::json(nullptr);
+    nlohmann::json f = !l.ffn ? nlohmann::json(nullptr)
+                       : l.experts.empty()
+                           ? nlohmann::json{{"channels", l.channels}}
+                           : nlohmann::json{{"experts", l.experts}, {"expert_channels", l.expert_channels}};
+    layers.push_back({{"attention", std::move(a)}, {"ffn", std::move(f)}});
+  }
+  return {{"criterion", "magnitude"}, {"layers", std::move(layers)}};
+}
+
+namespace detail::pc {
+
+inline constexpr std::string_view fn = "nsc::write_pruned_checkpoint";
+
+[[noreturn]] inline void fail(std::string_view rule) { throw_invalid_argument(fn, rule); }
+
+inline std::string shape_text(const std::vector<std::int64_t>& s) {
+  std::string t = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+  return t + "]";
+}
+
+/// The family layout: llama-like dense or mixtral MoE.
+struct family {
+  bool mixtral = false;
+};
+
+inline family find_layout(std::string_view model_type) {
+  for (std::string_view t : {"llama", "mistral", "qwen2", "qwen3"})
+    if (t == model_type) return {false};
+  if (model_type == "mixtral") return {true};
+  fail("model_type '" + excerpt(model_type, 60) +
+       "' has no checkpoint pruning (supported: llama, mistral, qwen2, qwen3, mixtral)");
+}
+
+/// Reads rows of a tensor (as a matrix of rows x cols, a 1-D tensor as n x 1) as raw bytes.
+class tensor_reader {
+public:
+  explicit tensor_reader(const tensor_entry& t) : t_(t), in_(t.file, std::ios::binary) {
+    if (!in_) fail("tensor '" + t.name + "': cannot open " + t.file.string());
+    esize_ = *safetensors_dtype_size(t.dtype);
+    rows_ = t.shape.empty() ? 1 : t.shape[0];
+    cols_ = 1;
+    for (std::size_t i = 1; i < t.shape.size(); ++i) cols_ *= t.shape[i];
+  }
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+  std::uint64_t esize() const { return esize_; }
+  /// Raw bytes of rows [r, r + n) into `buf`.
+  void read_rows(std::int64_t r, std::int64_t n, std::vector<unsigned char>& buf) {
+    const std::uint64_t bytes = std::uint64_t(n) * std::uint64_t(cols_) * esize_;
+    buf.resize(std::size_t(bytes));
+    in_.seekg(std::streamoff(t_.data_start + t_.begin + std::uint64_t(r) * std::uint64_t(cols_) * esize_));
+    in_.read(reinterpret_cast<char*>(buf.data()), std::streamsize(bytes));
+    if (!in_ || in_.gcount() != std::streamsize(bytes))
+      throw std::invalid_argument(std::string(fn) + ": " + t_.file.string() + ": tensor '" + t_.name +
+                                  "': read of rows failed (file truncated or changed since its header was read?)");
+  }
+  /// Rows [r, r + n) in double (row-major).
+  void read_values(std::int64_t r, std::int64_t n, std::vector<double>& out) {
+    read_rows(r, n, raw_);
+    out.resize(std::size_t(n * cols_));
+    convert_tensor_data(raw_.data(), out.size(), t_.dtype, out.data(), t_.file.string(), t_.name);
+  }
+  /// Squared Euclidean norms of every row and every column (streamed, about 1 MiB at a time).
+  void square_norms(std::vector<double>& row, std::vector<double>& col) {
+    row.assign(std::size_t(rows_), 0.0);
+    col.assign(std::size_t(cols_), 0.0);
+    const std::int64_t step = std::max<std::int64_t>(1, std::int64_t((1u << 20) / (std::uint64_t(cols_) * esize_ + 1)));
+    std::vector<double> v;
+    for (std::int64_t r = 0; r < rows_; r += step) {
+      const std::int64_t n = std::min(step, rows_ - r);
+      read_values(r, n, v);
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < cols_; ++j) {
+          const double x = v[std::size_t(i * cols_ + j)];
+          row[std::size_t(r + i)] += x * x;
+          col[std::size_t(j)] += x * x;
+        }
+    }
+  }
+
+private:
+  const tensor_entry& t_;
+  std::ifstream in_;
+  std::uint64_t esize_ = 0;
+  std::int64_t rows_ = 0, cols_ = 0;
+  std::vector<unsigned char> raw_;
+};
+
+/// The `n` largest of `score` (ties: the lower index), ascending.
+inline std::vector<std::int64_t> top_indices(const std::vector<double>& score, std::int64_t n) {
+  std::vector<std::int64_t> idx(score.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::int64_t a, std::int64_t b) { return score[std::size_t(a)] > score[std::size_t(b)]; });
+  idx.resize(std::size_t(std::min<std::int64_t>(n, std::int64_t(idx.size()))));
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+/// One output tensor and how it is made from a source tensor: output row r is the mean of the
+/// source rows rows[r] (all rows as they are when rows is empty), restricted to the columns
+/// cols (all when empty).
+struct tensor_op {
+  written_tensor out;
+  const tensor_entry* src = nullptr;
+  std::vector<std::vector<std::int64_t>> rows;
+  std::vector<std::int64_t> cols;
+};
+
+inline std::vector<std::vector<std::int64_t>> singletons(const std::vector<std::int64_t>& v) {
+  std::vector<std::vector<std::int64_t>> r;
+  for (std::int64_t x : v) r.push_back({x});
+  return r;
+}
+
+/// Row lists of a per-head tensor: head h of `heads` (each a list of source heads averaged)
+/// gives head_dim rows.
+inline std::vector<std::vector<std::int64_t>> head_rows(const std::vector<std::vector<std::int64_t>>& heads,
+                                                        std::int64_t hd) {
+  std::vector<std::vector<std::int64_t>> r;
+  for (const auto& g : heads)
+    for (std::int64_t i = 0; i < hd; ++i) {
+      std::vector<std::int64_t> s;
+      for (std::int64_t h : g) s.push_back(h * hd + i);
+      r.push_back(std::move(s));
+    }
+  return r;
+}
+
+inline std::vector<std::int64_t> head_cols(const std::vector<std::int64_t>& heads, std::int64_t hd) {
+  std::vector<std::int64_t> c;
+  for (std::int64_t h : heads)
+    for (std::int64_t i = 0; i < hd; ++i) c.push_back(h * hd + i);
+  return c;
+}
+
+/// Streams one op's data into the writer.
+inline void run_op(const tensor_op& op, safetensors_file_writer& w) {
+  tensor_reader rd(*op.src);
+  const std::uint64_t es = rd.esize();
+  std::vector<unsigned char> raw, out;
+  if (op.rows.empty() && op.cols.empty()) { // a copy, 1 MiB at a time
+    const std::int64_t step = std::max<std::int64_t>(1, std::int64_t((1u << 20) / (std::uint64_t(rd.cols()) * es + 1)));
+    for (std::int64_t r = 0; r < rd.rows(); r += step) {
+      const std::int64_t n = std::min(step, rd.rows() - r);
+      rd.read_rows(r, n, raw);
+      w.write(raw.data(), raw.size());
+    }
+    return;
+  }
+  const std::int64_t nrows = op.rows.empty() ? rd.rows() : std::int64_t(op.rows.size());
+  const std::int64_t ncols = op.cols.empty() ? rd.cols() : std::int64_t(op.cols.size());
+  out.resize(std::size_t(std::uint64_t(ncols) * es));
+  std::vector<double> acc, vals;
+  for (std::int64_t r = 0; r < nrows; ++r) {
+    const std::vector<std::int64_t> one{r};
+    const std::vector<std::int64_t>& src = op.rows.empty() ? one : op.rows[std::size_t(r)];
+    if (src.size() == 1) { // bytes as stored
+      rd.read_rows(src[0], 1, raw);
+      if (op.cols.empty()) {
+        w.write(raw.data(), raw.size());
+        continue;
+      }
+      for (std::int64_t j = 0; j < ncols; ++j)
+        std::memcpy(out.data() + std::size_t(j) * es, raw.data() + std::size_t(op.cols[std::size_t(j)]) * es, es);
+      w.write(out.data(), out.size());
+      continue;
+    }
+    if (!safetensors_dtype_is_float(op.src->dtype))
+      fail("tensor '" + op.src->name + "': dtype " + op.src->dtype +
+           " cannot be mean-pooled (KV heads are averaged in F64, F32, F16 or BF16)");
+    acc.assign(std::size_t(rd.cols()), 0.0);
+    for (std::int64_t s : src) {
+      rd.read_values(s, 1, vals);
+      for (std::size_t j = 0; j < acc.size(); ++j) acc[j] += vals[j];
+    }
+    vals.resize(std::size_t(ncols));
+    for (std::int64_t j = 0; j < ncols; ++j)
+      vals[std::size_t(j)] = acc[std::size_t(op.cols.empty() ? j : op.cols[std::size_t(j)])] / double(src.size());
+    encode_from_double(op.src->dtype, vals.data(), vals.size(), out.data());
+    w.write(out.data(), out.size());
+  }
+}
+
+/// Parses "model.layers.<L>.<rest>": the layer and the rest, or nullopt.
+inline std::optional<std::pair<std::int64_t, std::string>> layer_of(const std::string& name) {
+  constexpr std::string_view p = "model.layers.";
+  if (name.rfind(p, 0) != 0) return std::nullopt;
+  std::size_t i = p.size();
+  std::int64_t l = 0;
+  const std::size_t start = i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i - start < 9) l = l * 10 + (name[i++] - '0');
+  if (i == start || i >= name.size() || name[i] != '.') return std::nullopt;
+  return std::pair{l, name.substr(i + 1)};
+}
+
+/// Parses "block_sparse_moe.experts.<E>.<w>.weight".
+inline std::optional<std::pair<std::int64_t, std::string>> expert_of(const std::string& rest) {
+  constexpr std::string_view p = "block_sparse_moe.experts.";
+  if (rest.rfind(p, 0) != 0) return std::nullopt;
+  std::size_t i = p.size();
+  const std::size_t start = i;
+  std::int64_t e = 0;
+  while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9' && i - start < 9) e = e * 10 + (rest[i++] - '0');
+  if (i == start || i >= rest.size() || rest[i] != '.') return std::nullopt;
+  return std::pair{e, rest.substr(i + 1)};
+}
+
+/// The tensors of one layer, by the name after the layer prefix.
+using layer_tensors = std::map<std::string, const tensor_entry*>;
+
+} // namespace detail::pc
+
+/// Which heads, KV heads, channels and experts of each layer survive in `c` (the file
+/// comment's rule), from the checkpoint's weights; checks every layer tensor's name and shape
+/// against the space's model first (errors as in the file comment).
+inline std::vector<layer_keep> select_channels(const checkpoint& in, const search::prune_space& space,
+                                               const search::prune_candidate& c,
+                                               const prune_checkpoint_settings& settings = {}) {
+  namespace pc = detail::pc;
+  (void)settings;
+  if (c.layers.size() != space.layers.size())
+    pc::fail("the candidate needs one choice per layer (" + std::to_string(space.layers.size()) + "), got " +
+             std::to_string(c.layers.size()));
+  std::vector<pc::layer_tensors> by_layer(space.layers.size());
+  for (const tensor_entry& t : in.tensors) {
+    const auto lr = pc::layer_of(t.name);
+    if (!lr) continue;
+    if (lr->first >= std::int64_t(space.layers.size()))
+      pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
+               std::to_string(space.layers.size()) + " layers");
+    by_layer[std::size_t(lr->first)][lr->second] = &t;
+  }
+  std::vector<layer_keep> out(space.layers.size());
+  for (std::size_t l = 0; l < space.layers.size(); ++l) {
+    const block_spec& b = space.layers[l].base;
+    const search::prune_layer_choice& ch = c.layers[l];
+    const pc::layer_tensors& lt = by_layer[l];
+    auto need = [&](const std::string& rest) -> const tensor_entry& {
+      const auto it = lt.find(rest);
+      if (it == lt.end())
+        pc::fail("tensor 'model.layers." + std::to_string(l) + "." + rest + "' is missing from the checkpoint");
+      return *it->second;
+    };
+    layer_keep& k = out[l];
+    if (ch.lora_rank != 0) pc::fail("LoRA adapters (the LoNAS space) have no checkpoint: use --space generic");
+    // attention
+    k.attention = !ch.attention_none;
+    if (k.attention) {
+      const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
+      const std::int64_t h = ch.heads > 0 ? ch.heads : H, kk = ch.kv_heads > 0 ? ch.kv_heads : K;
+      if (kk < 1 || kk > K || h % kk != 0)
+        pc::fail("layer " + std::to_string(l) + ": " + std::to_string(kk) + " KV heads from " + std::to_string(K) +
+                 " with " + std::to_string(h) + " query heads cannot be made by pooling (need 1 <= k <= K, k | h)");
+      const std::int64_t G = H / K;
+      for (std::int64_t j = 0; j < kk; ++j) {
+        std::vector<std::int64_t> g;
+        for (std::int64_t x = j * K / kk; x < (j + 1) * K / kk; ++x) g.push_back(x);
+        k.kv_groups.push_back(std::move(g));
+      }
+      std::vector<double> imp(std::size_t(H), 1.0);
+      if (h < H) {
+        std::vector<double> qr, qc, orow, ocol;
+        pc::tensor_reader(need("self_attn.q_proj.weight")).square_norms(qr, qc);
+        pc::tensor_reader(need("self_attn.o_proj.weight")).square_norms(orow, ocol);
+        if (std::int64_t(qr.size()) != H * hd || std::int64_t(ocol.size()) != H * hd)
+          pc::fail("layer " + std::to_string(l) + ": q_proj / o_proj do not have " + std::to_string(H * hd) +
+                   " head rows / columns");
+        for (std::int64_t i = 0; i < H; ++i) {
+          double q = 0, o = 0;
+          for (std::int64_t r = 0; r < hd; ++r) {
+            q += qr[std::size_t(i * hd + r)];
+            o += ocol[std::size_t(i * hd + r)];
+          }
+          imp[std::size_t(i)] = std::sqrt(q) * std::sqrt(o);
+        }
+      }
+      const std::int64_t per = h / kk;
+      for (std::int64_t j = 0; j < kk; ++j) {
+        std::vector<std::int64_t> cand;
+        for (std::int64_t x : k.kv_groups[std::size_t(j)])
+          for (std::int64_t i = x * G; i < (x + 1) * G; ++i) cand.push_back(i);
+        if (std::int64_t(cand.size()) < per)
+          pc::fail("layer " + std::to_string(l) + ": new KV head " + std::to_string(j) + " pools " +
+                   std::to_string(k.kv_groups[std::size_t(j)].size()) + " KV heads with " + std::to_string(cand.size()) +
+                   " query heads, fewer than the " + std::to_string(per) + " it needs (h / k = " + std::to_string(h) +
+                   " / " + std::to_string(kk) + ")");
+        std::vector<double> s;
+        for (std::int64_t i : cand) s.push_back(imp[std::size_t(i)]);
+        for (std::int64_t t : pc::top_indices(s, per)) k.q_heads.push_back(cand[std::size_t(t)]);
+      }
+    }
+    // FFN
+    k.ffn = !ch.ffn_none;
+    if (k.ffn) {
+      const std::int64_t F = b.ffn.d_ff, w = ch.ffn_width > 0 ? ch.ffn_width : F;
+      auto channel_importance = [&](const std::string& gate, const std::string& up, const std::string& down) {
+        std::vector<double> g, u, d, unused, imp(std::size_t(F), 1.0);
+        if (!gate.empty()) pc::tensor_reader(need(gate)).square_norms(g, unused);
+        pc::tensor_reader(need(up)).square_norms(u, unused);
+        pc::tensor_reader(need(down)).square_norms(unused, d);
+        if (std::int64_t(u.size()) != F || std::int64_t(d.size()) != F || (!gate.empty() && std::int64_t(g.size()) != F))
+          pc::fail("layer " + std::to_string(l) + ": FFN matrices do not have " + std::to_string(F) + " channels");
+        for (std::int64_t x = 0; x < F; ++x)
+          imp[std::size_t(x)] = std::sqrt(u[std::size_t(x)]) * std::sqrt(d[std::size_t(x)]) *
+                                (gate.empty() ? 1.0 : std::sqrt(g[std::size_t(x)]));
+        return imp;
+      };
+      std::vector<std::int64_t> all(static_cast<std::size_t>(w));
+      std::iota(all.begin(), all.end(), 0);
+      if (b.ffn.n_experts > 0) {
+        const std::int64_t E = b.ffn.n_experts, e = ch.experts > 0 ? ch.experts : E;
+        auto ename = [](std::int64_t x, const char* m) {
+          return "block_sparse_moe.experts." + std::to_string(x) + "." + m + ".weight";
+        };
+        std::vector<double> imp(std::size_t(E), 1.0);
+        if (e < E)
+          for (std::int64_t x = 0; x < E; ++x) {
+            double p = 1;
+            for (const char* m : {"w1", "w3", "w2"}) {
+              std::vector<double> r, cc;
+              pc::tensor_reader(need(ename(x, m))).square_norms(r, cc);
+              p *= std::sqrt(std::accumulate(r.begin(), r.end(), 0.0));
+            }
+            imp[std::size_t(x)] = p;
+          }
+        k.experts = pc::top_indices(imp, e);
+        for (std::int64_t x : k.experts)
+          k.expert_channels.push_back(w < F ? pc::top_indices(channel_importance(ename(x, "w1"), ename(x, "w3"),
+                                                                                 ename(x, "w2")),
+                                                              w)
+                                            : all);
+      } else {
+        k.channels = w < F ? pc::top_indices(channel_importance(b.ffn.gated ? "mlp.gate_proj.weight" : "",
+                                                                "mlp.up_proj.weight", "mlp.down_proj.weight"),
+                                             w)
+                           : all;
+      }
+    }
+  }
+  return out;
+}
+
+/// Refuses, before any search, a model_type or format write_pruned_checkpoint cannot write
+/// (the same messages).
+inline void check_prune_checkpoint_family(std::string_view model_type, search::prune_format format) {
+  const detail::pc::family fam = detail::pc::find_layout(model_type);
+  if (fam.mixtral && format == search::prune_format::decilm)
+    detail::pc::fail("a mixtral checkpoint cannot be written in the decilm format (its MoE block has no DeciLM weight "
+                     "names nsc knows): use --emit-format per-layer or nsc");
+}
+
+/// Result of write_pruned_checkpoint.
+struct prune_checkpoint_result {
+  std::vector<layer_keep> selection;
+  std::vector<std::filesystem::path> files; ///< every file written
+  std::size_t tensors = 0;                  ///< tensors written
+  std::uint64_t bytes = 0;                  ///< their data bytes
+};
+
+/// Writes the checkpoint of candidate `c` of `space` (built from the config of model_type
+/// `model_type` that `in` holds the weights of) into `out_dir`, with `config` as
+/// out_dir/config.json (nsc::prune_emit_config's, already verified by the caller). See the file
+/// comment for the rules, the errors and the memory.
+inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std::string_view model_type,
+                                                       const search::prune_space& space,
+                                                       const search::prune_candidate& c,
+                                                       const nlohmann::json& config,
+                                                       const std::filesystem::path& out_dir,
+                                                       const prune_checkpoint_settings& settings = {}) {
+  namespace pc = detail::pc;
+  namespace fs = std::filesystem;
+  check_prune_checkpoint_family(model_type, space.settings.format);
+  const pc::family fam = pc::find_layout(model_type);
+  for (std::size_t l = 0; l < space.layers.size(); ++l) {
+    const block_spec& b = space.layers[l].base;
+    if (b.attention.kind != attention_kind::standard || b.ffn.kind != ffn_kind::standard || b.ffn.shared_d_ff > 0 ||
+        b.ffn.router_bias || (b.norm != norm_kind::rmsnorm) || b.n_norms != 2)
+      pc::fail("layer " + std::to_string(l) +
+               " is not a standard attention + FFN block with two RMSNorms (the layouts nsc can slice)");
+    if ((b.ffn.n_experts > 0) != fam.mixtral)
+      pc::fail("layer " + std::to_string(l) + ": the config's FFN kind does not match model_type '" +
+               std::string(model_type) + "'");
+  }
+  // Check every layer tensor (name and shape) before reading any data.
+  std::map<std::string, const tensor_entry*> by_name;
+  for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
+  auto expect = [&](const std::string& name, std::vector<std::int64_t> shape, bool required) {
+    const auto it = by_name.find(name);
+    if (it == by_name.end()) {
+      if (required) pc::fail("tensor '" + name + "' is missing from the checkpoint");
+      return false;
+    }
+    if (it->second->shape != shape)
+      pc::fail("tensor '" + name + "': shape " + pc::shape_text(it->second->shape) +
+               " disagrees with the config (expected " + pc::shape_text(shape) + ")");
+    return true;
+  };
+  std::set<std::string> known; // every layer tensor the layout names
+  for (std::size_t l = 0; l < space.layers.size(); ++l) {
+    const block_spec& b = space.layers[l].base;
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const std::int64_t d = b.attention.d_model, H = b.attention.n_heads, K = b.attention.kv_heads(),
+                       hd = b.attention.head_size(), F = b.ffn.d_ff;
+    auto add = [&](const std::string& rest, std::vector<std::int64_t> shape, bool required) {
+      if (expect(p + rest, std::move(shape), required)) known.insert(p + rest);
+    };
+    add("input_layernorm.weight", {d}, true);
+    add("post_attention_layernorm.weight", {d}, true);
+    add("self_attn.q_proj.weight", {H * hd, d}, true);
+    add("self_attn.k_proj.weight", {K * hd, d}, true);
+    add("self_attn.v_proj.weight", {K * hd, d}, true);
+    add("self_attn.o_proj.weight", {d, H * hd}, true);
+    add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
+    add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
+    add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+    add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
+    add("self_attn.q_norm.weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
+    add("self_attn.k_norm.weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
+    add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
+    if (fam.mixtral) {
+      add("block_sparse_moe.gate.weight", {b.ffn.n_experts, d}, true);
+      for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
+        const std::string x = "block_sparse_moe.experts." + std::to_string(e) + ".";
+        add(x + "w1.weight", {F, d}, true);
+        add(x + "w3.weight", {F, d}, true);
+        add(x + "w2.weight", {d, F}, true);
+      }
+    } else {
+      if (b.ffn.gated) add("mlp.gate_proj.weight", {F, d}, true);
+      add("mlp.up_proj.weight", {F, d}, true);
+      add("mlp.down_proj.weight", {d, F}, true);
+      if (b.ffn.gated) add("mlp.gate_proj.bias", {F}, b.ffn.bias);
+      add("mlp.up_proj.bias", {F}, b.ffn.bias);
+      add("mlp.down_proj.bias", {d}, b.ffn.bias);
+    }
+  }
+  for (const tensor_entry& t : in.tensors)
+    if (pc::layer_of(t.name) && !known.count(t.name))
+      pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
+               ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
+  prune_checkpoint_result res;
+  res.selection = select_channels(in, space, c, settings); // may refuse: before anything is created
+  // The output directory: new or empty.
+  std::error_code ec;
+  if (fs::exists(out_dir, ec)) {
+    if (!fs::is_directory(out_dir, ec)) pc::fail(out_dir.string() + ": the output exists and is not a directory");
+    if (fs::directory_iterator(out_dir, ec) != fs::directory_iterator())
+      pc::fail(out_dir.string() + ": the output directory must be new or empty");
+  } else if (!fs::create_directories(out_dir, ec) || ec) {
+    pc::fail(out_dir.string() + ": cannot create the output directory (" + ec.message() + ")");
+  }
+
+  // The output tensors, in the input's order.
+  std::vector<pc::tensor_op> ops;
+  for (const tensor_entry& t : in.tensors) {
+    pc::tensor_op op;
+    op.src = &t;
+    op.out = {t.name, t.dtype, t.shape};
+    const auto lr = pc::layer_of(t.name);
+    if (!lr) {
+      ops.push_back(std::move(op));
+      continue;
+    }
+    const auto [l, rest] = *lr;
+    const layer_keep& k = res.selection[std::size_t(l)];
+    const block_spec& b = space.layers[std::size_t(l)].base;
+    const std::int64_t hd = b.attention.head_size();
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const bool attn = rest.rfind("self_attn.", 0) == 0 || rest == "input_layernorm.weight";
+    if (attn) {
+      if (!k.attention) continue;
+      std::vector<std::vector<std::int64_t>> qh;
+      for (std::int64_t h : k.q_heads) qh.push_back({h});
+      const std::int64_t nq = std::int64_t(k.q_heads.size()) * hd, nk = std::int64_t(k.kv_groups.size()) * hd;
+      if (rest == "self_attn.q_proj.weight" || rest == "self_attn.q_proj.bias") {
+        op.rows = pc::head_rows(qh, hd);
+        op.out.shape[0] = nq;
+      } else if (rest == "self_attn.k_proj.weight" || rest == "self_attn.k_proj.bias" ||
+                 rest == "self_attn.v_proj.weight" || rest == "self_attn.v_proj.bias") {
+        op.rows = pc::head_rows(k.kv_groups, hd);
+        op.out.shape[0] = nk;
+      } else if (rest == "self_attn.o_proj.weight") {
+        op.cols = pc::head_cols(k.q_heads, hd);
+        op.out.shape[1] = nq;
+      }
+      if (std::int64_t(op.rows.size()) == (t.shape.empty() ? 0 : t.shape[0])) { // identity rows: a copy
+        bool id = true;
+        for (std::size_t r = 0; r < op.rows.size() && id; ++r) id = op.rows[r].size() == 1 && op.rows[r][0] == std::int64_t(r);
+        if (id) op.rows.clear();
+      }
+      if (t.shape.size() == 2 && std::int64_t(op.cols.size()) == t.shape[1]) {
+        bool id = true;
+        for (std::size_t r = 0; r < op.cols.size() && id; ++r) id = op.cols[r] == std::int64_t(r);
+        if (id) op.cols.clear();
+      }
+      ops.push_back(std::move(op));
+      continue;
+    }
+    // FFN side
+    if (!k.ffn) continue;
+    const std::int64_t F = b.ffn.d_ff;
+    auto narrow = [&](const std::vector<std::int64_t>& ch, bool by_rows) {
+      if (std::int64_t(ch.size()) == F) return; // every channel: a copy
+      if (by_rows) {
+        op.rows = pc::singletons(ch);
+        op.out.shape[0] = std::int64_t(ch.size());
+      } else {
+        op.cols = ch;
+        op.out.shape[1] = std::int64_t(ch.size());
+      }
+    };
+    if (fam.mixtral) {
+      if (rest == "block_sparse_moe.gate.weight") {
+        if (std::int64_t(k.experts.size()) != b.ffn.n_experts) {
+          op.rows = pc::singletons(k.experts);
+          op.out.shape[0] = std::int64_t(k.experts.size());
+        }
+      } else if (const auto ex = pc::expert_of(rest)) {
+        const auto it = std::find(k.experts.begin(), k.experts.end(), ex->first);
+        if (it == k.experts.end()) continue;
+        const std::size_t pos = std::size_t(it - k.experts.begin());
+        op.out.name = p + "block_sparse_moe.experts." + std::to_string(pos) + "." + ex->second;
+        narrow(k.expert_channels[pos], ex->second != "w2.weight");
+      }
+    } else if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" || rest == "mlp.gate_proj.bias" ||
+               rest == "mlp.up_proj.bias") {
+      narrow(k.channels, true);
+    } else if (rest == "mlp.down_proj.weight") {
+      narrow(k.channels, false);
+    }
+    ops.push_back(std::move(op));
+  }
+  std::vector<written_tensor> decl;
+  for (const auto& op : ops) decl.push_back(op.out);
+  const shard_plan plan = plan_shards(decl, settings.shard_bytes);
+  for (std::size_t s = 0; s < plan.shards.size(); ++s) {
+    std::vector<written_tensor> sub;
+    for (std::size_t i : plan.shards[s]) sub.push_back(decl[i]);
+    const fs::path f = out_dir / plan.files[s];
+    safetensors_file_writer w(f, std::move(sub));
+    for (std::size_t i : plan.shards[s]) pc::run_op(ops[i], w);
+    w.finish();
+    res.files.push_back(f);
+  }
+  res.tensors = decl.size();
+  res.bytes = plan.total_bytes;
+  auto write_json = [&](const fs::path& f, const nlohmann::json& j) {
+    const std::string text = j.dump(2) + "\n";
+    std::FILE* fp = std::fopen(f.string().c_str(), "wb");
+    if (!fp) throw std::runtime_error(std::string(pc::fn) + ": cannot open " + f.string() + " for writing");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), fp) == text.size();
+    const bool ok_close = std::fclose(fp) == 0;
+    if (!ok || !ok_close) throw std::runtime_error(std::string(pc::fn) + ": writing " + f.string() + " failed");
+    res.files.push_back(f);
+  };
+  write_json(out_dir / "model.safetensors.index.json", safetensors_index(decl, plan));
+  write_json(out_dir / "config.json", config);
+  write_json(out_dir / "nsc_prune.json", selection_json(res.selection, settings.criterion));
+  if (settings.copy_tokenizer && fs::is_directory(in.root, ec))
+    for (const char* name : {"tokenizer.json", "tokenizer_config.json", "tokenizer.model", "special_tokens_map.json",
+                             "generation_config.json", "vocab.json", "merges.txt"}) {
+      const fs::path src = in.root / name;
+      if (!fs::is_regular_file(src, ec)) continue;
+      fs::copy_file(src, out_dir / name, ec);
+      if (ec) throw std::runtime_error(std::string(pc::fn) + ": copying " + src.string() + " failed: " + ec.message());
+      res.files.push_back(out_dir / name);
+    }
+  return res;
+}
+
+} // namespace nsc::io
+
+#endif // NSC_IO_PRUNE_CHECKPOINT_HPP

@@ -1,0 +1,40 @@
+# `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
+# checkpoints of llama, qwen3 and mixtral in every emit format, read back by nsc score and shown
+# equal to the masked original by an independent numpy forward pass (tests/reference/
+# check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
+# the refusals of bad input. The llama.cpp check is opt-in (label engine; README).
+set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
+add_test(NAME cli:prune_checkpoint_reference
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
+          ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "9 cases, 0 failures")
+add_test(NAME cli:prune_checkpoint_llama_cpp
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
+          ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
+set_tests_properties(cli:prune_checkpoint_llama_cpp PROPERTIES SKIP_RETURN_CODE 77 LABELS engine)
+
+set(_pc tests/data/prune_ckpt)
+nsc_cli_test(prune_checkpoint_needs_weights
+  ARGS prune ${_pc}/llama/config.json --space generic --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "--weights CKPT and --emit-checkpoint OUT go together [(]got only --emit-checkpoint[)]")
+nsc_cli_test(prune_checkpoint_needs_generic
+  ARGS prune ${_pc}/llama/config.json --space lonas --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "--weights / --emit-checkpoint need --space generic")
+nsc_cli_test(prune_checkpoint_shape_disagrees
+  ARGS prune ${_pc}/qwen3/config.json --space generic --emit-format per-layer --weights ${_pc}/llama
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "nsc::write_pruned_checkpoint: tensor 'model.layers.0.input_layernorm.weight': shape [[]64[]] disagrees with the config [(]expected [[]48[]][)]")
+nsc_cli_test(prune_checkpoint_family_refused
+  ARGS prune examples/configs/gemma-2b.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "model_type 'gemma' has no checkpoint pruning [(]supported: llama, mistral, qwen2, qwen3, mixtral[)]")
+nsc_cli_test(prune_checkpoint_mixtral_decilm_refused
+  ARGS prune ${_pc}/mixtral/config.json --space generic --emit-format decilm --weights ${_pc}/mixtral
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "a mixtral checkpoint cannot be written in the decilm format")
+nsc_cli_test(prune_checkpoint_output_not_empty
+  ARGS prune ${_pc}/llama/config.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_pc}/qwen3
+  PASS "tests/data/prune_ckpt/qwen3: the output directory must be new or empty")
+nsc_cli_test(prune_checkpoint_missing_tensor
+  ARGS prune ${_pc}/llama/config.json --space generic --weights ${_pc}/llama/model-00001-of-00002.safetensors
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "tensor 'model.layers.[0-9]+[.][a-z_.]+' is missing from the checkpoint")

@@ -1,0 +1,369 @@
+#!/usr/bin/python3
+"""Independent check of a checkpoint written by `nsc prune ... --weights ORIG --emit-checkpoint OUT`.
+
+Usage: /usr/bin/python3 check_pruned_checkpoint.py ORIG_DIR OUT_DIR [--tol 1e-5] [--tokens N]
+
+Nothing here comes from nsc but the files under test. The script
+ 1. reads both checkpoints with its own safetensors reader and the emitted config.json (the
+    per-layer_config, DeciLM block_configs or nsc intermediate_sizes formats) to get every
+    layer's query heads h, KV heads k, FFN width w, experts e, or a removed sublayer;
+ 2. recomputes from the original weights which query heads, KV groups, FFN channels and
+    experts survive by the documented magnitude criterion (README "Pruned checkpoints":
+    ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the product
+    of the Frobenius norms per expert, contiguous KV groups mean-pooled) and requires
+    OUT/nsc_prune.json and every emitted tensor to agree (kept rows / columns bit-exact, pooled
+    K / V rows to float32 rounding);
+ 3. runs its own numpy forward pass (float64; llama / qwen3 / mixtral blocks: RMSNorm, RoPE,
+    q_norm / k_norm, GQA causal attention, SwiGLU, top-k routing) of the emitted model and of
+    the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
+    replaced by its group's mean, and requires the logits to agree to --tol (absolute).
+Exit 0 with a one-line summary, 1 with the first disagreement.
+"""
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+
+def read_safetensors_dir(d):
+    files = [f for f in sorted(os.listdir(d)) if f.endswith(".safetensors")]
+    out = {}
+    for fn in files:
+        with open(os.path.join(d, fn), "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            h = json.loads(f.read(n))
+            buf = f.read()
+        for name, e in h.items():
+            if name == "__metadata__":
+                continue
+            assert e["dtype"] == "F32", (fn, name, e["dtype"])
+            b, en = e["data_offsets"]
+            out[name] = np.frombuffer(buf[b:en], dtype="<f4").reshape(e["shape"]).astype(np.float64)
+    return out
+
+
+def layer_shapes(cfg):
+    """Per layer: dict(h, k, hd, w, e) with h = None (attention removed) or w = None (FFN removed)."""
+    d, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    K = cfg.get("num_key_value_heads", H)
+    hd = cfg.get("head_dim") or d // H
+    L = cfg["num_hidden_layers"]
+    E = cfg.get("num_local_experts", 0)
+    F = cfg.get("intermediate_size")
+    out = []
+    for i in range(L):
+        s = {"h": H, "k": K, "hd": hd, "w": F, "e": E}
+        if "block_configs" in cfg:
+            b = cfg["block_configs"][i]
+            a, f = b["attention"], b["ffn"]
+            s["h"] = None if a["no_op"] else H
+            s["k"] = None if a["no_op"] else H // a["n_heads_in_group"]
+            if f["no_op"]:
+                s["w"] = None
+            elif f.get("intermediate_size") is not None:
+                s["w"] = f["intermediate_size"]
+            else:
+                x = int(2 * f["ffn_mult"] * d / 3)
+                s["w"] = x if x % 256 == 0 else x + 256 - x % 256
+        if "intermediate_sizes" in cfg:
+            s["w"] = cfg["intermediate_sizes"][i]
+            if "expert_counts" in cfg:
+                s["e"] = cfg["expert_counts"][i]
+        p = cfg.get("per_layer_config", {}).get(str(i), {})
+        s["h"] = p.get("num_attention_heads", s["h"])
+        s["k"] = p.get("num_key_value_heads", s["k"])
+        s["hd"] = p.get("head_dim", s["hd"])
+        s["w"] = p.get("intermediate_size", s["w"])
+        s["e"] = p.get("num_local_experts", s["e"])
+        if "attention" in p.get("skip", []):
+            s["h"] = None
+        if "mlp" in p.get("skip", []):
+            s["w"] = None
+        out.append(s)
+    return out
+
+
+def top(score, n):
+    """The n largest (ties: lower index), ascending."""
+    idx = sorted(range(len(score)), key=lambda i: (-score[i], i))[:n]
+    return sorted(idx)
+
+
+def select(orig_cfg, W, shapes):
+    """The documented magnitude criterion, from the original weights."""
+    d, H = orig_cfg["hidden_size"], orig_cfg["num_attention_heads"]
+    K = orig_cfg.get("num_key_value_heads", H)
+    hd = orig_cfg.get("head_dim") or d // H
+    G = H // K
+    F = orig_cfg["intermediate_size"]
+    E = orig_cfg.get("num_local_experts", 0)
+    sel = []
+    for l, s in enumerate(shapes):
+        p = f"model.layers.{l}."
+        layer = {"attention": None, "ffn": None}
+        if s["h"] is not None:
+            h, k = s["h"], s["k"]
+            groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
+            q, o = W[p + "self_attn.q_proj.weight"], W[p + "self_attn.o_proj.weight"]
+            imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
+            heads = []
+            for g in groups:
+                cand = [i for x in g for i in range(x * G, (x + 1) * G)]
+                heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
+            layer["attention"] = {"q_heads": heads, "kv_groups": groups}
+        if s["w"] is not None:
+            def chan(gate, up, down):
+                return list(np.linalg.norm(gate, axis=1) * np.linalg.norm(up, axis=1) * np.linalg.norm(down, axis=0))
+            if E:
+                x = lambda e, m: W[p + f"block_sparse_moe.experts.{e}.{m}.weight"]
+                eimp = [np.linalg.norm(x(e, "w1")) * np.linalg.norm(x(e, "w3")) * np.linalg.norm(x(e, "w2")) for e in range(E)]
+                ex = top(eimp, s["e"])
+                layer["ffn"] = {"experts": ex,
+                                "expert_channels": [top(chan(x(e, "w1"), x(e, "w3"), x(e, "w2")), s["w"]) for e in ex]}
+            else:
+                layer["ffn"] = {"channels": top(chan(W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"],
+                                                     W[p + "mlp.down_proj.weight"]), s["w"])}
+        sel.append(layer)
+    return sel
+
+
+def rmsnorm(x, w, eps):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
+
+
+def rope(x, theta):  # x: (T, n, hd); transformers' rotate_half convention
+    T, _, hd = x.shape
+    inv = 1.0 / theta ** (np.arange(0, hd, 2) / hd)
+    f = np.outer(np.arange(T), inv)
+    emb = np.concatenate([f, f], axis=-1)
+    cos, sin = np.cos(emb)[:, None, :], np.sin(emb)[:, None, :]
+    x1, x2 = x[..., :hd // 2], x[..., hd // 2:]
+    return x * cos + np.concatenate([-x2, x1], axis=-1) * sin
+
+
+def silu(x):
+    return x / (1 + np.exp(-x))
+
+
+def forward(cfg, W, layers, tokens):
+    """layers[l]: dict(attn=None | dict(H, K, hd, q, k, v, o, qn, kn, head_mask),
+    ffn=None | dict(gate, up, down, mask) | dict(router, experts=[(w1, w3, w2, mask)], expert_mask, top_k))."""
+    eps, theta = cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
+    x = W["model.embed_tokens.weight"][tokens]
+    T = len(tokens)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    for l, ly in enumerate(layers):
+        p = f"model.layers.{l}."
+        a = ly["attn"]
+        if a is not None:
+            hh = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            H, K, hd = a["H"], a["K"], a["hd"]
+            q = (hh @ a["q"].T).reshape(T, H, hd)
+            k = (hh @ a["k"].T).reshape(T, K, hd)
+            v = (hh @ a["v"].T).reshape(T, K, hd)
+            if a["qn"] is not None:
+                q, k = rmsnorm(q, a["qn"], eps), rmsnorm(k, a["kn"], eps)
+            q, k = rope(q, theta), rope(k, theta)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                j = i // (H // K)
+                s = q[:, i] @ k[:, j].T / np.sqrt(hd) + causal
+                s = np.exp(s - s.max(axis=1, keepdims=True))
+                out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
+            x = x + out.reshape(T, H * hd) @ a["o"].T
+        f = ly["ffn"]
+        if f is not None:
+            hh = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+            if "router" in f:
+                logits = hh @ f["router"].T + np.where(f["expert_mask"] > 0, 0.0, -np.inf)
+                pr = np.exp(logits - logits.max(axis=1, keepdims=True))
+                pr /= pr.sum(axis=1, keepdims=True)
+                y = np.zeros_like(x)
+                for t in range(T):
+                    sel = sorted(range(len(pr[t])), key=lambda e: (-pr[t][e], e))[:f["top_k"]]
+                    wsum = sum(pr[t][e] for e in sel)
+                    for e in sel:
+                        w1, w3, w2, m = f["experts"][e]
+                        y[t] += pr[t][e] / wsum * ((silu(hh[t] @ w1.T) * (hh[t] @ w3.T) * m) @ w2.T)
+                x = x + y
+            else:
+                x = x + ((silu(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
+    x = rmsnorm(x, W["model.norm.weight"], eps)
+    head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
+    return x @ head.T
+
+
+def emitted_layers(cfg, W, shapes):
+    out = []
+    for l, s in enumerate(shapes):
+        p = f"model.layers.{l}."
+        a = f = None
+        if s["h"] is not None:
+            a = dict(H=s["h"], K=s["k"], hd=s["hd"], q=W[p + "self_attn.q_proj.weight"], k=W[p + "self_attn.k_proj.weight"],
+                     v=W[p + "self_attn.v_proj.weight"], o=W[p + "self_attn.o_proj.weight"],
+                     qn=W.get(p + "self_attn.q_norm.weight"), kn=W.get(p + "self_attn.k_norm.weight"),
+                     head_mask=np.ones(s["h"]))
+        if s["w"] is not None:
+            if s["e"]:
+                ex = [(W[p + f"block_sparse_moe.experts.{e}.w1.weight"], W[p + f"block_sparse_moe.experts.{e}.w3.weight"],
+                       W[p + f"block_sparse_moe.experts.{e}.w2.weight"], np.ones(s["w"])) for e in range(s["e"])]
+                f = dict(router=W[p + "block_sparse_moe.gate.weight"], experts=ex, expert_mask=np.ones(s["e"]),
+                         top_k=cfg["num_experts_per_tok"])
+            else:
+                f = dict(gate=W[p + "mlp.gate_proj.weight"], up=W[p + "mlp.up_proj.weight"], down=W[p + "mlp.down_proj.weight"],
+                         mask=np.ones(s["w"]))
+        out.append({"attn": a, "ffn": f})
+    return out
+
+
+def masked_layers(cfg, W, sel):
+    """The original model, dropped heads / channels / experts masked, KV heads group-pooled."""
+    d, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    K = cfg.get("num_key_value_heads", H)
+    hd = cfg.get("head_dim") or d // H
+    F, E = cfg["intermediate_size"], cfg.get("num_local_experts", 0)
+    out = []
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        a = f = None
+        if s["attention"] is not None:
+            k, v = W[p + "self_attn.k_proj.weight"].copy(), W[p + "self_attn.v_proj.weight"].copy()
+            for g in s["attention"]["kv_groups"]:
+                for m in (k, v):
+                    mean = np.mean([m[x * hd:(x + 1) * hd] for x in g], axis=0)
+                    for x in g:
+                        m[x * hd:(x + 1) * hd] = mean
+            hm = np.zeros(H)
+            hm[s["attention"]["q_heads"]] = 1
+            a = dict(H=H, K=K, hd=hd, q=W[p + "self_attn.q_proj.weight"], k=k, v=v, o=W[p + "self_attn.o_proj.weight"],
+                     qn=W.get(p + "self_attn.q_norm.weight"), kn=W.get(p + "self_attn.k_norm.weight"), head_mask=hm)
+        if s["ffn"] is not None:
+            if E:
+                em = np.zeros(E)
+                em[s["ffn"]["experts"]] = 1
+                ex = []
+                for e in range(E):
+                    m = np.zeros(F)
+                    if e in s["ffn"]["experts"]:
+                        m[s["ffn"]["expert_channels"][s["ffn"]["experts"].index(e)]] = 1
+                    ex.append((W[p + f"block_sparse_moe.experts.{e}.w1.weight"], W[p + f"block_sparse_moe.experts.{e}.w3.weight"],
+                               W[p + f"block_sparse_moe.experts.{e}.w2.weight"], m))
+                f = dict(router=W[p + "block_sparse_moe.gate.weight"], experts=ex, expert_mask=em,
+                         top_k=cfg["num_experts_per_tok"])
+            else:
+                m = np.zeros(F)
+                m[s["ffn"]["channels"]] = 1
+                f = dict(gate=W[p + "mlp.gate_proj.weight"], up=W[p + "mlp.up_proj.weight"], down=W[p + "mlp.down_proj.weight"],
+                         mask=m)
+        out.append({"attn": a, "ffn": f})
+    return out
+
+
+def check_tensors(Wo, We, sel, cfg):
+    """Every emitted tensor equals its slice of the original (pooled K / V: the mean, float32)."""
+    d, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    hd = cfg.get("head_dim") or d // H
+    expect = {}
+    for n, t in Wo.items():
+        if not n.startswith("model.layers."):
+            expect[n] = t
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        if s["attention"] is not None:
+            a = s["attention"]
+            qr = [h * hd + r for h in a["q_heads"] for r in range(hd)]
+            expect[p + "input_layernorm.weight"] = Wo[p + "input_layernorm.weight"]
+            expect[p + "self_attn.q_proj.weight"] = Wo[p + "self_attn.q_proj.weight"][qr]
+            expect[p + "self_attn.o_proj.weight"] = Wo[p + "self_attn.o_proj.weight"][:, qr]
+            for m in ("k_proj", "v_proj"):
+                w = Wo[p + f"self_attn.{m}.weight"]
+                expect[p + f"self_attn.{m}.weight"] = np.concatenate(
+                    [np.mean([w[x * hd:(x + 1) * hd] for x in g], axis=0) for g in a["kv_groups"]]).astype(np.float32)
+            for m in ("q_norm", "k_norm"):
+                if p + f"self_attn.{m}.weight" in Wo:
+                    expect[p + f"self_attn.{m}.weight"] = Wo[p + f"self_attn.{m}.weight"]
+        if s["ffn"] is not None:
+            f = s["ffn"]
+            expect[p + "post_attention_layernorm.weight"] = Wo[p + "post_attention_layernorm.weight"]
+            if "experts" in f:
+                expect[p + "block_sparse_moe.gate.weight"] = Wo[p + "block_sparse_moe.gate.weight"][f["experts"]]
+                for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
+                    x = p + f"block_sparse_moe.experts.{e}."
+                    y = p + f"block_sparse_moe.experts.{i}."
+                    expect[y + "w1.weight"] = Wo[x + "w1.weight"][ch]
+                    expect[y + "w3.weight"] = Wo[x + "w3.weight"][ch]
+                    expect[y + "w2.weight"] = Wo[x + "w2.weight"][:, ch]
+            else:
+                ch = f["channels"]
+                expect[p + "mlp.gate_proj.weight"] = Wo[p + "mlp.gate_proj.weight"][ch]
+                expect[p + "mlp.up_proj.weight"] = Wo[p + "mlp.up_proj.weight"][ch]
+                expect[p + "mlp.down_proj.weight"] = Wo[p + "mlp.down_proj.weight"][:, ch]
+    if set(expect) != set(We):
+        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
+    for n, t in expect.items():
+        if t.shape != We[n].shape:
+            return f"{n}: shape {We[n].shape}, expected {t.shape}"
+        if not np.array_equal(np.asarray(t, dtype=np.float32), np.asarray(We[n], dtype=np.float32)):
+            return f"{n}: values differ (max {np.max(np.abs(t - We[n]))})"
+    return None
+
+
+def main():
+    args = sys.argv[1:]
+    tol, ntok = 1e-5, 16
+    if "--tol" in args:
+        i = args.index("--tol")
+        tol = float(args[i + 1])
+        del args[i:i + 2]
+    if "--tokens" in args:
+        i = args.index("--tokens")
+        ntok = int(args[i + 1])
+        del args[i:i + 2]
+    orig, out = args
+    ocfg = json.load(open(os.path.join(orig, "config.json")))
+    ecfg = json.load(open(os.path.join(out, "config.json")))
+    Wo, We = read_safetensors_dir(orig), read_safetensors_dir(out)
+    shapes = layer_shapes(ecfg)
+    sel = select(ocfg, Wo, shapes)
+    reported = json.load(open(os.path.join(out, "nsc_prune.json")))["layers"]
+    if reported != sel:
+        for l, (a, b) in enumerate(zip(reported, sel)):
+            if a != b:
+                print(f"FAIL: layer {l}: nsc_prune.json says {a}, the criterion gives {b}")
+                return 1
+        print("FAIL: nsc_prune.json has a different number of layers")
+        return 1
+    bad = check_tensors(Wo, We, sel, ocfg)
+    if bad:
+        print("FAIL: " + bad)
+        return 1
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le = forward(ecfg, We, emitted_layers(ocfg, We, shapes), tokens)
+    lm = forward(ocfg, Wo, masked_layers(ocfg, Wo, sel), tokens)
+    full = [{"attention": {"q_heads": list(range(ocfg["num_attention_heads"])),
+                           "kv_groups": [[x] for x in range(ocfg.get("num_key_value_heads", ocfg["num_attention_heads"]))]},
+             "ffn": ({"experts": list(range(ocfg["num_local_experts"])),
+                      "expert_channels": [list(range(ocfg["intermediate_size"]))] * ocfg["num_local_experts"]}
+                     if ocfg.get("num_local_experts") else {"channels": list(range(ocfg["intermediate_size"]))})}
+            for _ in shapes]
+    lu = forward(ocfg, Wo, masked_layers(ocfg, Wo, full), tokens)
+    err = float(np.max(np.abs(le - lm)))
+    moved = float(np.max(np.abs(lm - lu)))
+    kept = sum(1 for s in shapes if s["h"] is not None), sum(1 for s in shapes if s["w"] is not None)
+    print(f"{ocfg['model_type']}: {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+          f"{sum(t.size for t in We.values())} weights, attention kept in {kept[0]} / FFN in {kept[1]} of {len(shapes)} layers; "
+          f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
+          f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
+    if not err <= tol:
+        print("FAIL: the emitted checkpoint does not compute the masked original")
+        return 1
+    if not moved > 100 * tol:
+        print("FAIL: pruning did not change the model (the test would not see a wrong mask)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

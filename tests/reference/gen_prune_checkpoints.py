@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Tiny random checkpoints of three families for the pruned-checkpoint tests (numpy only).
+
+Writes tests/data/prune_ckpt/{llama,qwen3,mixtral}/: config.json and the weights in F32 under
+transformers' tensor names, written by this script's own safetensors writer (independent of
+nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
+with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
+lm_head.weight), mixtral as a directory of one file without an index.
+
+Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
+"""
+import json
+import os
+import struct
+
+import numpy as np
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "prune_ckpt")
+
+
+def write_safetensors(path, tensors):
+    """tensors: list of (name, float32 array) in file order."""
+    header, off = {"__metadata__": {"format": "pt"}}, 0
+    for name, a in tensors:
+        n = a.size * 4
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [off, off + n]}
+        off += n
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - (8 + len(h)) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for _, a in tensors:
+            f.write(np.ascontiguousarray(a, dtype="<f4").tobytes())
+
+
+def model(cfg, rng):
+    d, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    K, hd = cfg["num_key_value_heads"], cfg.get("head_dim", d // H)
+    F, V, L = cfg["intermediate_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
+
+    def w(*shape, s=None):  # varied scales so that the importances differ
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+    for l in range(L):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", norm(d)),
+              (p + "self_attn.q_proj.weight", w(H * hd, d)),
+              (p + "self_attn.k_proj.weight", w(K * hd, d)),
+              (p + "self_attn.v_proj.weight", w(K * hd, d)),
+              (p + "self_attn.o_proj.weight", w(d, H * hd))]
+        if cfg["model_type"] == "qwen3":
+            t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
+        t += [(p + "post_attention_layernorm.weight", norm(d))]
+        if cfg["model_type"] == "mixtral":
+            E = cfg["num_local_experts"]
+            t += [(p + "block_sparse_moe.gate.weight", w(E, d, s=1.0))]
+            for e in range(E):
+                x = p + f"block_sparse_moe.experts.{e}."
+                t += [(x + "w1.weight", w(F, d)), (x + "w2.weight", w(d, F)), (x + "w3.weight", w(F, d))]
+        else:
+            t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)),
+                  (p + "mlp.down_proj.weight", w(d, F))]
+    t += [("model.norm.weight", norm(d))]
+    if not cfg.get("tie_word_embeddings", False):
+        t += [("lm_head.weight", w(V, d))]
+    return t
+
+
+CONFIGS = {
+    "llama": {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+              "num_attention_heads": 8, "num_key_value_heads": 4, "intermediate_size": 96,
+              "num_hidden_layers": 3, "vocab_size": 97, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+              "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
+              "attention_bias": False, "mlp_bias": False, "torch_dtype": "float32"},
+    "qwen3": {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 48,
+              "num_attention_heads": 6, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 80,
+              "num_hidden_layers": 3, "vocab_size": 89, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+              "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": True,
+              "attention_bias": False, "torch_dtype": "float32"},
+    "mixtral": {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 32,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+                "num_local_experts": 6, "num_experts_per_tok": 2, "num_hidden_layers": 2, "vocab_size": 71,
+                "rms_norm_eps": 1e-5, "rope_theta": 1000000.0, "max_position_embeddings": 128,
+                "hidden_act": "silu", "tie_word_embeddings": False, "sliding_window": None,
+                "torch_dtype": "float32"},
+}
+
+
+def main():
+    rng = np.random.default_rng(19)
+    for name, cfg in CONFIGS.items():
+        d = os.path.join(ROOT, name)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(cfg, f, indent=2)
+            f.write("\n")
+        t = model(cfg, rng)
+        if name == "llama":  # two shards and an index
+            half = len(t) // 2
+            files = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
+            write_safetensors(os.path.join(d, files[0]), t[:half])
+            write_safetensors(os.path.join(d, files[1]), t[half:])
+            wm = {n: files[0] for n, _ in t[:half]}
+            wm.update({n: files[1] for n, _ in t[half:]})
+            total = sum(a.size * 4 for _, a in t)
+            with open(os.path.join(d, "model.safetensors.index.json"), "w") as f:
+                json.dump({"metadata": {"total_size": total}, "weight_map": wm}, f, indent=2)
+                f.write("\n")
+        else:
+            write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Writes a random BF16 safetensors checkpoint with the shapes of a Hugging Face llama config
+(default examples/configs/llama-3-8b.json: 8.03e9 parameters, 16 GB), sharded like the hub's
+(about 5 GB per file, with model.safetensors.index.json), for timing and memory measurements of
+`nsc prune --weights ... --emit-checkpoint` and `nsc weights` at real size. Never commit the
+output.
+
+Usage: /usr/bin/python3 make_synthetic_checkpoint.py OUT_DIR [CONFIG.json]
+
+Entries: windows of one pool of 2^27 N(0, 0.02^2) values (float32 truncated to BF16, seed 8)
+at a random start per tensor; norms 1.
+"""
+import json
+import os
+import shutil
+import struct
+import sys
+import zlib
+
+import numpy as np
+
+
+POOL = None
+
+
+def main():
+    global POOL
+    POOL = ((np.random.default_rng(8).standard_normal(1 << 27, dtype=np.float32) * np.float32(0.02)).view(np.uint32) >> 16).astype("<u2")
+    out = sys.argv[1]
+    cfg_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "examples", "configs", "llama-3-8b.json")
+    cfg = json.load(open(cfg_path))
+    d, H, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
+    K, F, V = cfg.get("num_key_value_heads", H), cfg["intermediate_size"], cfg["vocab_size"]
+    hd = cfg.get("head_dim") or d // H
+    t = [("model.embed_tokens.weight", (V, d))]
+    for l in range(L):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", (d,)), (p + "self_attn.q_proj.weight", (H * hd, d)),
+              (p + "self_attn.k_proj.weight", (K * hd, d)), (p + "self_attn.v_proj.weight", (K * hd, d)),
+              (p + "self_attn.o_proj.weight", (d, H * hd)), (p + "post_attention_layernorm.weight", (d,)),
+              (p + "mlp.gate_proj.weight", (F, d)), (p + "mlp.up_proj.weight", (F, d)),
+              (p + "mlp.down_proj.weight", (d, F))]
+    t += [("model.norm.weight", (d,))]
+    if not cfg.get("tie_word_embeddings", False):
+        t += [("lm_head.weight", (V, d))]
+    shards, cur, size = [], [], 0
+    for name, shape in t:
+        b = int(np.prod(shape)) * 2
+        if cur and size + b > 5_000_000_000:
+            shards.append(cur)
+            cur, size = [], 0
+        cur.append((name, shape))
+        size += b
+    shards.append(cur)
+    os.makedirs(out, exist_ok=True)
+    shutil.copy(cfg_path, os.path.join(out, "config.json"))
+    wm, total = {}, 0
+    for i, sh in enumerate(shards):
+        fn = f"model-{i + 1:05d}-of-{len(shards):05d}.safetensors"
+        header, off = {"__metadata__": {"format": "pt"}}, 0
+        for name, shape in sh:
+            n = int(np.prod(shape)) * 2
+            header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [off, off + n]}
+            off += n
+            wm[name] = fn
+        total += off
+        h = json.dumps(header).encode()
+        h += b" " * ((8 - (8 + len(h)) % 8) % 8)
+        with open(os.path.join(out, fn), "wb") as f:
+            f.write(struct.pack("<Q", len(h)) + h)
+            for name, shape in sh:
+                n = int(np.prod(shape))
+                if len(shape) == 1:
+                    f.write(np.full(n, 0x3F80, dtype="<u2").tobytes())  # BF16 1.0
+                    continue
+                # windows of one 2^27-entry pool at a per-tensor random start (fast to write: the
+                # timings and memory measured do not depend on the values)
+                start = int(np.random.default_rng([8, zlib.crc32(name.encode())]).integers(0, POOL.size))
+                for s in range(0, n, 1 << 24):
+                    k = min(1 << 24, n - s)
+                    i = (start + s) % (POOL.size - k)
+                    f.write(POOL[i:i + k].tobytes())
+        print(fn, off, "bytes", flush=True)
+    json.dump({"metadata": {"total_size": total}, "weight_map": wm}, open(os.path.join(out, "model.safetensors.index.json"), "w"))
+
+
+if __name__ == "__main__":
+    main()
