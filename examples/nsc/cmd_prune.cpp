@@ -409,8 +409,8 @@ int run_generic(const prune_args& a) {
   double ckpt_secs = 0;
   if (!a.emit_checkpoint.empty()) { // the weights of the chosen model (nsc/io/prune_checkpoint.hpp)
     const auto c0 = std::chrono::steady_clock::now();
-    const nlohmann::json cfg = nsc::prune_emit_config(raw, space, b);
-    nsc::prune_verify_config(cfg, space, b);
+    const nlohmann::json cfg = a.uniform ? nsc::prune_emit_uniform_config(raw, space, b) : nsc::prune_emit_config(raw, space, b);
+    nsc::prune_verify_config(cfg, space, b, a.uniform ? own : std::string());
     nsc::io::prune_checkpoint_settings cs;
     cs.shard_bytes = std::uint64_t(a.shard_size);
     cs.criterion = nsc::io::parse_channel_criterion(a.criterion);
@@ -571,6 +571,15 @@ int run_generic(const prune_args& a) {
   }
   if (!a.emit_config.empty())
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
+                out_name.c_str());
+  for (const auto& [e, v] : loads.items()) std::printf("loads    %s: %s\n", e.c_str(), v.get<std::string>().c_str());
+  if (ckpt)
+    std::printf("weights  %s/ (%zu tensors, %s bytes in %zu shard(s) + index, config.json, nsc_prune.json: the heads, "
+                "channels and experts kept, by %s importance) in %s\n",
+                a.emit_checkpoint.c_str(), ckpt->tensors, grouped(std::int64_t(ckpt->bytes)).c_str(),
+                std::size_t(std::count_if(ckpt->files.begin(), ckpt->files.end(),
+                                          [](const auto& f) { return f.extension() == ".safetensors"; })),
+                a.criterion.c_str(), time_text(ckpt_secs).c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
   std::printf("defaults FFN floor max(--min-ffn %lld, --min-ffn-ratio %s x the layer's width); KV heads >= %lld; no-op sublayers %s; "
               "tp %lld, ep %lld%s\n",
