@@ -90,6 +90,18 @@ nsc_cli_test(score_smollm3_nope
 nsc_cli_test(score_granite
   ARGS score examples/configs/granite-3.3-8b-instruct.json --json
   PASS "\"params_total\":8170864640")
+nsc_cli_test(score_glm45_air_mtp
+  ARGS score examples/configs/glm-4.5-air.json --json --mtp
+  PASS "\"params_total\":109227310848")
+nsc_cli_test(score_minimax_m27_fp8
+  ARGS score examples/configs/minimax-m2.7.json --json
+  PASS "\"params_active\":11030553088,\"params_non_embedding\":[0-9]+,\"params_total\":228689764864,.*\"weight_bytes\":230024081408,\"weight_dtype\":\"fp8\"")
+nsc_cli_test(score_phimoe
+  ARGS score examples/configs/phi-3.5-moe-instruct.json --json
+  PASS "\"params_active\":6640999744,\"params_non_embedding\":[0-9]+,\"params_total\":41873153344")
+nsc_cli_test(score_olmoe
+  ARGS score examples/configs/olmoe-1b-7b-0924-instruct.json --json
+  PASS "\"params_active\":1282017280,\"params_non_embedding\":[0-9]+,\"params_total\":6919161856")
 nsc_cli_test(score_families_in_help
   ARGS score --help
   PASS "kimi_k2, granite, granitemoe, smollm3")

@@ -541,7 +541,7 @@ QUANT_CASES = {
     "deepseek-v3": dict(bits=8, pack="elements", block=(128, 128), scale=4, roles=ALL_MATS),
     "kimi-k2-instruct": dict(bits=8, pack="elements", block=(128, 128), scale=4, roles=ALL_MATS),
     # MiniMax-M2: fp8 blocks, modules_to_not_convert gate, e_score_correction_bias, lm_head
-    "minimax-m2": dict(bits=8, pack="elements", block=(128, 128), scale=4, roles=ALL_MATS),
+    "minimax-m2.7": dict(bits=8, pack="elements", block=(128, 128), scale=4, roles=ALL_MATS),
 }
 # Synthetic quantization_config variants on bundled configs (tests/test_hf_families.cpp builds
 # the same configs): AWQ gemm int4 group 128 with zero points (fp16 scales, qzeros int32 along
@@ -569,6 +569,16 @@ PUBLISHED_18A = {
     # XiaomiMiMo MiMo-7B: model.safetensors.index.json total_size 15,666,819,072 bytes of bf16, which
     # holds the main model and its MTP module (model.mtp_layers.0)
     "mimo-7b": (7833409536, "index total_size / 2 (bf16): main model + 1 MTP module"),
+    # zai-org/GLM-4.5-Air: the hub's safetensors.total counts layer 46 (the MTP module) with its
+    # own embed_tokens and shared_head.head copies; the model without MTP (106,852,251,264) is
+    # PrimeIntellect/INTELLECT-3's hub total
+    "glm-4.5-air": (110468824832, "hub safetensors.total: main model + 1 MTP module + its embedding and head copies"),
+    # MiniMaxAI/MiniMax-M2.7: the hub's safetensors.total (the MTP modules are not in the checkpoint)
+    "minimax-m2.7": (228689764864, "hub safetensors.total"),
+    # microsoft/Phi-3.5-MoE-instruct: the hub's total (as quoted with Phi-3.5-mini's 3,821,079,552)
+    "phi-3.5-moe-instruct": (41873153344, "hub safetensors.total"),
+    # allenai/OLMoE-1B-7B-0924-Instruct: parameterCount of its safetensors headers
+    "olmoe-1b-7b-0924-instruct": (6919161856, "safetensors headers parameterCount"),
 }
 
 READERS = {"llama": llama_like, "mistral": llama_like, "mixtral": llama_like, "qwen2": llama_like,
@@ -700,6 +710,8 @@ def main():
         if name in PUBLISHED_18A:  # issue 18a: the scope may add the MTP modules
             pub, scope = PUBLISHED_18A[name]
             got = r["params_total"] + (r["mtp"]["params"] if "MTP" in scope else 0)
+            if "head copies" in scope:  # the hub's MTP layer stores the embedding and head again
+                got += 2 * body["vocab_size"] * body["hidden_size"]
             r["published_total"], r["published_scope"] = pub, scope
             if got != pub:
                 print("MISMATCH", name, got, pub)

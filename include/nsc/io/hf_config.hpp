@@ -12,6 +12,8 @@
 ///     nlohmann::json with_nsc_extensions(config, spec)           writes intermediate_sizes and
 ///                                                                lora_ranks (pruned models)
 ///     hf_families()                                              the table of family traits
+///     hf_mtp_network(m, T), hf_mtp_spec(m), hf_deploy_mtp(m, w)  the MTP modules, apart
+///     hf_model::stored / checkpoint_weights()                    quantization_config + torch_dtype
 ///
 /// One reader drives every family from one table (`detail::hf::families`) of field names,
 /// HF config-class defaults and structural traits; the counts are those of the module tree
@@ -1559,6 +1561,9 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
                            io::json_excerpt(t));
   hf_model m = h::read_family(*body, *fam, type);
   m.text_config = nested;
+  if (nested)
+    m.notes.push_back("a multimodal config (" + t.get<std::string>() +
+                      "): its text decoder is counted, not its vision tower or projector");
   try { // a format nsc cannot read refuses weight bytes only (--weight-dtype still works)
     m.stored = h::read_stored_weights(config, *body, m.spec);
   } catch (const std::invalid_argument& e) {
