@@ -6,7 +6,7 @@
 //             [--attention full|causal]
 //             [--format table|json|csv] [--json] [--qkv per_head|merged|separate]
 //             [--o-proj whole|per_head] [--variance-source block|tensor]
-//             [--score-embeddings] [--count-lora]
+//             [--score-embeddings] [--count-lora] [--mtp]
 //
 // Defaults reproduce the paper's convention: Xavier-normal of every scored block
 // (variance_source::block), per-head Q/K/V blocks, whole o_proj, psi_MP, embeddings and LM head
@@ -28,7 +28,9 @@
 // nsc, params_total, params_non_embedding, params_active, flops_per_token, flops_convention,
 // macs_per_token, prefill_flops, decode_flops_per_token, kv_cache_bytes,
 // kv_cache_bytes_per_token, weight_bytes, memory_bytes, seq_len, context, batch, kv_dtype,
-// weight_dtype, attention, model, model_type, text_config, layers_total (every layer, runs
+// weight_dtype, weight_dtype_source (quantization_config / torch_dtype / --weight-dtype), notes,
+// mtp (the multi-token-prediction modules, when the config has them), attention, model,
+// model_type, text_config, layers_total (every layer, runs
 // counted repeat times), estimator, init, variance_source,
 // and layers: [{name, repeat, nsc, attention, ffn, router, other, params, params_active,
 // flops_per_token, decode_flops, kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes,
