@@ -753,7 +753,8 @@ TEST_CASE("Issue 18a families: table entries, published totals, notes", "[hf_fam
   json glm4 = tiny_llama();
   glm4["model_type"] = "glm4";
   glm4["attention_bias"] = true;
-  const block_spec& gb = read_hf_config(glm4).spec.blocks[0];
+  const hf_model g4 = read_hf_config(glm4);
+  const block_spec& gb = g4.spec.blocks[0];
   CHECK((gb.attention.qkv_bias && !gb.attention.out_bias && gb.n_norms == 4));
   json glm_moe = tiny_deepseek();
   glm_moe["model_type"] = "glm4_moe";
@@ -777,9 +778,11 @@ TEST_CASE("Issue 18a families: table entries, published totals, notes", "[hf_fam
   CHECK(count(hf_network(pm, 16)).total() - count(hf_network(read_hf_config(phimoe_nb), 16)).total() == 1000);
   json sc2 = tiny_llama();
   sc2["model_type"] = "starcoder2";
-  const block_spec& sb = read_hf_config(sc2).spec.blocks[0];
+  const hf_model s2 = read_hf_config(sc2);
+  const block_spec& sb = s2.spec.blocks[0];
   CHECK((sb.attention.qkv_bias && sb.attention.out_bias && sb.ffn.bias && !sb.ffn.gated && sb.norm == norm_kind::layernorm));
   sc2["use_bias"] = false;
-  const block_spec& sb2 = read_hf_config(sc2).spec.blocks[0];
+  const hf_model s2b = read_hf_config(sc2);
+  const block_spec& sb2 = s2b.spec.blocks[0];
   CHECK((!sb2.attention.qkv_bias && !sb2.ffn.bias));
 }
