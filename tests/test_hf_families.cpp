@@ -87,11 +87,14 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     const resources res = count(net);
     CHECK(res.total() == r["params_total"].get<int64_t>());
     CHECK(res.active() == r["params_active"].get<int64_t>());
-    if (r.contains("published_total")) CHECK(res.total() == r["published_total"].get<int64_t>());
+    const bool with_mtp = r.contains("published_scope") &&
+                          r["published_scope"].get<std::string>().find("MTP") != std::string::npos;
+    if (r.contains("published_total") && !with_mtp) // with MTP: the MTP test case below
+      CHECK(res.total() == r["published_total"].get<int64_t>());
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 23); // every file in examples/configs
+  CHECK(seen == 31); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -492,4 +495,294 @@ TEST_CASE("Hostile configs: overflow is a domain error, files are named (issue 1
   CHECK_THROWS_WITH(read_hf_config_file(big), Contains(big.string() + ": invalid JSON"));
   CHECK_THROWS_WITH(read_hf_config_file(dir), Contains(dir.string() + ": is a directory, not a file"));
   std::filesystem::remove_all(dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 18a: quantised checkpoints (quantization_config, torch_dtype), MTP modules, and the
+// families that are one table entry each (granite, smollm3, granitemoe, mimo, kimi_k2, ...).
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+json config_file(const std::string& name) { return json::parse(std::ifstream(configs + name + ".json")); }
+
+std::uint64_t stored_bytes(const json& config) {
+  const hf_model m = read_hf_config(config);
+  workload w;
+  w.stored = m.checkpoint_weights();
+  return deploy(m.spec, w).weight_bytes;
+}
+
+/// One layer, no vocabulary: the weight bytes of exactly the matrices below.
+json one_layer(json quant) {
+  json c = {{"model_type", "llama"},     {"hidden_size", 256},      {"intermediate_size", 640},
+            {"num_hidden_layers", 1},    {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+            {"vocab_size", 1},           {"torch_dtype", "bfloat16"}, {"tie_word_embeddings", true}};
+  if (!quant.is_null()) c["quantization_config"] = std::move(quant);
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("Quantised checkpoints: stored bytes equal the independent generator", "[hf_families][quantization]") {
+  const json& q = reference()["stored_bytes"];
+  // DeepSeek-V3 as published: fp8 e4m3 and one float32 weight_scale_inv per 128 x 128 block.
+  const hf_model ds = read_hf_config_file(configs + "deepseek-v3.json");
+  CHECK(ds.checkpoint_weights().source ==
+        "quantization_config fp8 block 128x128 (fp32 scales); other weights torch_dtype bfloat16");
+  CHECK(stored_bytes(config_file("deepseek-v3")) == q["deepseek-v3"].get<std::uint64_t>());
+  // MiniMax-M2.7: fp8 blocks, modules_to_not_convert gate, e_score_correction_bias, lm_head.
+  CHECK(stored_bytes(config_file("minimax-m2.7")) == q["minimax-m2.7"].get<std::uint64_t>());
+  // The synthetic variants of tests/reference/gen_family_params.py (SYNTHETIC_QUANT).
+  json awq = config_file("qwen3-8b");
+  awq["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true},
+                                {"version", "gemm"}, {"modules_to_not_convert", nullptr}};
+  CHECK(stored_bytes(awq) == q["awq"].get<std::uint64_t>());
+  json gptq = config_file("qwen3-8b");
+  gptq["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}, {"desc_act", false},
+                                 {"sym", true}};
+  CHECK(stored_bytes(gptq) == q["gptq"].get<std::uint64_t>());
+  json ct = config_file("qwen3-30b-a3b");
+  ct["quantization_config"] = json::parse(R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
+      "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int",
+      "strategy": "group", "group_size": 32, "symmetric": true}}},
+      "ignore": ["lm_head", "re:.*mlp.gate$"]})");
+  CHECK(stored_bytes(ct) == q["ct_w4a16"].get<std::uint64_t>());
+  json fp8c = config_file("llama-3-8b");
+  fp8c["quantization_config"] = json::parse(R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+      "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float",
+      "strategy": "channel", "symmetric": true}, "input_activations": {"num_bits": 8, "type": "float",
+      "strategy": "token", "dynamic": true}}}, "ignore": ["lm_head"]})");
+  CHECK(stored_bytes(fp8c) == q["ct_fp8_channel"].get<std::uint64_t>());
+  json mx = config_file("mixtral-8x7b");
+  mx["quantization_config"] = {{"quant_method", "mxfp4"},
+                               {"modules_to_not_convert", {"model.layers.*.self_attn", "model.layers.*.block_sparse_moe.gate",
+                                                           "model.embed_tokens", "lm_head"}}};
+  CHECK(stored_bytes(mx) == q["mxfp4"].get<std::uint64_t>());
+  // torch_dtype float32 (Gemma 2's checkpoints): 4 bytes per parameter.
+  const hf_model g9 = read_hf_config_file(configs + "gemma-2-9b.json");
+  workload w;
+  w.stored = g9.checkpoint_weights();
+  CHECK(deploy(g9.spec, w).weight_bytes == 4 * std::uint64_t(count(hf_network(g9, 256)).total()));
+}
+
+TEST_CASE("Quantised checkpoints: stored bytes by hand", "[hf_families][quantization]") {
+  // One llama layer, d = 256, 4 heads of 64, 2 KV heads, d_ff = 640, vocab 1 (tied): q, o 256 x 256;
+  // k, v 128 x 256; gate, up 640 x 256; down 256 x 640; norms 3 x 256; embedding 256.
+  const std::uint64_t plain = 2 * (256 + 3 * 256); // embedding + 2 block norms + final norm, bf16
+  const std::uint64_t elems = 2 * 65536 + 2 * 32768 + 3 * 163840;
+  CHECK(stored_bytes(one_layer(nullptr)) == plain + 2 * elems);
+  // fp8 blocks 128 x 128, fp32 scales: q, o 4 blocks; k, v 2; gate, up 10 (5 x 2); down 10 (2 x 5).
+  CHECK(stored_bytes(one_layer({{"quant_method", "fp8"}, {"weight_block_size", {128, 128}}})) ==
+        plain + elems + 4 * (4 + 4 + 2 + 2 + 10 + 10 + 10));
+  // fp8 blocks 100 x 100 (ragged): ceil(256/100) = 3, ceil(128/100) = 2, ceil(640/100) = 7.
+  CHECK(stored_bytes(one_layer({{"quant_method", "fp8"}, {"weight_block_size", {100, 100}}})) ==
+        plain + elems + 4 * (9 + 9 + 6 + 6 + 21 + 21 + 21));
+  // AWQ gemm int4 group 128, zero points: a (out, in) matrix stores in x out / 2 bytes of qweight,
+  // fp16 scales (in / 128, out) and qzeros (in / 128, out / 8) int32.
+  auto awq = [](std::uint64_t o, std::uint64_t i) { return i * o / 2 + 2 * (i / 128) * o + 4 * (i / 128) * (o / 8); };
+  CHECK(stored_bytes(one_layer({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 128}, {"zero_point", true},
+                                {"version", "gemm"}})) ==
+        plain + 2 * awq(256, 256) + 2 * awq(128, 256) + 2 * awq(640, 256) + awq(256, 640));
+  // GPTQ adds g_idx: one int32 per input column.
+  auto gptq = [&](std::uint64_t o, std::uint64_t i) { return awq(o, i) + 4 * i; };
+  CHECK(stored_bytes(one_layer({{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}})) ==
+        plain + 2 * gptq(256, 256) + 2 * gptq(128, 256) + 2 * gptq(640, 256) + gptq(256, 640));
+  // GPTQ group_size -1: one group per column (per output channel).
+  auto gptq1 = [&](std::uint64_t o, std::uint64_t i) { return i * o / 2 + 2 * o + 4 * (o / 8) + 4 * i; };
+  CHECK(stored_bytes(one_layer({{"quant_method", "gptq"}, {"bits", 4}, {"group_size", -1}})) ==
+        plain + 2 * gptq1(256, 256) + 2 * gptq1(128, 256) + 2 * gptq1(640, 256) + gptq1(256, 640));
+  // compressed-tensors pack-quantized int4 group 32: weight_packed (out, in / 8) int32, bf16
+  // scales (out, in / 32), weight_shape (2 int64); a static input_scale (bf16) per Linear.
+  auto ct = [](std::uint64_t o, std::uint64_t i) { return o * i / 2 + 2 * o * (i / 32) + 16 + 2; };
+  CHECK(stored_bytes(one_layer(json::parse(R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "strategy": "group",
+        "group_size": 32, "symmetric": true}, "input_activations": {"num_bits": 8, "dynamic": false}}}})"))) ==
+        plain + 2 * ct(256, 256) + 2 * ct(128, 256) + 2 * ct(640, 256) + ct(256, 640));
+  // compressed-tensors fp8 per tensor, attention only (targets): one bf16 scale per matrix.
+  CHECK(stored_bytes(one_layer(json::parse(R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+        "config_groups": {"g": {"targets": ["re:.*self_attn.*"], "weights": {"num_bits": 8, "type": "float",
+        "strategy": "tensor"}}}})"))) == plain + (2 * 65536 + 2 * 32768) + 4 * 2 + 2 * 3 * 163840);
+  // --weight-dtype's conventions (stored_as) are unchanged: int4 = packed nibbles + fp16 per 128.
+  const hf_model m = read_hf_config(one_layer(nullptr));
+  workload w;
+  w.weights = dtype::int4;
+  const std::uint64_t int4 = deploy(m.spec, w).weight_bytes;
+  w.stored = stored_as(dtype::int4);
+  CHECK(deploy(m.spec, w).weight_bytes == int4);
+  CHECK(int4 == plain + elems / 2 + 2 * (2 * 256 * 2 + 2 * 128 * 2 + 2 * 640 * 2 + 256 * 5));
+}
+
+TEST_CASE("Quantised checkpoints: mxfp4 experts only, exclusions per role, errors name the field",
+          "[hf_families][quantization][errors]") {
+  // A tiny Mixtral: 4 experts of 64 x 128, mxfp4 (one e8m0 byte per 32 inputs) on the experts.
+  json c = {{"model_type", "mixtral"}, {"hidden_size", 128}, {"intermediate_size", 64}, {"num_hidden_layers", 2},
+            {"num_attention_heads", 4}, {"num_key_value_heads", 4}, {"vocab_size", 10}, {"num_local_experts", 4},
+            {"num_experts_per_tok", 2}, {"torch_dtype", "bfloat16"}, {"quantization_config", {{"quant_method", "mxfp4"}}}};
+  json plain = c;
+  plain.erase("quantization_config");
+  const std::uint64_t bf16 = stored_bytes(plain);
+  // Per layer: w1, w3 (64 x 128) and w2 (128 x 64), 4 copies: bf16 2 bytes -> 0.5 byte + 1 byte per 32.
+  const std::uint64_t expert_elems = 4 * 3 * 64 * 128;
+  const std::uint64_t scales = 4 * (2 * 64 * (128 / 32) + 128 * (64 / 32));
+  CHECK(stored_bytes(c) == bf16 - 2 * (2 * expert_elems) + 2 * (expert_elems / 2 + scales));
+  // Excluding a role in every layer (a per-layer list) keeps it plain; in some layers only: an error.
+  json fp8 = c;
+  fp8["quantization_config"] = {{"quant_method", "fp8"},
+                                {"modules_to_not_convert", {"model.layers.0.self_attn", "model.layers.1.self_attn"}}};
+  json fp8_all = c;
+  fp8_all["quantization_config"] = {{"quant_method", "fp8"}, {"modules_to_not_convert", {"model.layers.*.self_attn"}}};
+  CHECK(stored_bytes(fp8) == stored_bytes(fp8_all));
+  json partial = c;
+  partial["quantization_config"] = {{"quant_method", "fp8"}, {"modules_to_not_convert", {"model.layers.0.self_attn"}}};
+  const hf_model pm = read_hf_config(partial); // the architecture still reads
+  CHECK(count(hf_network(pm, 16)).total() == count(hf_network(read_hf_config(plain), 16)).total());
+  CHECK_THROWS_WITH(pm.checkpoint_weights(),
+                    "nsc::read_hf_config: field 'quantization_config.modules_to_not_convert' keeps the attention "
+                    "matrices unquantised in 1 of the 2 layers that have them; nsc stores a role one way in every "
+                    "layer (got [\"model.layers.0.self_attn\"])");
+  auto refusal = [&](json quant) {
+    json x = c;
+    x["quantization_config"] = std::move(quant);
+    const hf_model m = read_hf_config(x);
+    try {
+      (void)m.checkpoint_weights();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(refusal({{"quant_method", "bitsandbytes"}}) ==
+        "nsc::read_hf_config: field 'quantization_config.quant_method' is not supported (fp8, mxfp4, awq, gptq, "
+        "compressed-tensors); give --weight-dtype (got \"bitsandbytes\")");
+  CHECK(refusal({{"quant_method", "fp8"}, {"weight_block_size", {128}}}) ==
+        "nsc::read_hf_config: field 'quantization_config.weight_block_size' must be [rows, columns] (got [128])");
+  CHECK(refusal({{"quant_method", "awq"}, {"version", "exllama"}}).find("must be gemm or gemv") != std::string::npos);
+  CHECK(refusal({{"quant_method", "gptq"}, {"bits", 5}}) ==
+        "nsc::read_hf_config: field 'quantization_config.bits' must be 2, 3, 4 or 8 (got 5)");
+  CHECK(refusal({{"quant_method", "fp8"}, {"modules_to_not_convert", {"model.layers.*.frobnicator"}}})
+            .find("'quantization_config.modules_to_not_convert[0]' is a module nsc cannot place") != std::string::npos);
+  CHECK(refusal(json::parse(R"({"quant_method": "compressed-tensors", "format": "marlin-24",
+        "config_groups": {"g": {"targets": ["Linear"], "weights": {"num_bits": 4}}}})"))
+            .find("'quantization_config.format' must be float-quantized") != std::string::npos);
+  CHECK(refusal(json::parse(R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
+        "config_groups": {"a": {"targets": ["Linear"], "weights": {"num_bits": 4, "strategy": "group", "group_size": 32}},
+                          "b": {"targets": ["Linear"], "weights": {"num_bits": 8, "strategy": "channel"}}}})"))
+            .find("one weight scheme per checkpoint is supported") != std::string::npos);
+  json bad_dtype = plain;
+  bad_dtype["torch_dtype"] = "float8";
+  CHECK_THROWS_WITH(read_hf_config(bad_dtype).checkpoint_weights(),
+                    "nsc::read_hf_config: field 'torch_dtype' must be bfloat16, float16 or float32 (got \"float8\")");
+}
+
+TEST_CASE("MTP modules: reported apart, counted by hand and against the generator", "[hf_families][mtp]") {
+  // DeepSeek-V3: one module = a MoE decoder layer + eh_proj (2d -> d) + enorm, hnorm,
+  // shared_head.norm; the hub's MTP layer 61 also stores copies of the embedding and head.
+  const hf_model ds = read_hf_config_file(configs + "deepseek-v3.json");
+  REQUIRE(ds.mtp_layers == 1);
+  const std::int64_t d = 7168, V = 129280;
+  const resources mtp = count(hf_mtp_network(ds, 256));
+  CHECK(mtp.total() == reference()["models"]["deepseek-v3"]["mtp"]["params"].get<int64_t>());
+  CHECK(mtp.total() == reference()["deepseek_v3_hub"]["mtp_layer"].get<int64_t>() - 2 * V * d);
+  CHECK(mtp.total() == 11507286272 + 2 * d * d + 3 * d); // one MoE layer (README's layers.3-60 row) + eh_proj + norms
+  CHECK(mtp.active() == reference()["models"]["deepseek-v3"]["mtp"]["params_active"].get<int64_t>());
+  // The main model is unchanged by the MTP module (671,026,419,200, as before).
+  CHECK(count(hf_network(ds, 256)).total() == 671026419200);
+  workload w;
+  const deployment dm = hf_deploy_mtp(ds, w);
+  CHECK(dm.kv_bytes_per_token == 2 * (512 + 64)); // one MLA latent, bf16
+  // Per token: the block's linear MACs + eh_proj 2 d^2 + the shared head V d.
+  const deployment block_only = deploy(hf_mtp_spec(ds), w);
+  CHECK(dm.linear_macs_per_token == block_only.linear_macs_per_token + std::uint64_t(2 * d * d + V * d));
+  CHECK(dm.weight_bytes == block_only.weight_bytes + std::uint64_t(2 * (2 * d * d + 3 * d)));
+  // MiMo-7B: the published index total_size / 2 = main model + its MTP module.
+  const hf_model mimo = read_hf_config_file(configs + "mimo-7b.json");
+  REQUIRE(mimo.mtp_layers == 1);
+  const std::int64_t main = count(hf_network(mimo, 256)).total(), extra = count(hf_mtp_network(mimo, 256)).total();
+  CHECK(main == 7622619136);
+  CHECK(extra == 177223680 + 2 * 4096 * 4096 + 3 * 4096); // a Qwen2 layer + input_proj + 3 norms
+  CHECK(main + extra == 7833409536);
+  CHECK(hf_deploy_mtp(mimo, w).kv_bytes_per_token == 2 * 2 * 8 * 128);
+  // Without MTP modules: nothing.
+  const hf_model q = read_hf_config_file(configs + "qwen3-8b.json");
+  CHECK(q.mtp_layers == 0);
+  CHECK(hf_mtp_network(q, 256).layers.empty());
+  CHECK(hf_deploy_mtp(q, w).weight_bytes == 0);
+  json bad = config_file("deepseek-v3");
+  bad["num_nextn_predict_layers"] = -1;
+  CHECK_THROWS_WITH(read_hf_config(bad), "nsc::read_hf_config: field 'num_nextn_predict_layers' must be a "
+                                         "non-negative integer (got -1)");
+}
+
+TEST_CASE("Issue 18a families: table entries, published totals, notes", "[hf_families][params]") {
+  auto total = [](const char* f) { return count(hf_network(read_hf_config_file(configs + f), 256)).total(); };
+  CHECK(total("granite-3.3-8b-instruct.json") == 8170864640);       // hub safetensors.total
+  CHECK(total("smollm3-3b.json") == 3075098624);                    // hub safetensors.total
+  CHECK(total("granite-3.1-1b-a400m-instruct.json") == 1334628352); // index total_size 5,338,513,408 / 4
+  CHECK(total("minimax-m2.7.json") == 228689764864);                // hub safetensors.total
+  CHECK(total("phi-3.5-moe-instruct.json") == 41873153344);         // hub total
+  CHECK(total("olmoe-1b-7b-0924-instruct.json") == 6919161856);     // safetensors headers
+  // GLM-4.5-Air: the hub's 110,468,824,832 = the model transformers builds (106,852,251,264, the
+  // hub total of INTELLECT-3, the same architecture without MTP) + the MTP module (layer 46) +
+  // the copies of the embedding and the head the checkpoint's layer 46 holds.
+  const hf_model air = read_hf_config_file(configs + "glm-4.5-air.json");
+  const std::int64_t air_main = count(hf_network(air, 256)).total(), air_mtp = count(hf_mtp_network(air, 256)).total();
+  CHECK(air_main == 106852251264);
+  CHECK(air_main + air_mtp + 2 * 151552 * 4096 == 110468824832);
+  const hf_model smol = read_hf_config_file(configs + "smollm3-3b.json");
+  REQUIRE(smol.notes.size() == 1);
+  CHECK(smol.notes[0] == "9 of 36 layers use no rotary positions (NoPE): no parameters, no count changes");
+  // kimi_k2 is DeepseekV3ForCausalLM under another name: the same counts as deepseek_v3.
+  json kimi = config_file("deepseek-v3");
+  kimi["model_type"] = "kimi_k2";
+  const hf_model k = read_hf_config(kimi);
+  CHECK(count(hf_network(k, 256)).total() == 671026419200);
+  CHECK(k.mtp_layers == 1);
+  // A Mistral3 wrapper reads its text_config (ministral / mistral), the vision tower not counted.
+  json m3 = {{"model_type", "mistral3"}, {"vision_config", {{"model_type", "pixtral"}}},
+             {"text_config", config_file("mistral-7b")}};
+  const hf_model mm = read_hf_config(m3);
+  CHECK(mm.text_config);
+  REQUIRE(mm.notes.size() == 1);
+  CHECK(mm.notes[0] == "a multimodal config (mistral3): its text decoder is counted, not its vision tower or projector");
+  CHECK(count(hf_network(mm, 256)).total() == 7241732096);
+  m3["text_config"]["model_type"] = "ministral3";
+  CHECK(count(hf_network(read_hf_config(m3), 256)).total() == 7241732096);
+  // Family switches: glm4 q/k/v biased, o_proj not, 4 norms; glm4_moe use_qk_norm and the router's
+  // e_score_correction_bias; phimoe's lm_head bias; starcoder2's use_bias on every Linear.
+  json glm4 = tiny_llama();
+  glm4["model_type"] = "glm4";
+  glm4["attention_bias"] = true;
+  const hf_model g4 = read_hf_config(glm4);
+  const block_spec& gb = g4.spec.blocks[0];
+  CHECK((gb.attention.qkv_bias && !gb.attention.out_bias && gb.n_norms == 4));
+  json glm_moe = tiny_deepseek();
+  glm_moe["model_type"] = "glm4_moe";
+  glm_moe["num_key_value_heads"] = 2;
+  glm_moe["head_dim"] = 16;
+  glm_moe["use_qk_norm"] = true;
+  glm_moe.erase("topk_method");
+  const hf_model gm = read_hf_config(glm_moe);
+  CHECK(gm.spec.blocks.back().ffn.router_bias);
+  CHECK(gm.spec.blocks.back().attention.qk_norm == qk_norm_kind::per_head);
+  CHECK(gm.spec.blocks.back().attention.kind == attention_kind::standard);
+  json phimoe = tiny_llama();
+  phimoe["model_type"] = "phimoe";
+  phimoe["num_local_experts"] = 4;
+  phimoe["num_experts_per_tok"] = 2;
+  phimoe["lm_head_bias"] = true;
+  const hf_model pm = read_hf_config(phimoe);
+  CHECK(pm.spec.lm_head_bias);
+  json phimoe_nb = phimoe;
+  phimoe_nb["lm_head_bias"] = false;
+  CHECK(count(hf_network(pm, 16)).total() - count(hf_network(read_hf_config(phimoe_nb), 16)).total() == 1000);
+  json sc2 = tiny_llama();
+  sc2["model_type"] = "starcoder2";
+  const hf_model s2 = read_hf_config(sc2);
+  const block_spec& sb = s2.spec.blocks[0];
+  CHECK((sb.attention.qkv_bias && sb.attention.out_bias && sb.ffn.bias && !sb.ffn.gated && sb.norm == norm_kind::layernorm));
+  sc2["use_bias"] = false;
+  const hf_model s2b = read_hf_config(sc2);
+  const block_spec& sb2 = s2b.spec.blocks[0];
+  CHECK((!sb2.attention.qkv_bias && !sb2.ffn.bias));
 }

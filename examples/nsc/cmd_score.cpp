@@ -6,7 +6,7 @@
 //             [--attention full|causal]
 //             [--format table|json|csv] [--json] [--qkv per_head|merged|separate]
 //             [--o-proj whole|per_head] [--variance-source block|tensor]
-//             [--score-embeddings] [--count-lora]
+//             [--score-embeddings] [--count-lora] [--mtp]
 //
 // Defaults reproduce the paper's convention: Xavier-normal of every scored block
 // (variance_source::block), per-head Q/K/V blocks, whole o_proj, psi_MP, embeddings and LM head
@@ -28,7 +28,9 @@
 // nsc, params_total, params_non_embedding, params_active, flops_per_token, flops_convention,
 // macs_per_token, prefill_flops, decode_flops_per_token, kv_cache_bytes,
 // kv_cache_bytes_per_token, weight_bytes, memory_bytes, seq_len, context, batch, kv_dtype,
-// weight_dtype, attention, model, model_type, text_config, layers_total (every layer, runs
+// weight_dtype, weight_dtype_source (quantization_config / torch_dtype / --weight-dtype), notes,
+// mtp (the multi-token-prediction modules, when the config has them), attention, model,
+// model_type, text_config, layers_total (every layer, runs
 // counted repeat times), estimator, init, variance_source,
 // and layers: [{name, repeat, nsc, attention, ffn, router, other, params, params_active,
 // flops_per_token, decode_flops, kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes,
@@ -68,7 +70,7 @@ struct score_args {
   long long context = 0;
   long long batch = 1;
   std::string kv_dtype = "bf16";
-  std::string weight_dtype = "bf16";
+  std::string weight_dtype; // empty: as the checkpoint stores them (torch_dtype, quantization_config)
   std::string attention = "full";
   std::string format = "table";
   bool json = false;
@@ -79,6 +81,7 @@ struct score_args {
   bool count_lora = false;
   std::string weights; // --weights: psi_W of a safetensors checkpoint in place of psi at init
   std::int64_t tp = 1;  // --tp: memory as vLLM allocates it over tp GPUs (nsc/model/serving.hpp)
+  bool mtp = false;    // --mtp: count the multi-token-prediction modules in every total
 };
 
 /// Thousands separators on a string of digits.
@@ -134,12 +137,22 @@ int run_score(const score_args& a) {
   }
   m.spec.lora.count_params = m.spec.lora.count_macs = a.count_lora;
   const nsc::scoring sc = make_scoring(a, m);
-  const nsc::network net = nsc::hf_network(m, a.seq_len);
+  nsc::network net = nsc::hf_network(m, a.seq_len);
+  // Multi-token-prediction modules: always reported apart; with --mtp also in every total.
+  const nsc::network mtp_net = nsc::hf_mtp_network(m, a.seq_len);
+  if (a.mtp && m.mtp_layers == 0)
+    throw std::invalid_argument("nsc score: --mtp: the config has no multi-token-prediction module "
+                                "(num_nextn_predict_layers absent or 0)");
+  if (a.mtp && !a.weights.empty())
+    throw std::invalid_argument("nsc score: --mtp cannot be combined with --weights (the checkpoint's MTP "
+                                "tensors are not scored)");
+  if (a.mtp) net.layers.insert(net.layers.end(), mtp_net.layers.begin(), mtp_net.layers.end());
   nsc::psi_cache cache;
   const nsc::network_score ns =
       a.weights.empty() ? nsc::score(net, sc, &cache)
                         : nsc_cli::score_with_checkpoint(net, sc, a.config, a.weights);
   const nsc::resources total = nsc::count(net);
+  const nsc::resources mtp_total = nsc::count(mtp_net);
   if (a.seq_len != std::floor(a.seq_len))
     throw std::invalid_argument("nsc score: --seq-len must be an integer number of tokens (got " +
                                 nsc_cli::fmt(a.seq_len, 17) + ")");
@@ -148,9 +161,35 @@ int run_score(const score_args& a) {
   wl.context = a.context;
   wl.batch = a.batch;
   wl.kv = nsc::parse_dtype(a.kv_dtype);
-  wl.weights = nsc::parse_dtype(a.weight_dtype);
+  if (a.weight_dtype.empty()) {
+    wl.stored = m.checkpoint_weights();
+  } else {
+    wl.weights = nsc::parse_dtype(a.weight_dtype);
+    wl.stored = nsc::stored_as(wl.weights);
+    wl.stored->source = "--weight-dtype " + a.weight_dtype;
+  }
+  const std::string weight_name = wl.stored->name, weight_source = wl.stored->source;
   wl.attention = nsc::parse_attention_convention(a.attention);
-  const nsc::deployment dep = nsc::deploy(m.spec, wl);
+  nsc::deployment dep = nsc::deploy(m.spec, wl);
+  const nsc::deployment mtp_dep = nsc::hf_deploy_mtp(m, wl);
+  if (a.mtp) { // every figure is a sum over layers
+    dep.layers.insert(dep.layers.end(), mtp_dep.layers.begin(), mtp_dep.layers.end());
+    dep.linear_macs_per_token += mtp_dep.linear_macs_per_token;
+    dep.kv_bytes_per_token += mtp_dep.kv_bytes_per_token;
+    dep.kv_cache_bytes += mtp_dep.kv_cache_bytes;
+    dep.weight_bytes += mtp_dep.weight_bytes;
+    dep.memory_bytes += mtp_dep.memory_bytes;
+    dep.prefill_macs += mtp_dep.prefill_macs;
+    dep.decode_macs += mtp_dep.decode_macs;
+  }
+  std::string mtp_text;
+  if (m.mtp_layers > 0)
+    mtp_text = grouped(m.mtp_layers) + " module" + (m.mtp_layers > 1 ? "s" : "") + " (num_nextn_predict_layers): " +
+               grouped(mtp_total.total()) + " params (" + grouped(mtp_total.active()) +
+               " active; decoder block, eh_proj Linear(2d -> d), " + std::to_string(m.mtp_norms) +
+               " norms; embedding and head shared, not counted again), " + grouped_u(mtp_dep.weight_bytes) +
+               " weight bytes, " + grouped_u(mtp_dep.kv_bytes_per_token) + " KV bytes per token; " +
+               (a.mtp ? "counted in every total (--mtp)" : "not in the totals (--mtp counts them)");
   const std::string format = a.json ? "json" : a.format;
 
   auto part = [](const nsc::layer_score& l, nsc::part p) {
@@ -177,10 +216,23 @@ int run_score(const score_args& a) {
     j["context"] = wl.context_tokens();
     j["batch"] = wl.batch;
     j["kv_dtype"] = a.kv_dtype;
-    j["weight_dtype"] = a.weight_dtype;
+    j["weight_dtype"] = weight_name;
+    j["weight_dtype_source"] = weight_source;
     j["attention"] = a.attention;
     j["text_config"] = m.text_config;
     j["layers_total"] = nsc::total_layers(m.spec);
+    if (m.mtp_layers > 0)
+      j["mtp"] = {{"modules", m.mtp_layers},
+                  {"params", mtp_total.total()},
+                  {"params_active", mtp_total.active()},
+                  {"weight_bytes", mtp_dep.weight_bytes},
+                  {"kv_cache_bytes_per_token", mtp_dep.kv_bytes_per_token},
+                  {"kv_cache_bytes", mtp_dep.kv_cache_bytes},
+                  {"decode_flops_per_token", mtp_dep.decode_flops()},
+                  {"counted", a.mtp},
+                  {"contains", "decoder block, eh_proj Linear(2d -> d), " + std::to_string(m.mtp_norms) +
+                                   " norms; the embedding and LM head are the main model's"}};
+    j["notes"] = m.notes;
     j["nsc"] = ns.nsc;
     if (!a.weights.empty()) j["weights"] = a.weights;
     j["params_total"] = total.total();
@@ -268,13 +320,15 @@ int run_score(const score_args& a) {
               ns.part_total(nsc::part::router) > 0
                   ? (", router " + nsc_cli::fmt(ns.part_total(nsc::part::router))).c_str()
                   : "");
+  for (const std::string& note : m.notes) std::printf("note           %s\n", note.c_str());
+  if (!mtp_text.empty()) std::printf("MTP            %s\n", mtp_text.c_str());
   std::printf("params total   %s\n", grouped(total.total()).c_str());
   std::printf("params non-emb %s\n", grouped(total.non_embedding()).c_str());
   std::printf("params active  %s\n", grouped(total.active()).c_str());
   std::printf("workload       prefill T = %s tokens, %s attention; context C = %s, batch %s; KV %s, "
               "weights %s\n",
               grouped(wl.seq_len).c_str(), a.attention.c_str(), grouped(wl.context_tokens()).c_str(),
-              grouped(wl.batch).c_str(), a.kv_dtype.c_str(), a.weight_dtype.c_str());
+              grouped(wl.batch).c_str(), a.kv_dtype.c_str(), weight_name.c_str());
   std::printf("FLOPs/token    %.6g prefill mean (MACs/token %.6g); FLOPs = 2 MACs\n", dep.flops_per_token(),
               dep.flops_per_token() / 2);
   std::printf("prefill FLOPs  %s (T tokens, one sequence)\n", grouped_digits(nsc::to_string(dep.prefill_flops())).c_str());
@@ -282,8 +336,8 @@ int run_score(const score_args& a) {
   std::printf("KV cache       %s bytes (%s) at C x batch; %s bytes per token\n",
               grouped_u(dep.kv_cache_bytes).c_str(), bytes_text(dep.kv_cache_bytes).c_str(),
               grouped_u(dep.kv_bytes_per_token).c_str());
-  std::printf("weights        %s bytes (%s) at %s\n", grouped_u(dep.weight_bytes).c_str(),
-              bytes_text(dep.weight_bytes).c_str(), a.weight_dtype.c_str());
+  std::printf("weights        %s bytes (%s), %s\n", grouped_u(dep.weight_bytes).c_str(),
+              bytes_text(dep.weight_bytes).c_str(), weight_source.c_str());
   std::printf("memory         %s bytes (%s) = weights + KV cache\n\n", grouped_u(dep.memory_bytes).c_str(),
               bytes_text(dep.memory_bytes).c_str());
   std::printf("%-14s %7s %16s %16s %16s %16s %13s %14s\n", "layer", "repeat", "nsc", "attention", "ffn",
@@ -307,7 +361,9 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
       "score", "NSC, #Params (total, non-embedding, active), FLOPs (prefill and decode), KV "
                "cache, weight bytes and serving memory of a model from its Hugging Face "
                "config.json (every family in nsc::hf_supported_model_types), with a per-layer "
-               "breakdown");
+               "breakdown. Families: " + std::string(nsc::hf_supported_model_types) +
+               ". Weight bytes follow the checkpoint (quantization_config, torch_dtype) unless "
+               "--weight-dtype; MTP modules are reported apart unless --mtp");
   sub->add_option("config", args->config, "path to a Hugging Face config.json")->required();
   sub->add_option("--estimator", args->estimator, "psi estimator: mp (paper) or fs (finite-size)")
       ->check(CLI::IsMember({"mp", "fs"}));
@@ -331,8 +387,10 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
   sub->add_option("--kv-dtype", args->kv_dtype, "KV-cache element type: fp32, bf16 (default), fp16, fp8, int8")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
   sub->add_option("--weight-dtype", args->weight_dtype,
-                  "weight storage: fp32, bf16 (default), fp16, fp8, int8, int4 (one fp16 scale per "
-                  "128 inputs; embeddings, head, routers, norms, biases stay bf16)")
+                  "weight storage: fp32, bf16, fp16, fp8, int8, int4 (one fp16 scale per 128 inputs; "
+                  "embeddings, head, routers, norms, biases stay bf16). Default: as the checkpoint "
+                  "stores them: quantization_config (fp8 blocks, mxfp4, awq, gptq, "
+                  "compressed-tensors, scales and zero points included) and torch_dtype for the rest")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
   sub->add_option("--attention", args->attention,
                   "prefill attention: full (default; every query attends T keys, the paper's) or "
@@ -356,6 +414,9 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
                   "place of psi at initialisation (per-head Q/K/V, whole o_proj; see nsc weights)");
   sub->add_option("--tp", args->tp, "tensor-parallel GPUs: memory_bytes as vLLM allocates it over them (JSON)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(4096)));
+  sub->add_flag("--mtp", args->mtp,
+                "count the multi-token-prediction modules (num_nextn_predict_layers: decoder block, "
+                "eh_proj, norms; the head's MACs) in every total; without it they are reported apart");
   sub->add_flag("--count-lora", args->count_lora,
                 "count LoRA adapters (config field lora_ranks) in #Params and FLOPs");
   return [args] { return run_score(*args); };

@@ -3,7 +3,7 @@
 
 nsc_cli_test(score_llama7b_json
   ARGS score examples/configs/llama-7b.json --json
-  PASS "^\\{\"attention\":\"full\",\"batch\":1,\"context\":256,\"decode_flops_per_token\":[0-9]+,\"estimator\":\"mp\",\"flops_convention\":\"FLOPs = 2 x MACs;[^\"]*\",\"flops_per_token\":[0-9.e+]+,\"init\":\"xavier_normal\",\"kv_cache_bytes\":134217728,\"kv_cache_bytes_per_token\":524288,\"kv_dtype\":\"bf16\",\"layers\":\\[\\{\"attention\":0[.0]*,\"decode_flops\":0,\"ffn\":0[.0]*,\"flops_per_token\":0[.0]*,\"kv_cache_bytes\":0,\"kv_cache_bytes_per_token\":0,\"memory_bytes\":262144000,\"name\":\"embeddings\",\"nsc\":0[.0]*,\"other\":0[.0]*,\"params\":131072000,\"params_active\":131072000,\"repeat\":1,\"router\":0[.0]*,\"weight_bytes\":262144000\\},\\{\"attention\":[0-9.e+]+,\"decode_flops\":[0-9]+,\"ffn\":[0-9.e+]+,\"flops_per_token\":[0-9.e+]+,\"kv_cache_bytes\":4194304,\"kv_cache_bytes_per_token\":16384,\"memory_bytes\":[0-9]+,\"name\":\"layers.0-31\",\"nsc\":[0-9.e+]+,\"other\":[0-9.e+-]+,\"params\":202383360,.*\"macs_per_token\":[0-9.e+]+,\"memory_bytes\":[0-9]+,\"model\":\"llama-7b\",\"model_type\":\"llama\",\"nsc\":[0-9.e+]+,\"params_active\":6738415616,\"params_non_embedding\":6476271616,\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":256[.0]*,\"text_config\":false,\"variance_source\":\"block\",\"weight_bytes\":13476831232,\"weight_dtype\":\"bf16\"\\}\n$")
+  PASS "^\\{\"attention\":\"full\",\"batch\":1,\"context\":256,\"decode_flops_per_token\":[0-9]+,\"estimator\":\"mp\",\"flops_convention\":\"FLOPs = 2 x MACs;[^\"]*\",\"flops_per_token\":[0-9.e+]+,\"init\":\"xavier_normal\",\"kv_cache_bytes\":134217728,\"kv_cache_bytes_per_token\":524288,\"kv_dtype\":\"bf16\",\"layers\":\\[\\{\"attention\":0[.0]*,\"decode_flops\":0,\"ffn\":0[.0]*,\"flops_per_token\":0[.0]*,\"kv_cache_bytes\":0,\"kv_cache_bytes_per_token\":0,\"memory_bytes\":262144000,\"name\":\"embeddings\",\"nsc\":0[.0]*,\"other\":0[.0]*,\"params\":131072000,\"params_active\":131072000,\"repeat\":1,\"router\":0[.0]*,\"weight_bytes\":262144000\\},\\{\"attention\":[0-9.e+]+,\"decode_flops\":[0-9]+,\"ffn\":[0-9.e+]+,\"flops_per_token\":[0-9.e+]+,\"kv_cache_bytes\":4194304,\"kv_cache_bytes_per_token\":16384,\"memory_bytes\":[0-9]+,\"name\":\"layers.0-31\",\"nsc\":[0-9.e+]+,\"other\":[0-9.e+-]+,\"params\":202383360,.*\"macs_per_token\":[0-9.e+]+,\"memory_bytes\":[0-9]+,\"model\":\"llama-7b\",\"model_type\":\"llama\",\"notes\":\\[\\],\"nsc\":[0-9.e+]+,\"params_active\":6738415616,\"params_non_embedding\":6476271616,\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":256[.0]*,\"text_config\":false,\"variance_source\":\"block\",\"weight_bytes\":13476831232,\"weight_dtype\":\"fp16\",\"weight_dtype_source\":\"torch_dtype float16\"\\}\n$")
 nsc_cli_test(score_llama7b_format_json
   ARGS score examples/configs/llama-7b.json --format json --seq-len 2048
   PASS "\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":2048")
@@ -60,7 +60,51 @@ nsc_cli_test(score_nemotron_nas
 # DeepSeek-V3 at a serving workload: MLA's latent KV (70,272 bytes per token), 8 sequences of 32k.
 nsc_cli_test(score_deepseek_v3_workload
   ARGS score examples/configs/deepseek-v3.json --json --context 32768 --batch 8 --attention causal --seq-len 4096
-  PASS "\"attention\":\"causal\",\"batch\":8,\"context\":32768,.*\"kv_cache_bytes\":18421383168,\"kv_cache_bytes_per_token\":70272,\"kv_dtype\":\"bf16\",.*\"params_active\":37552297472,\"params_non_embedding\":669173061120,\"params_total\":671026419200,.*\"weight_bytes\":1342052838400,\"weight_dtype\":\"bf16\"")
+  PASS "\"attention\":\"causal\",\"batch\":8,\"context\":32768,.*\"kv_cache_bytes\":18421383168,\"kv_cache_bytes_per_token\":70272,\"kv_dtype\":\"bf16\",.*\"params_active\":37552297472,\"params_non_embedding\":669173061120,\"params_total\":671026419200,.*\"weight_bytes\":673150582112,\"weight_dtype\":\"fp8\",\"weight_dtype_source\":\"quantization_config fp8 block 128x128 [(]fp32 scales[)]; other weights torch_dtype bfloat16\"")
+# Issue 18a. Weight bytes as the checkpoint stores them (DeepSeek-V3's fp8 blocks above), unless
+# --weight-dtype; the source is named.
+nsc_cli_test(score_weight_dtype_override
+  ARGS score examples/configs/deepseek-v3.json --json --weight-dtype bf16
+  PASS "\"weight_bytes\":1342052838400,\"weight_dtype\":\"bf16\",\"weight_dtype_source\":\"--weight-dtype bf16\"")
+# MTP modules: always reported apart; --mtp counts them (671,026,419,200 + 11,610,068,224).
+nsc_cli_test(score_mtp_reported
+  ARGS score examples/configs/deepseek-v3.json
+  PASS "MTP            1 module [(]num_nextn_predict_layers[)]: 11,610,068,224 params [(]688,100,608 active;.*not in the totals [(]--mtp counts them[)]\nparams total   671,026,419,200")
+nsc_cli_test(score_mtp_counted
+  ARGS score examples/configs/deepseek-v3.json --json --mtp
+  PASS "\"params_total\":682636487424")
+nsc_cli_test(score_mtp_absent
+  ARGS score examples/configs/qwen3-8b.json --mtp
+  PASS "nsc score: --mtp: the config has no multi-token-prediction module")
+# MiMo-7B with its MTP module and granite-3.1-1b-a400m (float32): the weight bytes are the
+# checkpoints' published model.safetensors.index.json total_size.
+nsc_cli_test(score_mimo_mtp_stored
+  ARGS score examples/configs/mimo-7b.json --json --mtp
+  PASS "\"params_total\":7833409536,.*\"weight_bytes\":15666819072,\"weight_dtype\":\"bf16\"")
+nsc_cli_test(score_granitemoe_float32
+  ARGS score examples/configs/granite-3.1-1b-a400m-instruct.json --json
+  PASS "\"params_active\":428658688,\"params_non_embedding\":[0-9]+,\"params_total\":1334628352,.*\"weight_bytes\":5338513408,\"weight_dtype\":\"fp32\"")
+nsc_cli_test(score_smollm3_nope
+  ARGS score examples/configs/smollm3-3b.json
+  PASS "note           9 of 36 layers use no rotary positions [(]NoPE[)]: no parameters, no count changes\nparams total   3,075,098,624")
+nsc_cli_test(score_granite
+  ARGS score examples/configs/granite-3.3-8b-instruct.json --json
+  PASS "\"params_total\":8170864640")
+nsc_cli_test(score_glm45_air_mtp
+  ARGS score examples/configs/glm-4.5-air.json --json --mtp
+  PASS "\"params_total\":109227310848")
+nsc_cli_test(score_minimax_m27_fp8
+  ARGS score examples/configs/minimax-m2.7.json --json
+  PASS "\"params_active\":11030553088,\"params_non_embedding\":[0-9]+,\"params_total\":228689764864,.*\"weight_bytes\":230024081408,\"weight_dtype\":\"fp8\"")
+nsc_cli_test(score_phimoe
+  ARGS score examples/configs/phi-3.5-moe-instruct.json --json
+  PASS "\"params_active\":6640999744,\"params_non_embedding\":[0-9]+,\"params_total\":41873153344")
+nsc_cli_test(score_olmoe
+  ARGS score examples/configs/olmoe-1b-7b-0924-instruct.json --json
+  PASS "\"params_active\":1282017280,\"params_non_embedding\":[0-9]+,\"params_total\":6919161856")
+nsc_cli_test(score_families_in_help
+  ARGS score --help
+  PASS "kimi_k2, granite, granitemoe, smollm3")
 # Gemma 2: alternate sliding-window layers cache at most 4096 tokens; int4 weights, fp8 KV:
 # 13 x 2048 x (4096 + 16384) bytes by hand.
 nsc_cli_test(score_gemma2_window_table

@@ -31,6 +31,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     w.attention = nsc::attention_convention::causal;
     w.weights = nsc::dtype::int4;
     (void)nsc::deploy(m.spec, w);
+    if (m.stored) { // the checkpoint's own format (quantization_config, torch_dtype)
+      w.stored = m.stored;
+      (void)nsc::deploy(m.spec, w);
+    }
+    (void)nsc::count(nsc::hf_mtp_network(m, 256)).total(); // MTP modules (num_nextn_predict_layers)
+    (void)nsc::hf_deploy_mtp(m, w);
   } catch (const std::exception&) {
     // a clear refusal is a correct answer
   }

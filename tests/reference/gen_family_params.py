@@ -366,11 +366,229 @@ def opt(c, t):
     return m
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Issue 18a: families that need at most small structural additions (one table entry each in
+# nsc's hf_families()), their multi-token-prediction (MTP) modules, and the stored bytes of
+# quantised checkpoints. Written from the modeling files (transformers: granite, granitemoe,
+# smollm3, ministral / mistral, glm4, glm4_moe, minimax_m2, olmoe, phimoe, starcoder2; remote
+# code: MiMo's modeling_mimo.py, DeepSeek-V3 / Kimi K2's modeling_deepseek.py) and the
+# quantizers' storage layouts (transformers FP8 / MXFP4, AutoAWQ, AutoGPTQ, compressed-tensors).
+# ---------------------------------------------------------------------------------------------
+ATTN_NAMES = ("q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj")
+
+
+def family_18a(c, t):
+    """One decoder of the issue-18a families, parameter by parameter."""
+    if t == "kimi_k2":
+        return deepseek(c, t)
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    kv = g(c, "num_key_value_heads", H)
+    hd = d // H if t in ("olmoe", "phimoe", "starcoder2") else g(c, "head_dim", d // H)
+    tie = g(c, "tie_word_embeddings", t in ("smollm3", "starcoder2"))
+    layer_norm = t in ("phimoe", "starcoder2")  # LayerNorm: weight and bias
+    ab = g(c, "attention_bias", False)
+    if t == "starcoder2":
+        qkv_b = o_b = mlp_b = g(c, "use_bias", True)
+    elif t in ("glm4", "glm4_moe"):
+        qkv_b, o_b, mlp_b = ab, False, False
+    elif t == "mimo":  # Qwen2Attention: q, k, v biased, o not
+        qkv_b, o_b, mlp_b = True, False, False
+    elif t in ("minimax_m2",):
+        qkv_b = o_b = mlp_b = False
+    else:
+        qkv_b = o_b = ab
+        mlp_b = g(c, "mlp_bias", False) if t in ("granite", "smollm3") else False
+    W = g(c, "sliding_window")
+    window_every = t in ("ministral", "ministral3", "phimoe", "starcoder2") and W
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+
+    def block(pre, i, with_kv=True):
+        m.lin(pre + "self_attn.q_proj", H * hd, d, bias=qkv_b)
+        m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=qkv_b)
+        m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=qkv_b)
+        m.lin(pre + "self_attn.o_proj", d, H * hd, bias=o_b)
+        if t == "glm4_moe" and g(c, "use_qk_norm", False):
+            m.norm(pre + "self_attn.q_norm", hd)
+            m.norm(pre + "self_attn.k_norm", hd)
+        if (t == "minimax_m2" and g(c, "use_qk_norm", False)) or t == "olmoe":
+            m.norm(pre + "self_attn.q_norm", H * hd)
+            m.norm(pre + "self_attn.k_norm", kv * hd)
+        for nm in (("input_layernorm", "post_self_attn_layernorm", "post_attention_layernorm", "post_mlp_layernorm")
+                   if t == "glm4" else ("input_layernorm", "post_attention_layernorm")):
+            m.norm(pre + nm, d, bias=layer_norm)
+        if t == "glm4_moe" and i >= g(c, "first_k_dense_replace", 0):
+            E, k, w = c["n_routed_experts"], c["num_experts_per_tok"], c["moe_intermediate_size"]
+            m.lin(pre + "mlp.gate.weight", E, d, "router")
+            m.p.append((pre + "mlp.gate.e_score_correction_bias", E, 1, "bias", 1, 1, False))
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp.experts." + nm, w, d, copies=E, active=k)
+            m.lin(pre + "mlp.experts.down_proj", d, w, copies=E, active=k)
+            s = w * g(c, "n_shared_experts", 0)
+            if s:
+                m.lin(pre + "mlp.shared_experts.gate_proj", s, d)
+                m.lin(pre + "mlp.shared_experts.up_proj", s, d)
+                m.lin(pre + "mlp.shared_experts.down_proj", d, s)
+        elif t in ("minimax_m2", "phimoe", "olmoe"):
+            E = c["num_experts"] if t == "olmoe" else c["num_local_experts"]
+            k, w = c["num_experts_per_tok"], c["intermediate_size"]
+            m.lin(pre + "block_sparse_moe.gate", E, d, "router")
+            if t == "minimax_m2" and g(c, "use_routing_bias", False):
+                m.p.append((pre + "block_sparse_moe.e_score_correction_bias", E, 1, "bias", 1, 1, False))
+            m.lin(pre + "block_sparse_moe.experts.w1", w, d, copies=E, active=k)
+            m.lin(pre + "block_sparse_moe.experts.w3", w, d, copies=E, active=k)
+            m.lin(pre + "block_sparse_moe.experts.w2", d, w, copies=E, active=k)
+        elif t == "granitemoe":
+            E, k, w = c["num_local_experts"], c["num_experts_per_tok"], c["intermediate_size"]
+            m.lin(pre + "block_sparse_moe.router.layer", E, d, "router")
+            m.lin(pre + "block_sparse_moe.experts.input_linear", 2 * w, d, copies=E, active=k)
+            m.lin(pre + "block_sparse_moe.experts.output_linear", d, w, copies=E, active=k)
+        elif t == "starcoder2":
+            w = c["intermediate_size"]
+            m.lin(pre + "mlp.c_fc", w, d, bias=mlp_b)
+            m.lin(pre + "mlp.c_proj", d, w, bias=mlp_b)
+        else:
+            w = c["intermediate_size"]
+            m.lin(pre + "mlp.gate_proj", w, d, bias=mlp_b)
+            m.lin(pre + "mlp.up_proj", w, d, bias=mlp_b)
+            m.lin(pre + "mlp.down_proj", d, w, bias=mlp_b)
+        if with_kv:
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=W if window_every else None))
+
+    for i in range(L):
+        block("layers.%d." % i, i)
+    m.norm("norm", d, bias=layer_norm)
+    if tie:
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, "head", bias=t == "phimoe" and g(c, "lm_head_bias", False))
+    m.block = block  # for the MTP module
+    return m
+
+
+def mtp_18a(c, t):
+    """Parameters of the MTP modules (num_nextn_predict_layers), the shared embedding and head
+    not counted: per module the decoder block of layer index L (DeepSeek / GLM: a MoE layer;
+    MiMo: a dense Qwen2 layer), eh_proj / input_proj Linear(2d -> d) and 3 RMSNorms (DeepSeek,
+    GLM: enorm, hnorm, shared_head.norm; MiMo: token_layernorm, hidden_layernorm,
+    final_layernorm). Also returns the block's KV elements per token and its matrices."""
+    n = g(c, "num_nextn_predict_layers", 0)
+    if not n:
+        return None
+    one = dict(c)
+    L = c["num_hidden_layers"]
+    one["num_hidden_layers"] = L + 1
+    full = READERS[t](one, t)
+    base = READERS[t](c, t)
+    block = [p for p in full.p if p[0].startswith("layers.%d." % L)]
+    d = c["hidden_size"]
+    per = sum(o * i * cp for (_, o, i, _, cp, _, _) in block) + 2 * d * d + 3 * d
+    act = sum(o * i * a for (_, o, i, _, _, a, _) in block) + 2 * d * d + 3 * d
+    return dict(modules=n, params=n * per, params_active=n * act,
+                kv_bytes_per_token=n * 2 * full.layers[L]["kv_elems"], block=block)
+
+
+def role_18a(name, role):
+    """nsc's weight roles for a quantisation scheme."""
+    if role in ("embed", "head", "router"):
+        return {"embed": "embedding", "head": "head", "router": "router"}[role]
+    if role != "mat":
+        return "plain"
+    if "shared_expert" in name:
+        return "shared_experts"
+    if "experts." in name:
+        return "experts"
+    if any(name.endswith(a) for a in ATTN_NAMES) or "self_attn" in name or "query_key_value" in name:
+        return "attention"
+    return "dense_ffn"
+
+
+def stored_bytes(m, q, plain=2):
+    """Bytes of a checkpoint stored with scheme q (a dict: bits, pack 'elements' | 'int32_in' |
+    'int32_out', block (rows, cols) with 0 = whole dimension, scale bytes, zero bits, g_idx,
+    per-matrix extra bytes, the quantised roles); everything else at `plain` bytes."""
+    total = 0
+    for (name, o, i, role, cp, _, _) in m.p:
+        r = role_18a(name, role)
+        if r not in q["roles"]:
+            total += plain * o * i * cp
+            continue
+        bits = q["bits"]
+        if q["pack"] == "elements":
+            packed = -(-o * i * bits // 8)
+        elif q["pack"] == "int32_in":
+            packed = o * 4 * -(-i * bits // 32)
+        else:
+            packed = i * 4 * -(-o * bits // 32)
+        br, bc = q["block"]
+        rows = -(-o // br) if br else 1
+        cols = -(-i // bc) if bc else 1
+        one = packed + rows * cols * q["scale"]
+        if q.get("zero"):
+            one += cols * 4 * -(-rows * q["zero"] // 32)
+        if q.get("g_idx"):
+            one += 4 * i
+        one += q.get("extra", 0)
+        total += cp * one
+    return total
+
+
+# Quantisation schemes of the tests: name -> (config file, nsc-visible scheme as above)
+ALL_MATS = ("attention", "dense_ffn", "experts", "shared_experts")
+QUANT_CASES = {
+    # DeepSeek-V3 as published: fp8 e4m3, one float32 weight_scale_inv per 128 x 128 block
+    "deepseek-v3": dict(bits=8, pack="elements", block=(128, 128), scale=4, roles=ALL_MATS),
+    "kimi-k2-instruct": dict(bits=8, pack="elements", block=(128, 128), scale=4, roles=ALL_MATS),
+    # MiniMax-M2: fp8 blocks, modules_to_not_convert gate, e_score_correction_bias, lm_head
+    "minimax-m2.7": dict(bits=8, pack="elements", block=(128, 128), scale=4, roles=ALL_MATS),
+}
+# Synthetic quantization_config variants on bundled configs (tests/test_hf_families.cpp builds
+# the same configs): AWQ gemm int4 group 128 with zero points (fp16 scales, qzeros int32 along
+# the output), GPTQ int4 group 128 (qweight int32 along the input, qzeros, fp16 scales, g_idx),
+# compressed-tensors pack-quantized int4 group 32 (weight_packed, bf16 scales, weight_shape),
+# compressed-tensors float-quantized fp8 per channel, mxfp4 (experts only, e8m0 per 32).
+SYNTHETIC_QUANT = {
+    "awq": ("qwen3-8b", dict(bits=4, pack="int32_out", block=(1, 128), scale=2, zero=4, roles=ALL_MATS)),
+    "gptq": ("qwen3-8b", dict(bits=4, pack="int32_in", block=(1, 128), scale=2, zero=4, g_idx=True, roles=ALL_MATS)),
+    "ct_w4a16": ("qwen3-30b-a3b", dict(bits=4, pack="int32_in", block=(1, 32), scale=2, extra=16,
+                                        roles=ALL_MATS + ("other",))),
+    "ct_fp8_channel": ("llama-3-8b", dict(bits=8, pack="elements", block=(1, 0), scale=2, roles=ALL_MATS)),
+    "mxfp4": ("mixtral-8x7b", dict(bits=4, pack="elements", block=(1, 32), scale=1, roles=("experts",))),
+}
+
+# Published exact totals of the issue-18a bundles, and their scope. (name -> (total, scope))
+PUBLISHED_18A = {
+    # ibm-granite/granite-3.3-8b-instruct: the hub's safetensors.total (tied embeddings)
+    "granite-3.3-8b-instruct": (8170864640, "hub safetensors.total"),
+    # HuggingFaceTB/SmolLM3-3B: the hub's safetensors.total; its index: total_size 6,150,197,248 = 2 x
+    "smollm3-3b": (3075098624, "hub safetensors.total"),
+    # ibm-granite/granite-3.1-1b-a400m-instruct: model.safetensors.index.json total_size
+    # 5,338,513,408 bytes of float32 (torch_dtype float32)
+    "granite-3.1-1b-a400m-instruct": (1334628352, "index total_size / 4 (float32)"),
+    # XiaomiMiMo MiMo-7B: model.safetensors.index.json total_size 15,666,819,072 bytes of bf16, which
+    # holds the main model and its MTP module (model.mtp_layers.0)
+    "mimo-7b": (7833409536, "index total_size / 2 (bf16): main model + 1 MTP module"),
+    # zai-org/GLM-4.5-Air: the hub's safetensors.total counts layer 46 (the MTP module) with its
+    # own embed_tokens and shared_head.head copies; the model without MTP (106,852,251,264) is
+    # PrimeIntellect/INTELLECT-3's hub total
+    "glm-4.5-air": (110468824832, "hub safetensors.total: main model + 1 MTP module + its embedding and head copies"),
+    # MiniMaxAI/MiniMax-M2.7: the hub's safetensors.total (the MTP modules are not in the checkpoint)
+    "minimax-m2.7": (228689764864, "hub safetensors.total"),
+    # microsoft/Phi-3.5-MoE-instruct: the hub's total (as quoted with Phi-3.5-mini's 3,821,079,552)
+    "phi-3.5-moe-instruct": (41873153344, "hub safetensors.total"),
+    # allenai/OLMoE-1B-7B-0924-Instruct: parameterCount of its safetensors headers
+    "olmoe-1b-7b-0924-instruct": (6919161856, "safetensors headers parameterCount"),
+}
+
 READERS = {"llama": llama_like, "mistral": llama_like, "mixtral": llama_like, "qwen2": llama_like,
            "qwen3": llama_like, "qwen2_moe": llama_like, "qwen3_moe": llama_like, "phi3": llama_like,
            "olmo2": llama_like, "gemma": llama_like, "gemma2": llama_like, "gemma3_text": llama_like,
            "deepseek_v2": deepseek, "deepseek_v3": deepseek, "gpt_neox": gpt_neox,
            "nemotron-nas": deci, "gpt2": gpt2, "bert": bert, "opt": opt}
+READERS.update({t: family_18a for t in ("kimi_k2", "granite", "smollm3", "ministral", "ministral3", "glm4",
+                                        "glm4_moe", "minimax_m2", "granitemoe", "olmoe", "phimoe",
+                                        "starcoder2", "mimo")})
 
 
 def build(c):
@@ -486,6 +704,18 @@ def main():
         r.update(deployment(m, **WORKLOAD))
         r["layer_kv_bytes_per_token"] = [l["kv_elems"] * WORKLOAD["kv_bytes"] for l in m.layers]
         r["layer_window"] = [l["window"] or 0 for l in m.layers]
+        mt = mtp_18a(body, body["model_type"]) if body.get("model_type") in READERS else None
+        if mt:
+            r["mtp"] = {k: v for k, v in mt.items() if k != "block"}
+        if name in PUBLISHED_18A:  # issue 18a: the scope may add the MTP modules
+            pub, scope = PUBLISHED_18A[name]
+            got = r["params_total"] + (r["mtp"]["params"] if "MTP" in scope else 0)
+            if "head copies" in scope:  # the hub's MTP layer stores the embedding and head again
+                got += 2 * body["vocab_size"] * body["hidden_size"]
+            r["published_total"], r["published_scope"] = pub, scope
+            if got != pub:
+                print("MISMATCH", name, got, pub)
+                bad += 1
         if name in PUBLISHED:
             r["published_total"] = PUBLISHED[name]
             if PUBLISHED[name] != r["params_total"]:
@@ -498,6 +728,18 @@ def main():
     print("deepseek-v3 hub total", hub, "= instantiated + MTP layer", mtp, "+ fp8 scales", scales)
     assert hub == 684531386000, hub
     out["deepseek_v3_hub"] = {"total": hub, "mtp_layer": mtp, "fp8_scales": scales}
+    # Issue 18a: stored bytes of quantised checkpoints (served model, MTP modules not included).
+    q = {}
+    for name, scheme in QUANT_CASES.items():
+        path = os.path.join(CONFIGS, name + ".json")
+        if os.path.exists(path):
+            m, _ = build(json.load(open(path)))
+            q[name] = stored_bytes(m, scheme)
+    for case, (name, scheme) in SYNTHETIC_QUANT.items():
+        m, _ = build(json.load(open(os.path.join(CONFIGS, name + ".json"))))
+        q[case] = stored_bytes(m, scheme)
+    out["stored_bytes"] = q
+    print("stored bytes", q)
     with open(os.path.join(HERE, "family_params.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

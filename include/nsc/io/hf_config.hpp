@@ -12,6 +12,8 @@
 ///     nlohmann::json with_nsc_extensions(config, spec)           writes intermediate_sizes and
 ///                                                                lora_ranks (pruned models)
 ///     hf_families()                                              the table of family traits
+///     hf_mtp_network(m, T), hf_mtp_spec(m), hf_deploy_mtp(m, w)  the MTP modules, apart
+///     hf_model::stored / checkpoint_weights()                    quantization_config + torch_dtype
 ///
 /// One reader drives every family from one table (`detail::hf::families`) of field names,
 /// HF config-class defaults and structural traits; the counts are those of the module tree
@@ -27,6 +29,47 @@
 /// | gpt2 | n_embd, n_layer, n_head, n_inner (absent or null: 4 n_embd), n_positions, vocab_size, layer_norm_epsilon, initializer_range; every Linear biased, LayerNorm, learned positions, LM head tied (tie_word_embeddings, default true). |
 /// | bert | hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings, type_vocab_size (2), layer_norm_eps, initializer_range; BertModel: embedding LayerNorm, post-norm blocks, no final norm, no LM head, the pooler (nsc extension `add_pooling_layer`, default true; the pretraining/MLM heads are not part of the spec). |
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
+///
+/// | kimi_k2 | deepseek_v3 under another name (DeepseekV3ForCausalLM). |
+/// | granite, smollm3, ministral, ministral3 | llama (granite's multipliers change no count; smollm3 ties the head by default and its NoPE layers (no_rope_layers, no_rope_layer_interval) are noted in hf_model::notes; ministral: mistral's sliding windows). |
+/// | glm4 | attention_bias biases q, k, v (not o_proj); 4 norms per layer (input, post_self_attn, post_attention, post_mlp); fused gate_up_proj = gate + up. |
+/// | glm4_moe | DeepSeek's MoE layout (n_routed_experts, moe_intermediate_size, n_shared_experts, first_k_dense_replace) with GQA attention (num_key_value_heads, head_dim), q, k, v biases from attention_bias, q_norm/k_norm RMSNorm(head_dim) when use_qk_norm, the router's e_score_correction_bias always. |
+/// | minimax_m2 | mixtral's MoE (num_local_experts, intermediate_size), q_norm RMSNorm(heads head_dim) and k_norm RMSNorm(kv heads head_dim) when use_qk_norm, e_score_correction_bias when use_routing_bias; no sliding window. |
+/// | granitemoe | mixtral's MoE (input_linear = gate + up of every expert, output_linear = down, router Linear(d, experts)), attention_bias. |
+/// | olmoe | mixtral's MoE with num_experts, q_norm RMSNorm(hidden) and k_norm RMSNorm(kv heads head_dim), attention_bias; head_dim = hidden / heads. |
+/// | phimoe | mixtral's MoE, LayerNorm (weight and bias) everywhere, attention_bias on q, k, v, o, lm_head_bias on the head; head_dim = hidden / heads. |
+/// | starcoder2 | LayerNorm, a plain MLP (c_fc, c_proj), use_bias (true) on every Linear, tied head by default, sliding_window on every layer, norm_epsilon. |
+/// | mimo | qwen2 plus num_nextn_predict_layers MTP modules (remote code MiMoMTPLayers). |
+///
+/// Multi-token prediction (num_nextn_predict_layers: deepseek_v3, kimi_k2, glm4_moe, mimo): the
+/// modules are not part of the served model and never enter the spec; hf_model::mtp_layers,
+/// mtp_block (the decoder block the next layer index would have), mtp_norms (3: DeepSeek's
+/// enorm, hnorm, shared_head.norm; MiMo's token, hidden and final layernorms) describe them,
+/// hf_mtp_network / hf_mtp_spec / hf_deploy_mtp count them (eh_proj / input_proj Linear(2d -> d)
+/// included; the embedding and head are the main model's, not counted again).
+///
+/// Quantised checkpoints (hf_model::stored, a stored_weights of nsc/model/deployment.hpp):
+/// torch_dtype (or dtype) gives the bytes of everything not quantised (bfloat16 / float16 2,
+/// float32 4; absent: bf16). quantization_config.quant_method:
+///  * fp8: 8-bit elements, one float32 weight_scale_inv per weight_block_size block ([128, 128]
+///    by default) of every attention, MLP, expert and shared-expert matrix;
+///  * mxfp4: the routed experts only, 4-bit elements and one e8m0 byte per 32 inputs;
+///  * awq: bits (w_bit), group_size (q_group_size; -1 per channel), zero_point, version gemm
+///    (qweight int32 along the output) or gemv; fp16 scales and int32-packed qzeros per group;
+///  * gptq: bits, group_size; qweight int32 along the input, qzeros (always stored), fp16
+///    scales, and g_idx (one int32 per input column);
+///  * compressed-tensors: format float-quantized / int-quantized (8-bit), pack-quantized (int32
+///    words along the input plus a 2 x int64 weight_shape), naive-quantized; one weight scheme
+///    (config_groups.*.weights: num_bits, strategy tensor / channel / group (group_size) / block
+///    (block_structure), symmetric) on its targets ("Linear": every Linear incl. routers and the
+///    head), scales in the model dtype, a static input_scale per Linear when
+///    input_activations.dynamic is false.
+/// modules_to_not_convert / ignore name modules (regexes "re:..." too) that stay plain; a role
+/// (attention, MLP, experts, shared experts, router, head, embedding) excluded in every layer
+/// that has it is plain, excluded in some layers only is an error (nsc stores a role one way
+/// in every layer); vision-tower names are skipped. Any other quant_method, or a malformed
+/// field, leaves `stored` empty with stored_error naming the field (the architecture still reads;
+/// nsc score then needs --weight-dtype).
 ///
 /// Multimodal configs: when the top-level model_type is not in the table but a `text_config`
 /// object is (gemma3's Gemma3ForConditionalGeneration, and any other), its text decoder is read
@@ -80,6 +123,7 @@
 #include <nsc/detail/checked.hpp>
 #include <nsc/error_handling.hpp>
 #include <nsc/io/input_file.hpp>
+#include <nsc/model/deployment.hpp>
 #include <nsc/model/network.hpp>
 #include <nsc/model/score.hpp>
 #include <nsc/model/transformer.hpp>
@@ -89,6 +133,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -109,6 +154,25 @@ struct hf_model {
   double initializer_range = 0.02; ///< std of HF's normal init (OPT: init_std)
   double norm_eps = 0;            ///< rms_norm_eps / layer_norm_eps(ilon) if given (informative)
   bool text_config = false;       ///< read from a nested text_config (vision parts not counted)
+  /// How the checkpoint stores the weights (torch_dtype, quantization_config); empty when the
+  /// config's quantization_config cannot be read (stored_error says why).
+  std::optional<stored_weights> stored;
+  std::string stored_error;       ///< why `stored` is empty
+  /// Multi-token-prediction modules (num_nextn_predict_layers; DeepSeek-V3, Kimi K2, GLM-4.5,
+  /// MiMo): not part of the served model. Each is mtp_block (a decoder block like the last
+  /// layer's kind), a Linear(2 d -> d) without bias (eh_proj / input_proj) and mtp_norms
+  /// d-wide RMSNorms (enorm, hnorm, shared_head.norm; MiMo token, hidden and final
+  /// layernorms); the embedding and the LM head are the main model's (not counted again).
+  std::int64_t mtp_layers = 0;
+  block_spec mtp_block;
+  std::int64_t mtp_norms = 0;
+  std::vector<std::string> notes; ///< structure read that changes no count (NoPE layers, ...)
+
+  /// The stored format; throws std::invalid_argument (stored_error) when it could not be read.
+  const stored_weights& checkpoint_weights() const {
+    if (!stored) throw std::invalid_argument(stored_error);
+    return *stored;
+  }
 };
 
 /// The most runs of identical layers read_hf_config builds, and the most layers a per-layer list
@@ -121,7 +185,9 @@ inline constexpr std::int64_t hf_max_layer_runs = 16384;
 /// The model types read_hf_config understands.
 inline constexpr std::string_view hf_supported_model_types =
     "llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, phi3, olmo2, gemma, gemma2, "
-    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, gpt2, bert, opt";
+    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, gpt2, bert, opt, "
+    "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
+    "starcoder2, mimo (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, ...)";
 
 namespace detail::hf {
 
@@ -168,6 +234,15 @@ struct family {
   window_rule window = window_rule::none;
   bool per_layer_config = true;                  ///< reads transformers' per_layer_config
   bool block_configs = false;                    ///< DeciLM block_configs
+  const char* qk_norm_flag = nullptr;            ///< field switching the q/k norms (use_qk_norm)
+  bool qkv_only_bias = false;                    ///< attention_bias switches q, k, v only (o_proj unbiased)
+  const char* experts_key = nullptr;             ///< mixtral layout: expert count field (num_local_experts)
+  bool router_bias = false;                      ///< the router has e_score_correction_bias (GLM-4.5)
+  const char* router_bias_flag = nullptr;        ///< field switching it (MiniMax-M2 use_routing_bias)
+  const char* lm_head_bias = nullptr;            ///< field switching a bias on the LM head (PhiMoE)
+  const char* mtp_layers = nullptr;              ///< field counting MTP modules (num_nextn_predict_layers)
+  std::int64_t mtp_norms = 3;                    ///< d-wide norms of an MTP module outside its block
+  bool nope_layers = false;                      ///< SmolLM3 no_rope_layers (noted; no parameters)
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -252,6 +327,7 @@ inline const std::vector<family>& families() {
     ds.per_layer_config = false;
     t.push_back(ds);
     ds.model_type = "deepseek_v3";
+    ds.mtp_layers = "num_nextn_predict_layers";
     t.push_back(ds);
     family neox;
     neox.model_type = "gpt_neox";
@@ -304,6 +380,82 @@ inline const std::vector<family>& families() {
     opt.eps = "layer_norm_eps";
     opt.init = "init_std";
     t.push_back(opt);
+    // Issue 18 families (one entry each; the modeling files are cited in the file comment).
+    family kimi = ds; // DeepseekV3ForCausalLM under another name
+    kimi.model_type = "kimi_k2";
+    kimi.mtp_layers = "num_nextn_predict_layers";
+    t.push_back(kimi);
+    family granite = llama; // llama + scalar multipliers (no parameters)
+    granite.model_type = "granite";
+    t.push_back(granite);
+    family smollm3 = llama; // NoPE every no_rope_layer_interval-th layer: no parameters
+    smollm3.model_type = "smollm3";
+    smollm3.tie_default = true;
+    smollm3.nope_layers = true;
+    t.push_back(smollm3);
+    family ministral = mistral; // text decoders of mistral3 / Ministral
+    ministral.model_type = "ministral";
+    t.push_back(ministral);
+    ministral.model_type = "ministral3";
+    t.push_back(ministral);
+    family glm4;
+    glm4.model_type = "glm4";
+    glm4.attention_bias = "attention_bias";
+    glm4.qkv_only_bias = true;
+    glm4.block_norms = 4; // input, post_self_attn, post_attention, post_mlp
+    t.push_back(glm4);
+    family glm4_moe = glm4;
+    glm4_moe.model_type = "glm4_moe";
+    glm4_moe.block_norms = 2;
+    glm4_moe.qk_norm = qk_norm_kind::per_head;
+    glm4_moe.qk_norm_flag = "use_qk_norm";
+    glm4_moe.moe = moe_layout::deepseek;
+    glm4_moe.router_bias = true;
+    glm4_moe.per_layer_config = false;
+    glm4_moe.mtp_layers = "num_nextn_predict_layers";
+    t.push_back(glm4_moe);
+    family minimax = mixtral;
+    minimax.model_type = "minimax_m2";
+    minimax.window = window_rule::none;
+    minimax.qk_norm = qk_norm_kind::whole; // qk_norm_type per_layer: RMSNorm over all heads
+    minimax.qk_norm_flag = "use_qk_norm";
+    minimax.router_bias_flag = "use_routing_bias";
+    t.push_back(minimax);
+    family granitemoe = mixtral; // input_linear = gate + up of every expert, output_linear = down
+    granitemoe.model_type = "granitemoe";
+    granitemoe.window = window_rule::none;
+    granitemoe.attention_bias = "attention_bias";
+    t.push_back(granitemoe);
+    family olmoe = mixtral;
+    olmoe.model_type = "olmoe";
+    olmoe.window = window_rule::none;
+    olmoe.experts_key = "num_experts";
+    olmoe.qk_norm = qk_norm_kind::whole;
+    olmoe.attention_bias = "attention_bias";
+    olmoe.head_dim = false;
+    t.push_back(olmoe);
+    family phimoe = mixtral;
+    phimoe.model_type = "phimoe";
+    phimoe.norm = norm_kind::layernorm;
+    phimoe.attention_bias = "attention_bias";
+    phimoe.lm_head_bias = "lm_head_bias";
+    phimoe.head_dim = false;
+    t.push_back(phimoe);
+    family starcoder2;
+    starcoder2.model_type = "starcoder2";
+    starcoder2.eps = "norm_epsilon";
+    starcoder2.norm = norm_kind::layernorm;
+    starcoder2.gated = false;
+    starcoder2.qkv_bias = starcoder2.out_bias = starcoder2.ffn_bias = true;
+    starcoder2.attention_bias = starcoder2.mlp_bias = "use_bias";
+    starcoder2.tie_default = true;
+    starcoder2.head_dim = false;
+    starcoder2.window = window_rule::every_layer;
+    t.push_back(starcoder2);
+    family mimo = qwen2; // Qwen2 + MTP modules (remote code MiMoMTPLayers)
+    mimo.model_type = "mimo";
+    mimo.mtp_layers = "num_nextn_predict_layers";
+    t.push_back(mimo);
     return t;
   }();
   return table;
@@ -805,6 +957,324 @@ struct sliding_rule {
   }
 };
 
+/// A module name or pattern of quantization_config (modules_to_not_convert, ignore, targets)
+/// as nsc weight roles: which roles it names, in which layer (-1: every layer), or outside
+/// the text decoder (a vision tower, not counted).
+struct module_pattern {
+  std::vector<weight_role> roles;
+  std::int64_t layer = -1;
+  bool outside = false;
+};
+
+inline module_pattern classify_module(const std::string& where, const json& v) {
+  if (!v.is_string()) bad(where, "must be a module name (a string)", v);
+  std::string p = v.get<std::string>();
+  for (char& ch : p) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  if (p.rfind("re:", 0) == 0) p = p.substr(3);
+  module_pattern m;
+  auto has = [&](std::string_view s) { return p.find(s) != std::string::npos; };
+  if (has("vision") || has("visual") || has("multi_modal") || has("mm_projector") || has("audio")) {
+    m.outside = true;
+    return m;
+  }
+  // The layer index after "layers." (digits only; a wildcard or a regex is every layer).
+  if (const std::size_t at = p.find("layers."); at != std::string::npos) {
+    std::size_t i = at + 7, j = i;
+    while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) ++j;
+    if (j > i && j - i <= 9 && (j == p.size() || p[j] == '.')) m.layer = std::stoll(p.substr(i, j - i));
+  }
+  // The last name component, without regex decorations.
+  std::string last;
+  for (std::size_t k = p.size(); k-- > 0;) {
+    const char ch = p[k];
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') last.insert(last.begin(), ch);
+    else if (!last.empty()) break;
+  }
+  using r = weight_role;
+  auto one_of = [&](std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names)
+      if (last == n) return true;
+    return false;
+  };
+  if (p == "linear") m.roles = {r::attention, r::dense_ffn, r::experts, r::shared_experts, r::router, r::head, r::other};
+  else if (has("lm_head")) m.roles = {r::head};
+  else if (has("embed")) m.roles = {r::embedding};
+  else if (has("shared_expert_gate") || one_of({"gate", "router", "e_score_correction_bias", "classifier"})) m.roles = {r::router};
+  else if (has("shared_expert")) m.roles = {r::shared_experts};
+  else if (has("experts")) m.roles = {r::experts};
+  else if (has("self_attn") || has("attention") || one_of({"attn", "q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "c_attn", "query_key_value", "wqkv", "wo"}))
+    m.roles = {r::attention};
+  else if (one_of({"mlp", "block_sparse_moe", "feed_forward", "moe"})) m.roles = {r::dense_ffn, r::experts, r::shared_experts, r::router};
+  else if (one_of({"gate_proj", "up_proj", "down_proj", "gate_up_proj", "w1", "w2", "w3", "c_fc", "fc1", "fc2", "dense_h_to_4h", "dense_4h_to_h"}))
+    m.roles = {r::dense_ffn};
+  else if (has("eh_proj") || has("mtp")) m.roles = {r::other};
+  else
+    bad(where, "is a module nsc cannot place (expected an attention, MLP, expert, router, embedding or lm_head module, "
+               "or a vision module)", v);
+  return m;
+}
+
+/// Which layers of `spec` have a weight of role r (a predicate on the block).
+inline bool block_has(const block_spec& b, weight_role r) {
+  const bool moe = b.ffn.kind == ffn_kind::standard && b.ffn.n_experts > 0;
+  switch (r) {
+  case weight_role::attention: return b.attention.kind != attention_kind::none;
+  case weight_role::dense_ffn: return b.ffn.kind == ffn_kind::linear || (b.ffn.kind == ffn_kind::standard && !moe);
+  case weight_role::experts: return moe;
+  case weight_role::shared_experts: return moe && b.ffn.shared_d_ff > 0;
+  case weight_role::router: return moe;
+  default: return false;
+  }
+}
+
+/// Quantised roles after a list of exclusions (modules_to_not_convert / ignore): a role
+/// excluded in every layer that has it is stored plain; excluded in some of them only, an
+/// error (a per-layer mix is not expressed).
+inline void apply_exclusions(stored_weights& s, const json* list, const std::string& key, const transformer_spec& spec) {
+  if (!list) return;
+  if (!list->is_array()) bad(key, "must be a list of module names", *list);
+  std::array<std::set<std::int64_t>, weight_role_count> some;
+  std::array<bool, weight_role_count> all{};
+  for (std::size_t k = 0; k < list->size() && k < 1000000; ++k) {
+    const module_pattern m = classify_module(key + "[" + std::to_string(k) + "]", (*list)[k]);
+    for (weight_role r : m.roles) {
+      const std::size_t i = static_cast<std::size_t>(r);
+      if (m.layer < 0) all[i] = true;
+      else some[i].insert(m.layer);
+    }
+  }
+  for (std::size_t i = 0; i < weight_role_count; ++i) {
+    if (!s.quantised[i] || (!all[i] && some[i].empty())) continue;
+    if (all[i]) {
+      s.quantised[i] = false;
+      continue;
+    }
+    std::int64_t having = 0, excluded = 0, first = 0;
+    for (const block_spec& b : spec.blocks) {
+      if (block_has(b, weight_role(i))) {
+        having += b.repeat;
+        for (auto it = some[i].lower_bound(first); it != some[i].end() && *it < first + b.repeat; ++it) ++excluded;
+      }
+      first += b.repeat;
+    }
+    if (excluded == 0) continue;
+    if (excluded < having)
+      bad(key, "keeps the " + std::string(to_string(weight_role(i))) + " matrices unquantised in " + std::to_string(excluded) +
+                   " of the " + std::to_string(having) + " layers that have them; nsc stores a role one way in every layer",
+          *list);
+    s.quantised[i] = false;
+  }
+}
+
+/// Bytes per parameter of a torch dtype name ("bfloat16", "float16", "float32").
+inline std::int64_t torch_dtype_bytes(const std::string& key, const json& v) {
+  if (v == "bfloat16" || v == "float16" || v == "bf16" || v == "fp16" || v == "half") return 2;
+  if (v == "float32" || v == "fp32" || v == "float") return 4;
+  bad(key, "must be bfloat16, float16 or float32", v);
+}
+
+/// How the checkpoint of a config stores its weights: torch_dtype (or dtype) for what is not
+/// quantised, quantization_config for the rest (file comment: "Quantised checkpoints").
+inline stored_weights read_stored_weights(const json& top, const json& body, const transformer_spec& spec) {
+  stored_weights s;
+  s.quantised = {};
+  const json* dt = nullptr;
+  std::string dt_key;
+  for (const json* c : {&top, &body})
+    for (const char* k : {"torch_dtype", "dtype"})
+      if (!dt && present(*c, k)) {
+        dt = &(*c)[k];
+        dt_key = (c == &body && c != &top ? "text_config." : "") + std::string(k);
+      }
+  if (dt) {
+    if (!dt->is_string()) bad(dt_key, "must be a dtype name", *dt);
+    s.plain_bytes = torch_dtype_bytes(dt_key, *dt);
+    s.source = dt_key + " " + dt->get<std::string>();
+    s.name = s.plain_bytes == 4 ? "fp32" : (*dt == "float16" || *dt == "fp16" || *dt == "half") ? "fp16" : "bf16";
+  } else {
+    s.source = "bf16 (the config names no torch_dtype)";
+  }
+  const json* q = present(top, "quantization_config") ? &top["quantization_config"]
+                  : present(body, "quantization_config") ? &body["quantization_config"] : nullptr;
+  if (!q) return s;
+  const std::string qk = "quantization_config";
+  if (!q->is_object()) bad(qk, "must be an object", *q);
+  if (!present(*q, "quant_method") || !(*q)["quant_method"].is_string())
+    bad(qk + ".quant_method", "must name the method (fp8, mxfp4, awq, gptq, compressed-tensors)",
+        q->contains("quant_method") ? (*q)["quant_method"] : json());
+  const std::string method = (*q)["quant_method"].get<std::string>();
+  auto qint = [&](const char* key, std::int64_t fallback, std::int64_t min) {
+    if (!present(*q, key)) return fallback;
+    return integer((*q)[key], qk + "." + key, min, int_rule(min));
+  };
+  using r = weight_role;
+  auto quantise = [&](std::initializer_list<weight_role> roles) {
+    for (weight_role x : roles) s.quantised[static_cast<std::size_t>(x)] = true;
+  };
+  const std::string plain = s.source;
+  auto group_text = [](std::int64_t g) { return g > 0 ? "group " + std::to_string(g) : std::string("per output channel"); };
+  if (method == "fp8") {
+    s.bits = 8;
+    s.scale_bytes = 4; // weight_scale_inv float32, as transformers' FP8 layers and DeepSeek-V3 store them
+    s.block_rows = s.block_cols = 128;
+    if (present(*q, "weight_block_size")) {
+      const json& b = (*q)["weight_block_size"];
+      if (!b.is_array() || b.size() != 2) bad(qk + ".weight_block_size", "must be [rows, columns]", b);
+      s.block_rows = integer(b[0], qk + ".weight_block_size[0]", 1, "must be a positive integer");
+      s.block_cols = integer(b[1], qk + ".weight_block_size[1]", 1, "must be a positive integer");
+    }
+    quantise({r::attention, r::dense_ffn, r::experts, r::shared_experts, r::other});
+    apply_exclusions(s, present(*q, "modules_to_not_convert") ? &(*q)["modules_to_not_convert"] : nullptr,
+                     qk + ".modules_to_not_convert", spec);
+    s.source = "quantization_config fp8 block " + std::to_string(s.block_rows) + "x" + std::to_string(s.block_cols) +
+               " (fp32 scales)";
+  } else if (method == "mxfp4") {
+    s.bits = 4;
+    s.block_cols = 32;
+    s.scale_bytes = 1; // one e8m0 exponent per 32 elements
+    quantise({r::experts}); // transformers replaces the experts only
+    apply_exclusions(s, present(*q, "modules_to_not_convert") ? &(*q)["modules_to_not_convert"] : nullptr,
+                     qk + ".modules_to_not_convert", spec);
+    s.source = "quantization_config mxfp4 (experts 4-bit, one e8m0 scale per 32 inputs)";
+  } else if (method == "awq" || method == "gptq") {
+    const bool awq = method == "awq";
+    s.bits = qint(awq && present(*q, "w_bit") ? "w_bit" : "bits", 4, 1);
+    if (s.bits != 2 && s.bits != 3 && s.bits != 4 && s.bits != 8) bad(qk + ".bits", "must be 2, 3, 4 or 8", json(s.bits));
+    const char* gkey = awq && present(*q, "q_group_size") ? "q_group_size" : "group_size";
+    std::int64_t g = 128;
+    if (present(*q, gkey)) {
+      const auto gi = as_integer((*q)[gkey]);
+      if (!gi || (*gi < 1 && *gi != -1)) bad(qk + "." + gkey, "must be a positive integer or -1 (per channel)", (*q)[gkey]);
+      g = *gi;
+    }
+    s.block_rows = 1;
+    s.block_cols = g > 0 ? g : 0;
+    s.scale_bytes = 2; // fp16 scales
+    if (awq) {
+      std::string version = "gemm";
+      if (present(*q, "version")) {
+        if (!(*q)["version"].is_string()) bad(qk + ".version", "must be gemm or gemv", (*q)["version"]);
+        version = (*q)["version"].get<std::string>();
+        for (char& ch : version) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+      }
+      if (version != "gemm" && version != "gemv") bad(qk + ".version", "must be gemm or gemv (other AWQ layouts are not supported)", (*q)["version"]);
+      s.pack = version == "gemm" ? stored_weights::packing::int32_out : stored_weights::packing::int32_in;
+      bool zp = true;
+      if (present(*q, "zero_point")) {
+        if (!(*q)["zero_point"].is_boolean()) bad(qk + ".zero_point", "must be true or false", (*q)["zero_point"]);
+        zp = (*q)["zero_point"].get<bool>();
+      }
+      s.zero_bits = zp ? s.bits : 0;
+    } else {
+      s.pack = stored_weights::packing::int32_in; // qweight (in bits / 32, out)
+      s.zero_bits = s.bits;                       // qzeros are stored, symmetric or not
+      s.g_idx = true;                             // one int32 per input column
+    }
+    quantise({r::attention, r::dense_ffn, r::experts, r::shared_experts, r::other});
+    apply_exclusions(s, present(*q, "modules_to_not_convert") ? &(*q)["modules_to_not_convert"] : nullptr,
+                     qk + ".modules_to_not_convert", spec);
+    s.source = "quantization_config " + method + " int" + std::to_string(s.bits) + " " + group_text(g) + " (fp16 scales" +
+               (s.zero_bits ? ", packed zero points" : "") + (s.g_idx ? ", g_idx" : "") + ")";
+  } else if (method == "compressed-tensors") {
+    std::string format = "dense";
+    if (present(*q, "format")) {
+      if (!(*q)["format"].is_string()) bad(qk + ".format", "must be a string", (*q)["format"]);
+      format = (*q)["format"].get<std::string>();
+    }
+    if (format != "float-quantized" && format != "int-quantized" && format != "pack-quantized" && format != "naive-quantized")
+      bad(qk + ".format", "must be float-quantized, int-quantized, pack-quantized or naive-quantized (other formats are not supported)",
+          (*q)["format"]);
+    if (!present(*q, "config_groups") || !(*q)["config_groups"].is_object() || (*q)["config_groups"].empty())
+      bad(qk + ".config_groups", "must be an object of quantisation groups", q->contains("config_groups") ? (*q)["config_groups"] : json());
+    const json& groups = (*q)["config_groups"];
+    const json* scheme = nullptr;
+    std::string scheme_key;
+    for (const auto& [name, grp] : groups.items()) {
+      const std::string gk = qk + ".config_groups." + name;
+      if (!grp.is_object()) bad(gk, "must be an object", grp);
+      if (!present(grp, "weights")) continue;
+      if (scheme && grp["weights"] != (*scheme)["weights"])
+        bad(gk + ".weights", "differs from " + scheme_key + ".weights; one weight scheme per checkpoint is supported", grp["weights"]);
+      if (!scheme) {
+        scheme = &grp;
+        scheme_key = gk;
+      }
+      if (!present(grp, "targets") || !grp["targets"].is_array()) bad(gk + ".targets", "must be a list of module names", grp.contains("targets") ? grp["targets"] : json());
+      const json& t = grp["targets"];
+      for (std::size_t k = 0; k < t.size(); ++k) {
+        const module_pattern m = classify_module(gk + ".targets[" + std::to_string(k) + "]", t[k]);
+        if (m.layer >= 0) bad(gk + ".targets[" + std::to_string(k) + "]", "targets one layer; nsc stores a role one way in every layer", t[k]);
+        for (weight_role x : m.roles) s.quantised[static_cast<std::size_t>(x)] = true;
+      }
+      if (present(grp, "input_activations")) {
+        const json& a = grp["input_activations"];
+        if (!a.is_object()) bad(gk + ".input_activations", "must be an object", a);
+        if (present(a, "dynamic") && a["dynamic"] == false) s.matrix_bytes = s.plain_bytes; // a static input_scale per Linear
+      }
+    }
+    if (!scheme) bad(qk + ".config_groups", "has no group with weights", groups);
+    const json& w = (*scheme)["weights"];
+    const std::string wk = scheme_key + ".weights";
+    if (!w.is_object()) bad(wk, "must be an object", w);
+    auto wint = [&](const char* key, std::int64_t min) {
+      if (!present(w, key)) bad(wk + "." + key, "is required", json());
+      return integer(w[key], wk + "." + key, min, int_rule(min));
+    };
+    s.bits = wint("num_bits", 1);
+    if (s.bits != 4 && s.bits != 8) bad(wk + ".num_bits", "must be 4 or 8", w["num_bits"]);
+    const std::string type = present(w, "type") && w["type"].is_string() ? w["type"].get<std::string>() : "int";
+    if (type != "int" && type != "float") bad(wk + ".type", "must be int or float", w.contains("type") ? w["type"] : json());
+    const std::string strategy = present(w, "strategy") && w["strategy"].is_string() ? w["strategy"].get<std::string>() : "";
+    std::string layout;
+    if (strategy == "tensor") {
+      s.block_rows = s.block_cols = 0;
+      layout = "per tensor";
+    } else if (strategy == "channel") {
+      s.block_rows = 1;
+      s.block_cols = 0;
+      layout = "per channel";
+    } else if (strategy == "group") {
+      s.block_rows = 1;
+      s.block_cols = wint("group_size", 1);
+      layout = "group " + std::to_string(s.block_cols);
+    } else if (strategy == "block") {
+      if (!present(w, "block_structure") || !w["block_structure"].is_array() || w["block_structure"].size() != 2)
+        bad(wk + ".block_structure", "must be [rows, columns]", w.contains("block_structure") ? w["block_structure"] : json());
+      s.block_rows = integer(w["block_structure"][0], wk + ".block_structure[0]", 1, "must be a positive integer");
+      s.block_cols = integer(w["block_structure"][1], wk + ".block_structure[1]", 1, "must be a positive integer");
+      layout = "block " + std::to_string(s.block_rows) + "x" + std::to_string(s.block_cols);
+    } else {
+      bad(wk + ".strategy", "must be tensor, channel, group or block", w.contains("strategy") ? w["strategy"] : json());
+    }
+    s.scale_bytes = s.plain_bytes; // weight_scale in the model's dtype
+    bool symmetric = true;
+    if (present(w, "symmetric")) {
+      if (!w["symmetric"].is_boolean()) bad(wk + ".symmetric", "must be true or false", w["symmetric"]);
+      symmetric = w["symmetric"].get<bool>();
+    }
+    if (format == "pack-quantized") {
+      if (type != "int") bad(wk + ".type", "must be int for pack-quantized", w["type"]);
+      s.pack = stored_weights::packing::int32_in;  // weight_packed (out, in bits / 32) int32
+      s.matrix_bytes += 16;                        // weight_shape: two int64
+      s.zero_bits = symmetric ? 0 : s.bits;         // weight_zero_point packed along the output
+    } else {
+      if (format == "naive-quantized" || s.bits == 8) s.bits = 8; // one byte per element
+      else bad(wk + ".num_bits", "must be 8 for " + format + " (4-bit weights are pack-quantized)", w["num_bits"]);
+      s.zero_bits = symmetric ? 0 : 8;
+    }
+    if (s.block_rows == 0 && s.block_cols == 0 && s.zero_bits == 8) s.zero_bits = 32; // one int8 zero point, stored as a word
+    apply_exclusions(s, present(*q, "ignore") ? &(*q)["ignore"] : nullptr, qk + ".ignore", spec);
+    s.source = "quantization_config compressed-tensors " + format + " " + type + std::to_string(s.bits) + " " + layout +
+               (symmetric ? "" : " asymmetric") + " (" + (s.plain_bytes == 4 ? "fp32" : "16-bit") + " scales" +
+               (s.matrix_bytes ? ", static input scales" : "") + ")";
+  } else {
+    bad(qk + ".quant_method", "is not supported (fp8, mxfp4, awq, gptq, compressed-tensors); give --weight-dtype", (*q)["quant_method"]);
+  }
+  s.name = method;
+  s.source += "; other weights " + plain;
+  return s;
+}
+
 /// Reads a config of family `fam`.
 inline hf_model read_family(const json& c, const family& fam, const std::string& type) {
   fields f{c, json::parse(fam.defaults), type};
@@ -837,6 +1307,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   s.embeddings.vocab_size = f.required(fam.vocab);
   if (fam.positions) s.embeddings.positions = f.required(fam.positions);
   s.lm_head = f.flag("tie_word_embeddings", fam.tie_default) ? lm_head_kind::tied : lm_head_kind::untied;
+  s.lm_head_bias = fam.lm_head_bias && s.lm_head == lm_head_kind::untied && f.flag(fam.lm_head_bias, false);
   s.final_norm = fam.norm;
   m.norm_eps = f.positive(fam.eps, 0);
   m.initializer_range = f.positive(fam.init, f.positive("initializer_range", 0.02));
@@ -851,8 +1322,11 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   a.head_dim = head_dim;
   a.qkv_bias = fam.qkv_bias;
   a.out_bias = fam.out_bias;
-  if (fam.attention_bias) a.qkv_bias = a.out_bias = f.flag(fam.attention_bias, fam.qkv_bias);
-  a.qk_norm = fam.qk_norm;
+  if (fam.attention_bias) {
+    a.qkv_bias = f.flag(fam.attention_bias, fam.qkv_bias);
+    a.out_bias = fam.qkv_only_bias ? fam.out_bias : a.qkv_bias;
+  }
+  a.qk_norm = fam.qk_norm_flag && !f.flag(fam.qk_norm_flag, false) ? qk_norm_kind::none : fam.qk_norm;
   b.ffn.d_ff = ffn;
   b.ffn.gated = fam.gated;
   b.ffn.bias = fam.mlp_bias ? f.flag(fam.mlp_bias, fam.ffn_bias) : fam.ffn_bias;
@@ -891,7 +1365,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   switch (fam.moe) {
   case moe_layout::none: break;
   case moe_layout::mixtral:
-    expert = moe_fields("num_local_experts", ffn);
+    expert = moe_fields(fam.experts_key ? fam.experts_key : "num_local_experts", ffn);
     moe = true;
     break;
   case moe_layout::qwen: {
@@ -930,6 +1404,8 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     break;
   }
   }
+  if (moe && (fam.router_bias || (fam.router_bias_flag && f.flag(fam.router_bias_flag, false))))
+    expert.router_bias = true;
   auto is_moe = [&](std::int64_t i) {
     switch (fam.moe) {
     case moe_layout::none: return false;
@@ -987,6 +1463,33 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       s.blocks.back().repeat += x.repeat; // at most num_hidden_layers in all
     else
       s.blocks.push_back(x);
+  }
+
+  // Multi-token-prediction modules: reported apart (hf_model::mtp_*), never in the spec.
+  if (fam.mtp_layers) {
+    m.mtp_layers = f.optional(fam.mtp_layers, 0, 0);
+    if (m.mtp_layers > hf_max_layer_runs)
+      bad(fam.mtp_layers, "must be <= " + std::to_string(hf_max_layer_runs), *f.get(fam.mtp_layers));
+    if (m.mtp_layers > 0) {
+      m.mtp_block = b;
+      if (is_moe(layers)) m.mtp_block.ffn = expert; // the kind the next layer would have
+      m.mtp_block.repeat = m.mtp_layers;
+      m.mtp_norms = fam.mtp_norms;
+    }
+  }
+  if (fam.nope_layers) { // SmolLM3: no_rope_layers[i] == 0 (or every no_rope_layer_interval-th layer) has no rotary positions
+    std::int64_t nope = 0;
+    if (const json* v = f.get("no_rope_layers")) {
+      if (!v->is_array() || v->size() != std::size_t(layers))
+        bad("no_rope_layers", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
+      for (const json& e : *v) nope += e == 0;
+    } else {
+      const std::int64_t k = f.optional("no_rope_layer_interval", 4);
+      nope = layers / k;
+    }
+    if (nope > 0)
+      m.notes.push_back(std::to_string(nope) + " of " + std::to_string(layers) +
+                        " layers use no rotary positions (NoPE): no parameters, no count changes");
   }
 
   // Family peculiarities the table does not express.
@@ -1058,6 +1561,14 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
                            io::json_excerpt(t));
   hf_model m = h::read_family(*body, *fam, type);
   m.text_config = nested;
+  if (nested)
+    m.notes.push_back("a multimodal config (" + t.get<std::string>() +
+                      "): its text decoder is counted, not its vision tower or projector");
+  try { // a format nsc cannot read refuses weight bytes only (--weight-dtype still works)
+    m.stored = h::read_stored_weights(config, *body, m.spec);
+  } catch (const std::invalid_argument& e) {
+    m.stored_error = e.what();
+  }
   if (h::present(config, "_name_or_path") && config["_name_or_path"].is_string() &&
       !config["_name_or_path"].get<std::string>().empty())
     m.spec.name = config["_name_or_path"].get<std::string>();
@@ -1082,6 +1593,87 @@ inline hf_model read_hf_config_file(const std::filesystem::path& file) {
 /// The network of a read config at sequence length T: make_transformer(m.spec, T).
 inline network hf_network(const hf_model& m, double seq_len) {
   return make_transformer(m.spec, seq_len);
+}
+
+/// The decoder blocks of a config's multi-token-prediction modules as a spec (no embedding,
+/// final norm or head: those are shared with the main model; hf_mtp_network adds the rest).
+/// An empty spec (no blocks) when the config has no MTP module.
+inline transformer_spec hf_mtp_spec(const hf_model& m) {
+  transformer_spec s;
+  s.name = m.spec.name + " MTP";
+  s.d_model = m.spec.d_model;
+  s.final_norm = norm_kind::none;
+  s.lm_head = lm_head_kind::none;
+  s.lora = m.spec.lora;
+  if (m.mtp_layers > 0) s.blocks = {m.mtp_block};
+  return s;
+}
+
+/// The MTP modules as layers at sequence length T: "mtp.layers.<i>[-<j>]" (the decoder blocks),
+/// "mtp.input" (eh_proj Linear(2 d -> d), part::other, and the module's own norms; repeat =
+/// modules) and "mtp.head" (the shared LM head: its MACs, no parameters). Empty without MTP.
+inline network hf_mtp_network(const hf_model& m, double seq_len) {
+  network net;
+  net.name = m.spec.name + " MTP";
+  if (m.mtp_layers < 1) return net;
+  net = make_transformer(hf_mtp_spec(m), seq_len);
+  net.name = m.spec.name + " MTP";
+  for (layer& l : net.layers) l.name = "mtp." + l.name;
+  const std::int64_t d = m.spec.d_model;
+  layer in;
+  in.name = "mtp.input";
+  in.repeat = m.mtp_layers;
+  in.weights.push_back(linear("eh_proj", part::other, d, detail::checked_mul<std::int64_t>(2, d, detail::hf::fn, "eh_proj width")));
+  in.norm_params = detail::checked_mul(m.mtp_norms, d, detail::hf::fn, "MTP norm parameters");
+  net.layers.insert(net.layers.begin(), std::move(in));
+  if (m.spec.embeddings.vocab_size > 0) {
+    layer head;
+    head.name = "mtp.head";
+    head.repeat = m.mtp_layers;
+    weight w = linear("lm_head", part::head, m.spec.embeddings.vocab_size, m.spec.embedding_dim());
+    w.counted = false; // the main model's head
+    w.scored = false;
+    head.weights.push_back(std::move(w));
+    net.layers.push_back(std::move(head));
+  }
+  return net;
+}
+
+/// Deployment figures of the MTP modules at workload `w` (one speculative step per token):
+/// deploy(hf_mtp_spec(m), w) plus "mtp.input" (eh_proj stored at the plain dtype, as
+/// DeepSeek-V3's checkpoint keeps it, and the norms; 2 d x d MACs per token) and "mtp.head"
+/// (the shared head's vocab x d MACs per token, no bytes). All zero without MTP.
+inline deployment hf_deploy_mtp(const hf_model& m, const workload& w) {
+  if (m.mtp_layers < 1) {
+    deployment none;
+    none.load = w;
+    return none;
+  }
+  deployment d = deploy(hf_mtp_spec(m), w);
+  const std::int64_t plain = w.stored ? w.stored->plain_bytes : (w.weights == dtype::fp32 ? 4 : 2);
+  const std::uint64_t dm = std::uint64_t(m.spec.d_model), n = std::uint64_t(m.mtp_layers);
+  auto add = [&](std::string name, std::uint64_t macs, std::uint64_t bytes) {
+    layer_deployment l;
+    l.name = std::move(name);
+    l.repeat = m.mtp_layers;
+    l.linear_macs_per_token = macs;
+    l.weight_bytes = bytes;
+    l.prefill_macs = detail::mul128(macs, u128(w.seq_len), "MTP prefill MACs");
+    l.decode_macs = macs;
+    d.linear_macs_per_token = detail::to_u64(u128(d.linear_macs_per_token) + u128(macs) * n, "MTP MACs");
+    d.prefill_macs = detail::add128(d.prefill_macs, detail::mul128(l.prefill_macs, n, "MTP prefill MACs"), "MTP prefill MACs");
+    d.decode_macs = detail::to_u64(u128(d.decode_macs) + u128(macs) * n, "MTP decode MACs");
+    d.weight_bytes = detail::to_u64(u128(d.weight_bytes) + u128(bytes) * n, "MTP weight bytes");
+    d.memory_bytes = detail::to_u64(u128(d.weight_bytes) + d.kv_cache_bytes, "MTP memory bytes");
+    if (l.name == "mtp.input") d.layers.insert(d.layers.begin(), std::move(l)); // the order of hf_mtp_network
+    else d.layers.push_back(std::move(l));
+  };
+  for (layer_deployment& l : d.layers) l.name = "mtp." + l.name;
+  const u128 eh = u128(2) * dm * dm;
+  add("mtp.input", detail::to_u64(eh, "MTP MACs"),
+      detail::to_u64((eh + u128(std::uint64_t(m.mtp_norms)) * dm) * u128(std::uint64_t(plain)), "MTP weight bytes"));
+  add("mtp.head", detail::to_u64(u128(std::uint64_t(m.spec.embeddings.vocab_size)) * std::uint64_t(m.spec.embedding_dim()), "MTP MACs"), 0);
+  return d;
 }
 
 /// Framework-faithful scoring of a Hugging Face model: every Linear drawn from

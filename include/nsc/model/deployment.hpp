@@ -33,6 +33,12 @@
 ///    rounded up) plus one fp16 scale per group of int4_group_size = 128 consecutive input
 ///    elements of each row (symmetric, no zero point); embeddings, LM head, routers, norms and
 ///    biases stay at 2 bytes (bf16) for the quantised dtypes. A tied LM head stores nothing.
+///    These are stored_as(dtype); workload::stored (a stored_weights, read from a checkpoint's
+///    quantization_config and torch_dtype by nsc/io/hf_config.hpp) describes any other layout:
+///    per quantised matrix (and expert copy) ceil(out in bits / 8) bytes (or int32 words along
+///    the input / output), one scale of scale_bytes per block_rows x block_cols block (ceil
+///    division; 0 = the whole dimension), packed zero points, GPTQ's g_idx (4 in bytes) and
+///    matrix_bytes more; everything not quantised at plain_bytes per parameter.
 ///  * Memory = weight bytes + KV-cache bytes at the workload (activations are not counted).
 #ifndef NSC_MODEL_DEPLOYMENT_HPP
 #define NSC_MODEL_DEPLOYMENT_HPP
@@ -42,8 +48,10 @@
 #include <nsc/model/transformer.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -106,6 +114,93 @@ inline constexpr std::int64_t int4_group_size = 128;
 /// Bytes of one int4 group scale (fp16).
 inline constexpr std::int64_t int4_scale_bytes = 2;
 
+/// What a weight matrix is, for a quantisation scheme that covers some of them.
+enum class weight_role { attention, dense_ffn, experts, shared_experts, router, embedding, head, other };
+inline constexpr std::size_t weight_role_count = 8;
+
+constexpr std::string_view to_string(weight_role r) noexcept {
+  switch (r) {
+  case weight_role::attention: return "attention";
+  case weight_role::dense_ffn: return "dense_ffn";
+  case weight_role::experts: return "experts";
+  case weight_role::shared_experts: return "shared_experts";
+  case weight_role::router: return "router";
+  case weight_role::embedding: return "embedding";
+  case weight_role::head: return "head";
+  case weight_role::other: return "other";
+  }
+  return "?";
+}
+
+/// The role of a weight: its part, and for FFN weights whether they are routed experts (copies
+/// with top-k activation), the shared expert ("shared_expert.*") or a dense MLP.
+inline weight_role role_of(const weight& w) {
+  switch (w.kind) {
+  case part::attention: return weight_role::attention;
+  case part::ffn:
+    if (w.active_copies >= 0) return weight_role::experts;
+    if (w.name.rfind("shared_expert", 0) == 0) return weight_role::shared_experts;
+    return weight_role::dense_ffn;
+  case part::router: return weight_role::router;
+  case part::embedding: return weight_role::embedding;
+  case part::head: return weight_role::head;
+  case part::conv:
+  case part::other: return weight_role::other;
+  }
+  return weight_role::other;
+}
+
+/// How a checkpoint stores its weights: every matrix of a quantised role as `bits`-bit elements
+/// (packed as `pack` says) plus one scale of scale_bytes per block of block_rows x block_cols
+/// elements (0: the whole dimension), an optional zero point of zero_bits per scale (packed 32
+/// bits at a time along the output, as AWQ / GPTQ qzeros), GPTQ's g_idx (one int32 per input
+/// column) and matrix_bytes more per matrix (compressed-tensors' weight_shape, a static
+/// input_scale); everything else (embeddings, head, routers, norms, biases, matrices of roles
+/// not quantised) at plain_bytes per parameter. Per expert copy, as checkpoints store experts.
+/// nsc/io/hf_config.hpp reads it from quantization_config and torch_dtype; stored_as(dtype)
+/// gives the --weight-dtype conventions.
+struct stored_weights {
+  /// How quantised elements are packed: per matrix rounded up to a byte (elements), or in
+  /// int32 words along the input (GPTQ qweight, compressed-tensors weight_packed) or along the
+  /// output (AWQ qweight).
+  enum class packing { elements, int32_in, int32_out };
+  std::string name = "bf16";        ///< short name: bf16, fp16, fp32, fp8, int8, int4, mxfp4, awq, gptq, compressed-tensors
+  std::string source = "bf16";      ///< where the format comes from, for output
+  std::int64_t plain_bytes = 2;     ///< bytes per parameter not quantised (torch_dtype)
+  std::int64_t bits = 0;            ///< bits per quantised element (0: nothing quantised)
+  packing pack = packing::elements;
+  std::int64_t block_rows = 1;      ///< output rows per scale (0: all rows)
+  std::int64_t block_cols = 0;      ///< input columns per scale (0: all columns)
+  std::int64_t scale_bytes = 0;     ///< bytes per scale (0: no scales)
+  std::int64_t zero_bits = 0;       ///< zero point bits per scale (0: symmetric)
+  bool g_idx = false;               ///< GPTQ's int32 g_idx per input column
+  std::int64_t matrix_bytes = 0;    ///< more bytes per matrix (copy)
+  std::array<bool, weight_role_count> quantised{}; ///< which roles are quantised
+
+  bool quantises(weight_role r) const { return bits > 0 && quantised[static_cast<std::size_t>(r)]; }
+};
+
+/// The --weight-dtype conventions as a stored format: fp32 4 and bf16 / fp16 2 bytes per
+/// parameter; fp8 / int8: attention, FFN (dense, experts, shared) and other matrices 1 byte per
+/// element, no scales; int4: 4 bits per element (packed per matrix) plus one fp16 scale per
+/// int4_group_size inputs of a row; embeddings, head, routers, norms and biases at 2 bytes.
+inline stored_weights stored_as(dtype t) {
+  stored_weights s;
+  s.name = s.source = std::string(to_string(t));
+  s.plain_bytes = t == dtype::fp32 ? 4 : 2;
+  if (t == dtype::fp8 || t == dtype::int8 || t == dtype::int4) {
+    s.bits = t == dtype::int4 ? 4 : 8;
+    for (weight_role r : {weight_role::attention, weight_role::dense_ffn, weight_role::experts,
+                          weight_role::shared_experts, weight_role::other})
+      s.quantised[static_cast<std::size_t>(r)] = true;
+    if (t == dtype::int4) {
+      s.block_cols = int4_group_size;
+      s.scale_bytes = int4_scale_bytes;
+    }
+  }
+  return s;
+}
+
 /// A serving workload.
 struct workload {
   std::int64_t seq_len = 256;  ///< prefill length T (tokens per sequence), >= 1
@@ -113,6 +208,7 @@ struct workload {
   std::int64_t batch = 1;      ///< sequences B, >= 1
   dtype kv = dtype::bf16;      ///< KV-cache element type (fp32, bf16, fp16, fp8, int8)
   dtype weights = dtype::bf16; ///< weight storage type
+  std::optional<stored_weights> stored; ///< when set, weight bytes follow it (not `weights`)
   attention_convention attention = attention_convention::full;
   /// The context C in effect: context, or seq_len when 0.
   constexpr std::int64_t context_tokens() const noexcept { return context > 0 ? context : seq_len; }
@@ -220,35 +316,38 @@ inline u128 prefill_keys(std::int64_t T, std::int64_t window, attention_conventi
                 "prefill attended keys");
 }
 
-/// Bytes of one weight at dtype t (0 when not counted: a tied head).
-inline u128 weight_storage(const weight& w, dtype t) {
+inline u128 ceil_div(u128 a, u128 b) { return (a + b - 1) / b; }
+
+/// Bytes of one weight stored as `f` (0 when not counted: a tied head).
+inline u128 weight_storage(const weight& w, const stored_weights& f) {
   if (!w.counted) return 0;
-  const u128 params = u128(w.weight_params()), bias = u128(w.bias_params());
-  const bool quantisable = w.kind == part::attention || w.kind == part::ffn || w.kind == part::other ||
-                           w.kind == part::conv;
-  switch (t) {
-  case dtype::fp32: return mul128(params + bias, 4, "weight bytes");
-  case dtype::bf16:
-  case dtype::fp16: return mul128(params + bias, 2, "weight bytes");
-  case dtype::fp8:
-  case dtype::int8:
-    return quantisable ? add128(params, 2 * bias, "weight bytes") : mul128(params + bias, 2, "weight bytes");
-  case dtype::int4: {
-    if (!quantisable) return mul128(params + bias, 2, "weight bytes");
-    const u128 per_copy = u128(w.copy_params());
-    const u128 row = u128(w.in / w.groups * w.kernel_h * w.kernel_w);
-    const u128 groups = (row + u128(int4_group_size) - 1) / u128(int4_group_size);
-    const u128 scales = mul128(mul128(u128(w.out), groups, "int4 scales"), u128(int4_scale_bytes), "int4 scales");
-    const u128 one = add128((per_copy + 1) / 2, scales, "weight bytes");
-    return add128(mul128(one, u128(w.copies), "weight bytes"), 2 * bias, "weight bytes");
+  const u128 plain = u128(f.plain_bytes);
+  const u128 bias = mul128(u128(w.bias_params()), plain, "weight bytes");
+  if (!f.quantises(role_of(w))) return add128(mul128(u128(w.weight_params()), plain, "weight bytes"), bias, "weight bytes");
+  const u128 out = u128(w.out / w.groups), in = u128(w.in / w.groups * w.kernel_h * w.kernel_w);
+  const u128 bits = u128(f.bits);
+  u128 one = 0; // one copy
+  switch (f.pack) {
+  case stored_weights::packing::elements:
+    one = ceil_div(mul128(u128(w.copy_params()), bits, "weight bytes"), 8);
+    break;
+  case stored_weights::packing::int32_in: one = mul128(mul128(out, ceil_div(mul128(in, bits, "weight bytes"), 32), "weight bytes"), 4, "weight bytes"); break;
+  case stored_weights::packing::int32_out: one = mul128(mul128(in, ceil_div(mul128(out, bits, "weight bytes"), 32), "weight bytes"), 4, "weight bytes"); break;
   }
-  }
-  return 0;
+  if (f.pack != stored_weights::packing::elements && w.groups != 1) one = mul128(one, u128(w.groups), "weight bytes");
+  const u128 rows = f.block_rows > 0 ? ceil_div(out, u128(f.block_rows)) : 1;
+  const u128 cols = f.block_cols > 0 ? ceil_div(in, u128(f.block_cols)) : 1;
+  const u128 scales = mul128(mul128(rows, cols, "scales"), u128(f.scale_bytes), "scale bytes");
+  const u128 zeros = f.zero_bits > 0 ? mul128(mul128(cols, ceil_div(mul128(rows, u128(f.zero_bits), "zero points"), 32), "zero points"), 4, "zero points") : 0;
+  const u128 gidx = f.g_idx ? mul128(in, 4, "g_idx bytes") : 0;
+  one = add128(add128(add128(add128(one, scales, "weight bytes"), zeros, "weight bytes"), gidx, "weight bytes"),
+               u128(f.matrix_bytes), "weight bytes");
+  return add128(mul128(one, u128(w.copies), "weight bytes"), bias, "weight bytes");
 }
 
-/// Bytes of norm / other parameters at dtype t (2 bytes for the quantised dtypes).
-inline u128 plain_storage(std::int64_t n, dtype t) {
-  return mul128(u128(n), t == dtype::fp32 ? 4 : 2, "weight bytes");
+/// Bytes of norm / other parameters stored as `f` (never quantised).
+inline u128 plain_storage(std::int64_t n, const stored_weights& f) {
+  return mul128(u128(n), u128(f.plain_bytes), "weight bytes");
 }
 
 /// MACs of one application of a weight by one token: active copies x out x in.
@@ -280,12 +379,17 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
   out.load = w;
   std::size_t block = 0;
   u128 prefill = 0, decode = 0, kv_total = 0, weights_total = 0, kv_tok = 0, linear_total = 0;
+  const stored_weights stored = w.stored ? *w.stored : stored_as(w.weights);
+  if (stored.plain_bytes < 1 || stored.bits < 0 || stored.block_rows < 0 || stored.block_cols < 0 ||
+      stored.scale_bytes < 0 || stored.zero_bits < 0 || stored.matrix_bytes < 0)
+    throw_invalid_argument(deploy_fn, "workload.stored needs plain_bytes >= 1 and non-negative bits, blocks, scale, zero and matrix bytes",
+                           stored.source);
   for (const layer& l : net.layers) {
     layer_deployment d;
     d.name = l.name;
     u128 per_token = 0, per_sequence = 0, bytes = 0;
     for (const weight& x : l.weights) {
-      bytes = add128(bytes, weight_storage(x, w.weights), "weight bytes");
+      bytes = add128(bytes, weight_storage(x, stored), "weight bytes");
       if (x.applications == 1)
         per_token = add128(per_token, weight_token_macs(x), "linear MACs");
       else if (x.applications > 0) // once per sequence (BERT's pooler: applications = 1 / T)
@@ -293,8 +397,8 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
                               mul128(weight_token_macs(x), u128(std::llround(x.applications * double(T))), "MACs"),
                               "MACs");
     }
-    bytes = add128(bytes, plain_storage(l.norm_params, w.weights), "weight bytes");
-    bytes = add128(bytes, plain_storage(l.other_params, w.weights), "weight bytes");
+    bytes = add128(bytes, plain_storage(l.norm_params, stored), "weight bytes");
+    bytes = add128(bytes, plain_storage(l.other_params, stored), "weight bytes");
     d.weight_bytes = to_u64(bytes, "weight bytes");
     d.linear_macs_per_token = to_u64(per_token, "linear MACs per token");
     u128 pre = add128(mul128(per_token, u128(T), "prefill MACs"), per_sequence, "prefill MACs");

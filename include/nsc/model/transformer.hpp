@@ -282,6 +282,7 @@ struct transformer_spec {
                                   ///< attention/ffn d_model 0 means d_model
   norm_kind final_norm = norm_kind::rmsnorm;
   lm_head_kind lm_head = lm_head_kind::untied;
+  bool lm_head_bias = false;  ///< a bias of vocab_size on an untied LM head (PhiMoE's lm_head_bias)
   bool pooler = false;        ///< BERT pooler Linear(d_model -> d_model) with bias
   bool score_pooler = false;  ///< whether the pooler is scored (the paper scores no task head)
   lora_options lora;
@@ -684,7 +685,7 @@ inline network make_transformer(const transformer_spec& s, double seq_len) {
   if (s.lm_head != lm_head_kind::none) {
     layer l;
     l.name = "lm_head";
-    weight w = linear("lm_head", part::head, e.vocab_size, dim);
+    weight w = linear("lm_head", part::head, e.vocab_size, dim, s.lm_head_bias);
     w.counted = s.lm_head == lm_head_kind::untied;
     l.weights.push_back(std::move(w));
     net.layers.push_back(std::move(l));
