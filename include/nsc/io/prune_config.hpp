@@ -17,7 +17,9 @@
 ///    intermediate_size; a mixture of experts as Puzzletron's moe {num_local_experts,
 ///    num_experts_per_tok, expert_intermediate_dim}}. num_key_value_heads, intermediate_size,
 ///    per_layer_config, intermediate_sizes and expert_counts are removed (block_configs says it
-///    all).
+///    all). Structure DeciLM has no field for is refused by name before anything is written
+///    (attention sinks, chunked attention, NoPE layers, MLA and DSA: "nsc::prune_emit_config: the decilm
+///    format cannot express attention sinks (gpt_oss); use --emit-format per-layer or nsc").
 ///  * per-layer: the input's fields plus transformers' per_layer_config: for every layer that
 ///    differs from the top-level shape, {num_attention_heads, num_key_value_heads, head_dim
 ///    (only when the heads change and the config has no head_dim), intermediate_size, skip:
@@ -89,6 +91,19 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
   switch (space.settings.format) {
   case search::prune_format::nsc: return with_nsc_extensions(std::move(cfg), pruned);
   case search::prune_format::decilm: {
+    for (const block_spec& b : pruned.blocks) { // structure DeciLM's block_configs have no field for
+      const char* what = b.attention.sinks ? "attention sinks (gpt_oss)"
+                         : b.attention.chunk > 0 ? "chunked attention (llama4 attention_chunk_size)"
+                         : b.attention.nope      ? "NoPE layers (llama4 no_rope_layers)"
+                         : b.attention.index_n_heads > 0 ? "DSA sparse attention and its indexer (deepseek_v32)"
+                         : b.attention.kind == attention_kind::latent ? "multi-head latent attention (deepseek)"
+                                                 : nullptr;
+      if (what)
+        throw_invalid_argument(fn,
+                               std::string("the decilm format cannot express ") + what +
+                                   "; use --emit-format per-layer or nsc (they keep the model_type and its fields)",
+                               std::string(input.value("model_type", "")));
+    }
     cfg["model_type"] = "nemotron-nas";
     cfg["architectures"] = json::array({"DeciLMForCausalLM"});
     cfg["auto_map"] = {{"AutoConfig", "configuration_decilm.DeciLMConfig"},
