@@ -120,6 +120,22 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
   CHECK(active("gpt-oss-20b.json") - 201088 * 2880 == 3608307264);
   CHECK(active("gpt-oss-120b.json") - 201088 * 2880 == 5132849472);
   CHECK(active("llama-4-scout-17b-16e.json") == 17172894720);
+  // Llama 4 Maverick (meta-llama/Llama-4-Maverick-17B-128E: Scout's config with 128 experts on
+  // every second layer, interleave_moe_layer_step 2, dense layers of intermediate_size_mlp, no
+  // qk_norm, as TensorRT-LLM's test copy of it): the hub's 401,583,781,376 = text + vision.
+  json maverick = json::parse(std::ifstream(configs + "llama-4-scout-17b-16e.json"));
+  maverick["text_config"].erase("moe_layers");
+  maverick["text_config"]["interleave_moe_layer_step"] = 2;
+  maverick["text_config"]["num_local_experts"] = 128;
+  maverick["text_config"]["use_qk_norm"] = false;
+  maverick["text_config"]["max_position_embeddings"] = 1048576;
+  const hf_model mav = read_hf_config(maverick);
+  CHECK(count(hf_network(mav, 256)).total() == 400711848960);
+  CHECK(count(hf_network(mav, 256)).active() == 17184691200);
+  CHECK(count(hf_network(mav, 256)).total() + mav.vision_params == 401583781376);
+  CHECK(expand(mav.spec).blocks[0].ffn.n_experts == 0);
+  CHECK(expand(mav.spec).blocks[0].ffn.d_ff == 16384);
+  CHECK(expand(mav.spec).blocks[1].ffn.n_experts == 128);
   // DeepSeek-V3.2-Exp: V3 + 61 DSA indexers (wq_b, wk, k_norm, weights_proj: 13,959,424 each);
   // the hub's 685,396,921,376 adds the MTP layer and the fp8 scales (the generator rebuilds it).
   CHECK(total("deepseek-v3.2-exp.json") == 671026419200 + 61 * (64 * 128 * 1536 + 128 * 7168 + 2 * 128 + 64 * 7168));
@@ -688,8 +704,14 @@ TEST_CASE("Sinks, chunks and llama4 lists: every error names the field", "[hf_fa
   s.blocks[0].attention.sliding_window = 8;
   CHECK_THROWS_WITH(validate(s), Catch::Contains("attention.chunk and attention.sliding_window cannot both be set"));
   s = read_hf_config(tiny_gpt_oss()).spec;
-  s.blocks[0].attention.kind = attention_kind::linear;
+  s.blocks[0].attention.kind = attention_kind::latent;
+  s.blocks[0].attention.kv_lora_rank = s.blocks[0].attention.v_head_dim = s.blocks[0].attention.qk_rope_head_dim = 8;
   CHECK_THROWS_WITH(validate(s), Catch::Contains("attention.sinks needs standard attention"));
+  // A removed sublayer keeps its (inert) fields: no parameter, no MAC, no cache, no note.
+  s = read_hf_config(tiny_gpt_oss()).spec;
+  for (block_spec& b : s.blocks) b.attention.kind = attention_kind::none;
+  CHECK(count(make_transformer(s, 16)).other == 0);
+  CHECK(detail::hf::structure_notes(s).empty());
 }
 
 TEST_CASE("DSA sparse attention and its indexer by hand (deepseek_v32)", "[hf_families][dsa]") {

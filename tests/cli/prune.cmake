@@ -181,7 +181,13 @@ nsc_prune_round_trip(llama4scout_nsc_memory
   WORKLOAD --seq-len 16384 --context 65536 --batch 2)
 nsc_exit_code_test(prune_generic_decilm_sinks CODE 2
   ARGS prune examples/configs/gpt-oss-20b.json --space generic --params 15e9
-  STDERR "nsc::prune_emit_config: the decilm format cannot express attention sinks [(]gpt_oss[)]; use --emit-format per-layer or nsc")
-nsc_exit_code_test(prune_generic_decilm_chunked CODE 2
+  STDERR "nsc::prune_emit_config: the decilm format cannot express attention sinks [(]gpt_oss[)]. use --emit-format per-layer or nsc")
+nsc_exit_code_test(prune_generic_decilm_wrapper CODE 2
   ARGS prune examples/configs/llama-4-scout-17b-16e.json --space generic --params 80e9 --emit-format decilm
-  STDERR "the decilm format cannot express chunked attention [(]llama4 attention_chunk_size[)]")
+  STDERR "the decilm format cannot express a multimodal config [(]the text decoder in text_config[)]")
+nsc_exit_code_test(prune_generic_per_layer_llama4 CODE 2
+  ARGS prune examples/configs/llama-4-scout-17b-16e.json --space generic --params 80e9 --emit-format per-layer
+  STDERR "which model_type llama4_text does not read. use --emit-format nsc")
+nsc_exit_code_test(prune_generic_decilm_dsa CODE 2
+  ARGS prune examples/configs/deepseek-v3.2-exp.json --space generic --params 500e9
+  STDERR "the decilm format cannot express DSA sparse attention and its indexer [(]deepseek_v32[)]")

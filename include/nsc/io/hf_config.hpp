@@ -1157,6 +1157,10 @@ inline std::vector<std::string> structure_notes(const transformer_spec& s) {
   for (const block_spec& b : s.blocks) {
     const attention_spec& a = b.attention;
     const std::int64_t r = b.repeat;
+    if (!a.attends()) { // a removed / linear sublayer: its fields are inert
+      i = checked_add(i, r, fn, q);
+      continue;
+    }
     if (a.sinks) {
       sink_layers = checked_add(sink_layers, r, fn, q);
       sink_params = checked_add(sink_params, checked_mul(a.n_heads, r, fn, "attention sink parameters"), fn,

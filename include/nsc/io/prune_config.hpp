@@ -28,6 +28,10 @@
 ///    any per_layer_config of the input is replaced.
 ///  * nsc: nsc's extensions intermediate_sizes and expert_counts (with_nsc_extensions).
 ///
+/// A multimodal wrapper (the reader took its text_config: llama4, gemma3, ...) is emitted with
+/// the format applied to its text_config (per-layer, nsc); decilm refuses it by name. A family
+/// whose modeling code does not read per_layer_config (llama4_text) refuses per-layer by name.
+///
 /// prune_verify_config reads the emitted config with read_hf_config and recomputes params
 /// (total, non-embedding, active), prefill FLOPs, KV bytes, memory and NSC with prune_totals;
 /// a reader error or any difference from the candidate's totals is std::invalid_argument
@@ -86,6 +90,22 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
   constexpr std::string_view fn = "nsc::prune_emit_config";
   if (c.layers.size() != space.layers.size())
     throw_invalid_argument(fn, "the candidate needs one choice per layer", c.layers.size());
+  if (input.is_object() && input.contains("text_config") && input["text_config"].is_object() &&
+      read_hf_config(input).text_config) { // a multimodal wrapper: the text decoder's config is the one pruned
+    if (space.settings.format == search::prune_format::decilm)
+      throw_invalid_argument(fn,
+                             "the decilm format cannot express a multimodal config (the text decoder in text_config); "
+                             "use --emit-format per-layer or nsc (written into text_config)",
+                             std::string(input.value("model_type", "")));
+    json text = input["text_config"];
+    const bool typed = text.contains("model_type");
+    if (!typed) text["model_type"] = read_hf_config(input).model_type;
+    json emitted = prune_emit_config(text, space, c);
+    if (!typed) emitted.erase("model_type");
+    json cfg = input;
+    cfg["text_config"] = std::move(emitted);
+    return cfg;
+  }
   const transformer_spec pruned = search::prune_apply(space, c);
   json cfg = input;
   switch (space.settings.format) {
@@ -151,6 +171,11 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
         input.contains("model_type") && input["model_type"].is_string()
             ? detail::hf::find_family(input["model_type"].get<std::string>())
             : nullptr;
+    if (fam && !fam->per_layer_config)
+      throw_invalid_argument(fn,
+                             "the per-layer format writes transformers' per_layer_config, which model_type " +
+                                 std::string(fam->model_type) + " does not read; use --emit-format nsc",
+                             std::string(fam->model_type));
     const detail::hf::moe_layout moe = fam ? fam->moe : detail::hf::moe_layout::none;
     json per = json::object();
     for (std::size_t i = 0; i < pruned.blocks.size(); ++i) {

@@ -326,11 +326,7 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
   if (a.chunk < 0) c.fail("attention.chunk must be >= 0 (0: not chunked)", a.chunk);
   if (a.chunk > 0 && a.sliding_window > 0)
     c.fail("attention.chunk and attention.sliding_window cannot both be set (chunked or sliding, not both)", a.chunk);
-  if (!a.attends()) {
-    if (a.sinks) c.fail("attention.sinks needs standard attention", to_string(a.kind));
-    if (a.chunk > 0) c.fail("attention.chunk needs standard or latent attention", to_string(a.kind));
-    return; // linear / none: no heads
-  }
+  if (!a.attends()) return; // linear / none: no heads (sinks, chunk and DSA fields of a removed sublayer are inert)
   if (a.sinks && a.kind != attention_kind::standard) c.fail("attention.sinks needs standard attention", to_string(a.kind));
   if (a.n_heads < 1) c.fail("attention.n_heads must be >= 1", a.n_heads);
   if (a.kind == attention_kind::latent) {
@@ -366,7 +362,7 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
     return;
   }
   if (a.index_n_heads != 0 || a.index_head_dim != 0 || a.index_topk != 0)
-    c.fail("attention.index_n_heads (DSA) needs latent attention", to_string(a.kind));
+    c.fail("attention.index_n_heads (DSA) needs latent attention", to_string(a.kind)); // standard kind
   if (a.n_kv_heads < 0) c.fail("attention.n_kv_heads must be >= 0 (0: n_heads)", a.n_kv_heads);
   if (a.n_kv_heads > 0 && a.n_heads % a.n_kv_heads != 0)
     c.fail("attention.n_kv_heads must divide n_heads = " + std::to_string(a.n_heads), a.n_kv_heads);
