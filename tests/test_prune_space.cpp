@@ -751,7 +751,7 @@ TEST_CASE("prune: sinks, chunked / NoPE layers and DSA round-trip or are refused
         if (llama4) CHECK(cfg["text_config"].contains("intermediate_sizes")); // written into text_config
         ++checked;
       });
-      CHECK(checked > 10);
+      CHECK(checked >= 8); // every 3rd of 24 (llama4 nsc) to 2401 (gpt_oss per-layer) selections
     }
   }
   // Sinks follow the kept query heads: params of a gpt_oss layer with h heads.
