@@ -782,7 +782,8 @@ TEST_CASE("read_hf_config: errors name the field and the bad value", "[hf_config
   c["model_type"] = "t5";
   fails(c, "nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral, qwen2, "
            "qwen3, qwen2_moe, qwen3_moe, phi3, olmo2, gemma, gemma2, gemma3, gemma3_text, "
-           "deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, gpt2, bert, opt (got \"t5\")");
+           "deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, gpt2, "
+           "bert, opt (got \"t5\")");
   c.erase("model_type");
   fails(c, "missing field 'model_type'");
   c["model_type"] = 3;

@@ -1141,7 +1141,10 @@ inline std::string index_ranges(const std::vector<std::int64_t>& v) {
     while (e + 1 < v.size() && v[e + 1] == v[e] + 1) ++e;
     if (!r.empty()) r += ", ";
     r += std::to_string(v[k]);
-    if (e > k) r += "-" + std::to_string(v[e]);
+    if (e > k) {
+      r += '-';
+      r += std::to_string(v[e]);
+    }
     k = e + 1;
   }
   return r;
