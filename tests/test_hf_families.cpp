@@ -108,6 +108,44 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
   CHECK(total("pythia-160m.json") == 162322944);
   CHECK(total("olmo-2-1124-7b.json") == 7298617344);
   CHECK(reference()["deepseek_v3_hub"]["total"].get<int64_t>() == 684531386000);
+  // Issue 18c. gpt-oss: GGUF general.parameter_count (every element, dequantised).
+  CHECK(total("gpt-oss-20b.json") == 20914757184);
+  CHECK(total("gpt-oss-120b.json") == 116829156672);
+  // Llama 4 Scout: the hub's safetensors total 108,641,793,536 = text decoder + vision tower and
+  // projector (Llama4VisionModel + Llama4MultiModalProjector, from vision_config).
+  const hf_model scout = read_hf_config_file(configs + "llama-4-scout-17b-16e.json");
+  CHECK(total("llama-4-scout-17b-16e.json") == 107769861120);
+  CHECK(scout.vision_params == 871932416);
+  CHECK(scout.vision_params == reference()["models"]["llama-4-scout-17b-16e"]["vision_params"].get<int64_t>());
+  CHECK(total("llama-4-scout-17b-16e.json") + scout.vision_params == 108641793536);
+  // Active: the model cards' 3.6B / 5.1B / 17B count one embedding table less (the lookup).
+  auto active = [](const char* f) { return count(hf_network(read_hf_config_file(configs + f), 256)).active(); };
+  CHECK(active("gpt-oss-20b.json") - 201088 * 2880 == 3608307264);
+  CHECK(active("gpt-oss-120b.json") - 201088 * 2880 == 5132849472);
+  CHECK(active("llama-4-scout-17b-16e.json") == 17172894720);
+  // Llama 4 Maverick (meta-llama/Llama-4-Maverick-17B-128E: Scout's config with 128 experts on
+  // every second layer, interleave_moe_layer_step 2, dense layers of intermediate_size_mlp, no
+  // qk_norm, as TensorRT-LLM's test copy of it): the hub's 401,583,781,376 = text + vision.
+  json maverick = json::parse(std::ifstream(configs + "llama-4-scout-17b-16e.json"));
+  maverick["text_config"].erase("moe_layers");
+  maverick["text_config"]["interleave_moe_layer_step"] = 2;
+  maverick["text_config"]["num_local_experts"] = 128;
+  maverick["text_config"]["use_qk_norm"] = false;
+  maverick["text_config"]["max_position_embeddings"] = 1048576;
+  const hf_model mav = read_hf_config(maverick);
+  CHECK(count(hf_network(mav, 256)).total() == 400711848960);
+  CHECK(count(hf_network(mav, 256)).active() == 17184691200);
+  CHECK(count(hf_network(mav, 256)).total() + mav.vision_params == 401583781376);
+  CHECK(expand(mav.spec).blocks[0].ffn.n_experts == 0);
+  CHECK(expand(mav.spec).blocks[0].ffn.d_ff == 16384);
+  CHECK(expand(mav.spec).blocks[1].ffn.n_experts == 128);
+  // DeepSeek-V3.2-Exp: V3 + 61 DSA indexers (wq_b, wk, k_norm, weights_proj: 13,959,424 each);
+  // the hub's 685,396,921,376 adds the MTP layer and the fp8 scales (the generator rebuilds it).
+  CHECK(total("deepseek-v3.2-exp.json") == 671026419200 + 61 * (64 * 128 * 1536 + 128 * 7168 + 2 * 128 + 64 * 7168));
+  CHECK(reference()["deepseek_v32_hub"]["total"].get<int64_t>() == 685396921376);
+  CHECK(total("deepseek-v3.2-exp.json") + reference()["deepseek_v32_hub"]["mtp_layer"].get<int64_t>() +
+            reference()["deepseek_v32_hub"]["fp8_scales"].get<int64_t>() ==
+        685396921376);
 }
 
 TEST_CASE("Every bundled config: KV cache, FLOPs and weight bytes equal the independent generator",
@@ -141,6 +179,7 @@ TEST_CASE("Every bundled config: KV cache, FLOPs and weight bytes equal the inde
       for (int64_t k = 0; k < l.repeat; ++k, ++b) { // a run: the same figures for each of its layers
         CHECK(l.kv_bytes_per_token == r["layer_kv_bytes_per_token"][b].get<std::uint64_t>());
         CHECK(l.window == r["layer_window"][b].get<int64_t>());
+        if (r.contains("layer_chunk")) CHECK(l.chunk == r["layer_chunk"][b].get<int64_t>());
       }
     }
     CHECK(int64_t(b) == total_layers(m.spec));
@@ -785,4 +824,235 @@ TEST_CASE("Issue 18a families: table entries, published totals, notes", "[hf_fam
   const hf_model s2b = read_hf_config(sc2);
   const block_spec& sb2 = s2b.spec.blocks[0];
   CHECK((!sb2.attention.qkv_bias && !sb2.ffn.bias));
+}
+
+// ---- Issue 18c: attention sinks (gpt_oss), chunked attention and NoPE layers (llama4) -------------
+
+namespace {
+
+json tiny_gpt_oss() {
+  return {{"model_type", "gpt_oss"},   {"hidden_size", 64},        {"intermediate_size", 48},
+          {"num_hidden_layers", 4},    {"num_attention_heads", 8}, {"num_key_value_heads", 2},
+          {"head_dim", 16},            {"vocab_size", 100},        {"num_local_experts", 6},
+          {"num_experts_per_tok", 2},  {"sliding_window", 4}};
+}
+
+json tiny_llama4() {
+  return {{"model_type", "llama4_text"},   {"hidden_size", 64},          {"intermediate_size", 24},
+          {"intermediate_size_mlp", 80},   {"num_hidden_layers", 4},     {"num_attention_heads", 4},
+          {"num_key_value_heads", 2},      {"head_dim", 16},             {"vocab_size", 100},
+          {"num_local_experts", 5},        {"num_experts_per_tok", 1},   {"interleave_moe_layer_step", 2},
+          {"no_rope_layer_interval", 2},   {"attention_chunk_size", 4}};
+}
+
+} // namespace
+
+TEST_CASE("gpt_oss: sinks, biases, router bias, alternating windows by hand", "[hf_families][sinks]") {
+  const hf_model m = read_hf_config(tiny_gpt_oss());
+  // Per layer: q (128 x 64 + 128), k, v (32 x 64 + 32 each), o (64 x 128 + 64), sinks 8, two
+  // RMSNorms; router 6 x 64 + 6; experts 6 x (gate, up 48 x 64 + 48, down 64 x 48 + 64).
+  const int64_t attn = 128 * 64 + 128 + 2 * (32 * 64 + 32) + 64 * 128 + 64;
+  const int64_t expert = 2 * (48 * 64 + 48) + 64 * 48 + 64;
+  const int64_t layer = attn + 8 + 2 * 64 + 6 * 64 + 6 + 6 * expert;
+  const int64_t total = 2 * 100 * 64 + 64 + 4 * layer;
+  const resources r = count(hf_network(m, 16));
+  CHECK(r.total() == total);
+  CHECK(r.active() == total - 4 * 4 * expert);
+  CHECK(r.other == 4 * 8); // the sinks
+  const block_spec b0 = expand(m.spec).blocks[0], b1 = expand(m.spec).blocks[1];
+  CHECK(b0.attention.sinks);
+  CHECK(b0.attention.sliding_window == 4); // GptOssConfig: even layers sliding
+  CHECK(b1.attention.sliding_window == 0);
+  CHECK(b0.ffn.router_bias);
+  CHECK(b0.ffn.bias);
+  CHECK(m.notes.at(0) == "attention sinks: one learned logit per query head on 4 layers (32 parameters, counted; "
+                         "no matrix, not scored; no MACs; nothing cached)");
+  // Sinks change neither the score, nor any FLOP, nor the KV cache; they add n_heads parameters
+  // stored at 2 bytes (bf16).
+  transformer_spec no_sinks = m.spec;
+  for (block_spec& b : no_sinks.blocks) b.attention.sinks = false;
+  CHECK(score(hf_network(m, 16)).nsc == score(make_transformer(no_sinks, 16)).nsc);
+  CHECK(count(hf_network(m, 16)).macs == count(make_transformer(no_sinks, 16)).macs);
+  workload w;
+  w.seq_len = 10;
+  w.context = 7;
+  w.attention = attention_convention::causal;
+  const deployment d = deploy(m.spec, w), e = deploy(no_sinks, w);
+  CHECK(d.prefill_macs == e.prefill_macs);
+  CHECK(d.decode_macs == e.decode_macs);
+  CHECK(d.kv_cache_bytes == e.kv_cache_bytes);
+  CHECK(d.weight_bytes == e.weight_bytes + 2 * 4 * 8);
+  // KV and FLOPs by hand: 2 x 2 KV heads x 16 x 2 bytes per token; sliding layers 0, 2 cache 4.
+  const std::uint64_t tok = 2 * 2 * 16 * 2, pk = 2 * 8 * 16;
+  CHECK(d.kv_cache_bytes == tok * (4 + 7 + 4 + 7));
+  const std::uint64_t lin = 100 * 64 + 4 * ((128 + 32 + 32) * 64 + 64 * 128 + 6 * 64 + 2 * (2 * 48 * 64 + 64 * 48));
+  CHECK(d.linear_macs_per_token == lin);
+  CHECK(d.decode_macs == lin + pk * (4 + 7 + 4 + 7));
+  // causal prefill of 10: window 4 -> 4 x 5 / 2 + 6 x 4 = 34 keys; global 55
+  CHECK(d.prefill_macs == u128(10 * lin + pk * (34 + 55 + 34 + 55)));
+}
+
+TEST_CASE("Chunked attention and NoPE layers: keys, KV and the llama4 reader by hand", "[hf_families][chunked]") {
+  // prefill_keys with a chunk: full min(T, c) per query; causal its chunk so far.
+  CHECK(detail::prefill_keys(10, 0, attention_convention::full, 4) == 40);
+  CHECK(detail::prefill_keys(10, 0, attention_convention::causal, 4) == u128(10 + 10 + 3)); // 1+2+3+4, 1+2+3+4, 1+2
+  CHECK(detail::prefill_keys(3, 0, attention_convention::causal, 4) == 6);
+  CHECK(detail::prefill_keys(8, 0, attention_convention::causal, 4) == 20);
+  const hf_model m = read_hf_config(tiny_llama4());
+  const transformer_spec x = expand(m.spec);
+  // interleave 2: layers 1, 3 MoE; NoPE interval 2: layers 1, 3 NoPE (global), 0, 2 chunked.
+  CHECK(x.blocks[0].ffn.n_experts == 0);
+  CHECK(x.blocks[0].ffn.d_ff == 80);
+  CHECK(x.blocks[1].ffn.n_experts == 5);
+  CHECK(x.blocks[1].ffn.d_ff == 24);
+  CHECK(x.blocks[1].ffn.shared_d_ff == 24);
+  CHECK_FALSE(x.blocks[1].ffn.router_bias);
+  CHECK(x.blocks[0].attention.chunk == 4);
+  CHECK_FALSE(x.blocks[0].attention.nope);
+  CHECK(x.blocks[1].attention.chunk == 0);
+  CHECK(x.blocks[1].attention.nope);
+  const int64_t attn = (64 + 32 + 32) * 64 + 64 * 64;
+  const int64_t dense = 3 * 64 * 80, moe = 5 * 64 + 5 * 3 * 64 * 24 + 3 * 64 * 24;
+  const int64_t total = 2 * 100 * 64 + 64 + 4 * (attn + 2 * 64) + 2 * dense + 2 * moe;
+  CHECK(count(hf_network(m, 16)).total() == total);
+  CHECK(count(hf_network(m, 16)).active() == total - 2 * 4 * 3 * 64 * 24);
+  REQUIRE(m.notes.size() == 2);
+  CHECK(m.notes[0] == "chunked attention (chunk 4 tokens) on 2 layers: a query attends its chunk only, at most 4 "
+                      "tokens cached");
+  CHECK(m.notes[1] == "NoPE layers (no rotary positions; global attention): 1, 3");
+  workload w;
+  w.seq_len = 10;
+  w.context = 7;
+  w.batch = 3;
+  const deployment d = deploy(m.spec, w);
+  const std::uint64_t tok = 2 * 2 * 16 * 2, pk = 2 * 4 * 16;
+  CHECK(d.kv_bytes_per_token == 4 * tok);
+  CHECK(d.kv_cache_bytes == 3 * tok * (4 + 7 + 4 + 7)); // chunked layers cache at most the chunk
+  const std::uint64_t lin = 100 * 64 + 4 * attn + 2 * dense + 2 * (5 * 64 + 3 * 64 * 24 + 3 * 64 * 24);
+  CHECK(d.linear_macs_per_token == lin);
+  CHECK(d.decode_macs == lin + pk * (4 + 7 + 4 + 7));
+  CHECK(d.prefill_macs == u128(10 * lin + pk * (40 + 100 + 40 + 100)));
+  CHECK(d.layers[1].chunk == 4);
+  w.attention = attention_convention::causal;
+  CHECK(deploy(m.spec, w).prefill_macs == u128(10 * lin + pk * (23 + 55 + 23 + 55)));
+  // NoPE changes no count and no score; the chunk changes the FLOPs only.
+  transformer_spec plain = m.spec;
+  for (block_spec& b : plain.blocks) b.attention.nope = false, b.attention.chunk = 0;
+  CHECK(score(hf_network(m, 16)).nsc == score(make_transformer(plain, 16)).nsc);
+  CHECK(count(make_transformer(plain, 16)).total() == total);
+  // Explicit lists restate the defaults; layer_types and a null chunk.
+  json c = tiny_llama4();
+  c["moe_layers"] = {1, 3};
+  c["no_rope_layers"] = {1, 0, 1, 0};
+  same_everything(read_hf_config(c).spec, m.spec);
+  c["no_rope_layers"] = json::array(); // [] means the interval default (Llama4TextConfig)
+  same_everything(read_hf_config(c).spec, m.spec);
+  c["layer_types"] = {"full_attention", "full_attention", "chunked_attention", "full_attention"};
+  CHECK(expand(read_hf_config(c).spec).blocks[0].attention.chunk == 0);
+  CHECK(expand(read_hf_config(c).spec).blocks[2].attention.chunk == 4);
+  c.erase("layer_types");
+  c["attention_chunk_size"] = nullptr;
+  CHECK(expand(read_hf_config(c).spec).blocks[0].attention.chunk == 0);
+  // A wrapper: text_config read, vision tower reported (its size when vision_config has it).
+  json wrap = {{"model_type", "llama4"}, {"text_config", tiny_llama4()}};
+  const hf_model wm = read_hf_config(wrap);
+  CHECK(wm.text_config);
+  CHECK(wm.vision_params == -1);
+  CHECK(wm.notes.back().find("vision tower and projector are not counted (their size is not determined here)") !=
+        std::string::npos);
+}
+
+TEST_CASE("Sinks, chunks and llama4 lists: every error names the field", "[hf_families][errors]") {
+  auto fails = [](const json& c, const std::string& what) {
+    INFO(what);
+    CHECK_THROWS_WITH(read_hf_config(c), Catch::Contains(what));
+  };
+  json c = tiny_llama4();
+  c["no_rope_layers"] = {1, 0, 1};
+  fails(c, "field 'no_rope_layers' must be a list of num_hidden_layers = 4 entries 0 / 1");
+  c["no_rope_layers"] = {1, 0, 2, 1};
+  fails(c, "field 'no_rope_layers[2]' must be 0 (NoPE) or 1 (rotary)");
+  c = tiny_llama4();
+  c["moe_layers"] = {1, 4};
+  fails(c, "field 'moe_layers[1]' must be < num_hidden_layers = 4");
+  c["moe_layers"] = 3;
+  fails(c, "field 'moe_layers' must be a list of layer indices");
+  c = tiny_llama4();
+  c["attention_chunk_size"] = nullptr;
+  c["layer_types"] = {"chunked_attention", "full_attention", "full_attention", "full_attention"};
+  fails(c, "field 'layer_types[0]' is chunked_attention, but attention_chunk_size is null");
+  c["layer_types"] = {"sliding_attention", "full_attention", "full_attention", "full_attention"};
+  fails(c, "field 'layer_types[0]' must be \"chunked_attention\" or \"full_attention\"");
+  c = tiny_llama4();
+  c["attention_chunk_size"] = -3;
+  fails(c, "field 'attention_chunk_size' must be a positive integer");
+  json g = tiny_gpt_oss();
+  g["layer_types"] = {"sliding_attention", "chunked_attention", "full_attention", "full_attention"};
+  fails(g, "field 'layer_types[1]' must be \"sliding_attention\" or \"full_attention\"");
+  // The spec rules.
+  transformer_spec s = read_hf_config(tiny_llama4()).spec;
+  s.blocks[0].attention.chunk = -1;
+  CHECK_THROWS_WITH(validate(s), Catch::Contains("attention.chunk must be >= 0 (0: not chunked)"));
+  s.blocks[0].attention.chunk = 4;
+  s.blocks[0].attention.sliding_window = 8;
+  CHECK_THROWS_WITH(validate(s), Catch::Contains("attention.chunk and attention.sliding_window cannot both be set"));
+  s = read_hf_config(tiny_gpt_oss()).spec;
+  s.blocks[0].attention.kind = attention_kind::latent;
+  s.blocks[0].attention.kv_lora_rank = s.blocks[0].attention.v_head_dim = s.blocks[0].attention.qk_rope_head_dim = 8;
+  CHECK_THROWS_WITH(validate(s), Catch::Contains("attention.sinks needs standard attention"));
+  // A removed sublayer keeps its (inert) fields: no parameter, no MAC, no cache, no note.
+  s = read_hf_config(tiny_gpt_oss()).spec;
+  for (block_spec& b : s.blocks) b.attention.kind = attention_kind::none;
+  CHECK(count(make_transformer(s, 16)).other == 0);
+  CHECK(detail::hf::structure_notes(s).empty());
+}
+
+TEST_CASE("DSA sparse attention and its indexer by hand (deepseek_v32)", "[hf_families][dsa]") {
+  json c = tiny_deepseek();
+  const hf_model v3 = read_hf_config(c);
+  c["model_type"] = "deepseek_v32";
+  c["index_n_heads"] = 2;
+  c["index_head_dim"] = 8;
+  c["index_topk"] = 3;
+  const hf_model m = read_hf_config(c);
+  // Per layer: wq_b (2 x 8, q_lora 24), wk (8, 64), k_norm LayerNorm(8), weights_proj (2, 64).
+  const int64_t indexer = 2 * 8 * 24 + 8 * 64 + 2 * 8 + 2 * 64;
+  CHECK(count(hf_network(m, 1)).total() == count(hf_network(v3, 1)).total() + 3 * indexer);
+  CHECK(count(hf_network(m, 1)).active() == count(hf_network(v3, 1)).active() + 3 * indexer);
+  CHECK(expand(m.spec).blocks[0].attention.index_topk == 3);
+  workload w;
+  w.seq_len = 10;
+  w.context = 1000;
+  w.batch = 3;
+  w.kv = dtype::fp16;
+  const deployment d = deploy(m.spec, w), e = deploy(v3.spec, w);
+  // KV: the latent (16 + 4) x 2 bytes + the indexer key 8 fp8 bytes + one fp32 scale, every token.
+  CHECK(d.kv_bytes_per_token == 3 * ((16 + 4) * 2 + 8 + 4));
+  CHECK(d.kv_cache_bytes == 3ull * ((16 + 4) * 2 + 8 + 4) * 1000 * 3);
+  const std::uint64_t pk = 4 * (12 + 6), ik = 2 * (8 + 1);
+  const std::uint64_t lin = e.linear_macs_per_token + 3 * (2 * 8 * 24 + 8 * 64 + 2 * 64);
+  CHECK(d.linear_macs_per_token == lin);
+  // decode: the attention attends index_topk = 3 keys, the indexer scores all 1000
+  CHECK(d.decode_macs == lin + 3 * (pk * 3 + ik * 1000));
+  CHECK(d.prefill_macs == u128(10 * lin + 3 * (pk * 10 * 3 + ik * 100)));
+  w.attention = attention_convention::causal;
+  CHECK(deploy(m.spec, w).prefill_macs == u128(10 * lin + 3 * (pk * (1 + 2 + 3 * 8) + ik * 55)));
+  // The paper's full convention of the network: min(T, k) keys + the indexer over T.
+  CHECK(count(hf_network(m, 10)).macs == double(lin) + 3.0 * double(pk * 3 + ik * 10));
+  // Scoring: wq_b per index head (2 blocks 8 x 24), wk and weights_proj whole.
+  const network net = hf_network(m, 10), base = hf_network(v3, 10);
+  const double extra = 2 * psi_x(8, 24) + psi_x(8, 64) + psi_x(2, 64);
+  CHECK(score(net).nsc == Approx(score(base).nsc + 3 * extra).epsilon(1e-12));
+  CHECK(m.notes.at(0) == "DSA sparse attention on 3 layers: attends at most index_topk = 3 keys; its indexer (2 heads "
+                         "of 8, weights counted) scores every key and caches a key of 8 fp8 bytes + fp32 scales per token");
+  // Errors: the indexer fields are required; DSA needs q_lora_rank.
+  json bad = c;
+  bad.erase("index_topk");
+  CHECK_THROWS_WITH(read_hf_config(bad), Catch::Contains("missing field 'index_topk' (model_type deepseek_v32)"));
+  bad = c;
+  bad["q_lora_rank"] = nullptr;
+  CHECK_THROWS_WITH(read_hf_config(bad), Catch::Contains("field 'q_lora_rank' must be a positive integer with DSA"));
+  transformer_spec s = m.spec;
+  s.blocks[0].attention.index_topk = 0;
+  CHECK_THROWS_WITH(validate(s), Catch::Contains("attention.index_topk must be >= 1 with an indexer"));
 }

@@ -333,7 +333,7 @@ TEST_CASE("prune: formats that cannot express a model, infeasible envelopes and 
   REQUIRE(r.best);
   CHECK_THROWS_WITH(prune_verify_config(prune_emit_config(gemma, sp, *r.best), sp, *r.best),
                     Catch::Contains("nsc::prune_verify_config: the decilm config does not express this model"));
-  // per-layer of a family without per_layer_config (gpt2): the reader refuses.
+  // per-layer of a family without per_layer_config (gpt2): refused by name before anything is written.
   const json gpt2 = io::read_json_file(configs + "gpt2.json", "test");
   ss.format = prune_format::per_layer;
   const prune_space sg = make_prune_space(read_hf_config(gpt2).spec, ss);
@@ -341,9 +341,9 @@ TEST_CASE("prune: formats that cannot express a model, infeasible envelopes and 
   one.budgets = {{prune_cost::params, 100000000}};
   const prune_search_result rg = search_prune(sg, one);
   REQUIRE(rg.best);
-  CHECK_THROWS_WITH(prune_verify_config(prune_emit_config(gpt2, sg, *rg.best), sg, *rg.best),
-                    Catch::Contains("the per-layer config does not express this model: nsc::read_hf_config: field "
-                                    "'per_layer_config' is not supported for model_type gpt2"));
+  CHECK_THROWS_WITH(prune_emit_config(gpt2, sg, *rg.best),
+                    Catch::Contains("nsc::prune_emit_config: the per-layer format writes transformers' "
+                                    "per_layer_config, which model_type gpt2 does not read; use --emit-format nsc"));
 
   // Infeasible: the budget named with the smallest value reachable.
   const hf_model m = read_hf_config(tiny_llama());
@@ -964,4 +964,122 @@ TEST_CASE("prune uniform: exact against every uniform model, own-architecture ro
   REQUIRE(rq.best);
   const json cq = prune_emit_uniform_config(q, sq, *rq.best);
   CHECK_NOTHROW(prune_verify_config(cq, sq, *rq.best, "own-architecture"));
+}
+
+// ---- Issue 18c: sinks (gpt_oss), chunked / NoPE layers (llama4, a multimodal wrapper), DSA ------
+
+namespace {
+
+/// 2 gpt_oss layers (sliding, full): hidden 64, 4 heads of 16, 2 KV heads, 4 experts of 64, top-2.
+json tiny_gpt_oss() {
+  return {{"model_type", "gpt_oss"},  {"hidden_size", 64},        {"intermediate_size", 64},
+          {"num_hidden_layers", 2},   {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+          {"head_dim", 16},           {"vocab_size", 100},        {"num_local_experts", 4},
+          {"num_experts_per_tok", 2}, {"sliding_window", 8}};
+}
+
+/// A llama4 wrapper of 2 text layers: layer 0 dense + chunked, layer 1 MoE (3 experts) + NoPE.
+json tiny_llama4_wrapper() {
+  return {{"model_type", "llama4"},
+          {"text_config",
+           {{"model_type", "llama4_text"}, {"hidden_size", 64},          {"intermediate_size", 64},
+            {"intermediate_size_mlp", 128}, {"num_hidden_layers", 2},    {"num_attention_heads", 4},
+            {"num_key_value_heads", 2},     {"head_dim", 16},            {"vocab_size", 100},
+            {"num_local_experts", 3},       {"num_experts_per_tok", 1},  {"interleave_moe_layer_step", 2},
+            {"no_rope_layer_interval", 2},  {"attention_chunk_size", 8}}}};
+}
+
+} // namespace
+
+TEST_CASE("prune: sinks, chunked / NoPE layers and DSA round-trip or are refused by name", "[prune][issue18]") {
+  // Every 3rd selection of every space round-trips exactly through the formats that keep the model_type.
+  for (const json& raw : {tiny_gpt_oss(), tiny_llama4_wrapper()}) {
+    const hf_model m = read_hf_config(raw);
+    const bool llama4 = raw["model_type"] == "llama4";
+    for (prune_format f : {prune_format::per_layer, prune_format::nsc}) {
+      if (llama4 && f == prune_format::per_layer) continue; // refused below
+      INFO(raw["model_type"] << " " << to_string(f));
+      prune_space_settings ss = settings(f);
+      ss.ffn_multiple = 32;
+      const prune_space sp = make_prune_space(m.spec, ss);
+      std::size_t n = 0, checked = 0;
+      for_each_selection(sp, [&](const prune_candidate& c0) {
+        if (n++ % 3 != 0) return;
+        prune_candidate c = c0;
+        const transformer_spec pruned = prune_apply(sp, c);
+        c.totals = prune_totals(pruned, sp.settings);
+        const json cfg = prune_emit_config(raw, sp, c);
+        CHECK_NOTHROW(prune_verify_config(cfg, sp, c));
+        const transformer_spec back = expand(read_hf_config(cfg).spec);
+        for (std::size_t i = 0; i < back.blocks.size(); ++i) {
+          const attention_spec &a = back.blocks[i].attention, &p = pruned.blocks[i].attention;
+          CHECK(a.kind == p.kind);
+          if (a.attends()) { // the structure is kept with its layer
+            CHECK(a.sinks == p.sinks);
+            CHECK(a.chunk == p.chunk);
+            CHECK(a.nope == p.nope);
+            CHECK(a.sliding_window == p.sliding_window);
+          }
+        }
+        if (llama4) CHECK(cfg["text_config"].contains("intermediate_sizes")); // written into text_config
+        ++checked;
+      });
+      CHECK(checked >= 8); // every 3rd of 24 (llama4 nsc) to 2401 (gpt_oss per-layer) selections
+    }
+  }
+  // Sinks follow the kept query heads: params of a gpt_oss layer with h heads.
+  {
+    const hf_model m = read_hf_config(tiny_gpt_oss());
+    const prune_space sp = make_prune_space(m.spec, settings(prune_format::per_layer));
+    bool seen = false;
+    for (std::size_t a = 0; a < sp.layers[0].attention.size(); ++a) {
+      const prune_attention_option& o = sp.layers[0].attention[a];
+      if (o.none || o.heads != 2) continue;
+      transformer_spec s = expand(m.spec);
+      s.blocks[0].attention.n_heads = 2;
+      s.blocks[0].attention.n_kv_heads = o.kv_heads;
+      CHECK(count(make_transformer(s, 16)).other == 2 + 4); // layer 0: 2 sinks, layer 1: 4
+      seen = true;
+    }
+    CHECK(seen);
+  }
+  // Refusals by name, before anything is written.
+  auto first = [](const json& raw, prune_format f) {
+    const hf_model m = read_hf_config(raw);
+    const prune_space sp = make_prune_space(m.spec, settings(f));
+    return prune_make_candidate(sp, std::vector<std::size_t>(2 * sp.layers.size(), 0));
+  };
+  auto space = [](const json& raw, prune_format f) { return make_prune_space(read_hf_config(raw).spec, settings(f)); };
+  CHECK_THROWS_WITH(prune_emit_config(tiny_gpt_oss(), space(tiny_gpt_oss(), prune_format::decilm),
+                                      first(tiny_gpt_oss(), prune_format::decilm)),
+                    Catch::Contains("nsc::prune_emit_config: the decilm format cannot express attention sinks (gpt_oss); "
+                                    "use --emit-format per-layer or nsc"));
+  const json text = tiny_llama4_wrapper()["text_config"];
+  CHECK_THROWS_WITH(prune_emit_config(text, space(text, prune_format::decilm), first(text, prune_format::decilm)),
+                    Catch::Contains("the decilm format cannot express chunked attention (llama4 attention_chunk_size)"));
+  CHECK_THROWS_WITH(prune_emit_config(text, space(text, prune_format::per_layer), first(text, prune_format::per_layer)),
+                    Catch::Contains("the per-layer format writes transformers' per_layer_config, which model_type "
+                                    "llama4_text does not read; use --emit-format nsc"));
+  CHECK_THROWS_WITH(prune_emit_config(tiny_llama4_wrapper(), space(tiny_llama4_wrapper(), prune_format::decilm),
+                                      first(tiny_llama4_wrapper(), prune_format::decilm)),
+                    Catch::Contains("the decilm format cannot express a multimodal config"));
+  json dsa = {{"model_type", "deepseek_v32"}, {"hidden_size", 64},  {"intermediate_size", 96},
+              {"num_hidden_layers", 2},       {"num_attention_heads", 4}, {"vocab_size", 100},
+              {"q_lora_rank", 24},            {"kv_lora_rank", 16}, {"qk_nope_head_dim", 8},
+              {"qk_rope_head_dim", 4},        {"v_head_dim", 6},    {"index_n_heads", 2},
+              {"index_head_dim", 8},          {"index_topk", 3}};
+  CHECK_THROWS_WITH(prune_emit_config(dsa, space(dsa, prune_format::decilm), first(dsa, prune_format::decilm)),
+                    Catch::Contains("the decilm format cannot express DSA sparse attention and its indexer (deepseek_v32)"));
+  // nsc format: DSA kept (FFN widths pruned), reads back exactly.
+  prune_space_settings sdset = settings(prune_format::nsc);
+  sdset.ffn_multiple = 32;
+  const prune_space sd = make_prune_space(read_hf_config(dsa).spec, sdset);
+  std::size_t n = 0;
+  for_each_selection(sd, [&](const prune_candidate& c0) {
+    prune_candidate c = c0;
+    c.totals = prune_totals(prune_apply(sd, c), sd.settings);
+    CHECK_NOTHROW(prune_verify_config(prune_emit_config(dsa, sd, c), sd, c));
+    ++n;
+  });
+  CHECK(n > 1);
 }

@@ -28,12 +28,13 @@
 // nsc, params_total, params_non_embedding, params_active, flops_per_token, flops_convention,
 // macs_per_token, prefill_flops, decode_flops_per_token, kv_cache_bytes,
 // kv_cache_bytes_per_token, weight_bytes, memory_bytes, seq_len, context, batch, kv_dtype,
-// weight_dtype, weight_dtype_source (quantization_config / torch_dtype / --weight-dtype), notes,
-// mtp (the multi-token-prediction modules, when the config has them), attention, model,
-// model_type, text_config, layers_total (every layer, runs
-// counted repeat times), estimator, init, variance_source,
+// weight_dtype, weight_dtype_source (quantization_config / torch_dtype / --weight-dtype), notes
+// (attention sinks, chunked / NoPE layers, a multimodal wrapper's vision tower not counted),
+// vision_params_not_counted (when the config determines it), mtp (the multi-token-prediction
+// modules, when the config has them), attention, model, model_type, text_config, layers_total
+// (every layer, runs counted repeat times), estimator, init, variance_source,
 // and layers: [{name, repeat, nsc, attention, ffn, router, other, params, params_active,
-// flops_per_token, decode_flops, kv_cache_bytes, kv_cache_bytes_per_token, weight_bytes,
+// flops_per_token, decode_flops, kv_cache_bytes, kv_cache_bytes_per_token, window, chunk, weight_bytes,
 // memory_bytes}]), or CSV (one row per layer entry, a last column repeat, and a final "total"
 // row). prefill_flops is an exact integer (a string of digits when above 2^64 - 1).
 //
@@ -233,6 +234,7 @@ int run_score(const score_args& a) {
                   {"contains", "decoder block, eh_proj Linear(2d -> d), " + std::to_string(m.mtp_norms) +
                                    " norms; the embedding and LM head are the main model's"}};
     j["notes"] = m.notes;
+    if (m.vision_params >= 0) j["vision_params_not_counted"] = m.vision_params;
     j["nsc"] = ns.nsc;
     if (!a.weights.empty()) j["weights"] = a.weights;
     j["params_total"] = total.total();
@@ -273,6 +275,8 @@ int run_score(const score_args& a) {
                         {"decode_flops", 2 * ld.decode_macs},
                         {"kv_cache_bytes", ld.kv_cache_bytes},
                         {"kv_cache_bytes_per_token", ld.kv_bytes_per_token},
+                        {"window", ld.window},
+                        {"chunk", ld.chunk},
                         {"weight_bytes", ld.weight_bytes},
                         {"memory_bytes", ld.memory_bytes()}});
     }
@@ -363,7 +367,13 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
                "config.json (every family in nsc::hf_supported_model_types), with a per-layer "
                "breakdown. Families: " + std::string(nsc::hf_supported_model_types) +
                ". Weight bytes follow the checkpoint (quantization_config, torch_dtype) unless "
-               "--weight-dtype; MTP modules are reported apart unless --mtp");
+               "--weight-dtype; MTP modules are reported apart unless --mtp. Multimodal wrappers: the text decoder of text_config; the vision tower is not "
+               "counted and its size is printed where the config determines it. Conventions of the "
+               "newer structures: attention sinks (gpt_oss) are n_heads parameters per layer, no "
+               "matrix (not in NSC), no MACs, no cache; chunked attention (llama4) attends the "
+               "query's chunk (full: min(T, chunk) keys; causal: its chunk so far; decode and KV "
+               "at most the chunk); NoPE layers change no count; MoE biases, router biases and "
+               "shared experts are counted, routed experts top-k of n in active params and FLOPs");
   sub->add_option("config", args->config, "path to a Hugging Face config.json")->required();
   sub->add_option("--estimator", args->estimator, "psi estimator: mp (paper) or fs (finite-size)")
       ->check(CLI::IsMember({"mp", "fs"}));
@@ -394,7 +404,7 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
   sub->add_option("--attention", args->attention,
                   "prefill attention: full (default; every query attends T keys, the paper's) or "
-                  "causal (query p attends p keys); sliding windows cap both")
+                  "causal (query p attends p keys); sliding windows and attention chunks cap both")
       ->check(CLI::IsMember({"full", "causal"}));
   sub->add_option("--format", args->format, "output: table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));

@@ -223,3 +223,31 @@ nsc_exit_code_test(prune_uniform_front CODE 2
 nsc_exit_code_test(prune_uniform_emit_format CODE 2
   ARGS prune examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --uniform --emit-format per-layer
   STDERR "drop --emit-format")
+# Issue 18c: new structure in the generic space. gpt_oss (attention sinks, biased attention,
+# router and experts, alternating sliding windows) and llama4 (chunked attention, NoPE layers,
+# interleaved dense / MoE layers, shared experts) round-trip through the formats that keep the
+# model_type; DeciLM's block_configs cannot express sinks / chunks / NoPE and is refused by name.
+nsc_prune_round_trip(gptoss20b_per_layer_params
+  ARGS examples/configs/gpt-oss-20b.json --space generic --params 15e9 --emit-format per-layer
+  WORKLOAD --seq-len 4096)
+nsc_prune_round_trip(gptoss20b_per_layer_memory
+  ARGS examples/configs/gpt-oss-20b.json --space generic --memory 30e9 --active-params 3.5e9 --emit-format per-layer
+  WORKLOAD --seq-len 8192 --context 32768 --batch 4)
+nsc_prune_round_trip(gptoss120b_nsc_memory
+  ARGS examples/configs/gpt-oss-120b.json --space generic --memory 160e9 --params 80e9 --expert-step 16 --emit-format nsc
+  WORKLOAD --seq-len 4096 --batch 8)
+nsc_prune_round_trip(llama4scout_nsc_memory
+  ARGS examples/configs/llama-4-scout-17b-16e.json --space generic --memory 120e9 --emit-format nsc
+  WORKLOAD --seq-len 16384 --context 65536 --batch 2)
+nsc_exit_code_test(prune_generic_decilm_sinks CODE 2
+  ARGS prune examples/configs/gpt-oss-20b.json --space generic --params 15e9
+  STDERR "nsc::prune_emit_config: the decilm format cannot express attention sinks [(]gpt_oss[)]. use --emit-format per-layer or nsc")
+nsc_exit_code_test(prune_generic_decilm_wrapper CODE 2
+  ARGS prune examples/configs/llama-4-scout-17b-16e.json --space generic --params 80e9 --emit-format decilm
+  STDERR "the decilm format cannot express a multimodal config [(]the text decoder in text_config[)]")
+nsc_exit_code_test(prune_generic_per_layer_llama4 CODE 2
+  ARGS prune examples/configs/llama-4-scout-17b-16e.json --space generic --params 80e9 --emit-format per-layer
+  STDERR "which model_type llama4_text does not read. use --emit-format nsc")
+nsc_exit_code_test(prune_generic_decilm_dsa CODE 2
+  ARGS prune examples/configs/deepseek-v3.2-exp.json --space generic --params 500e9
+  STDERR "the decilm format cannot express DSA sparse attention and its indexer [(]deepseek_v32[)]")

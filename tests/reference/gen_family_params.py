@@ -589,6 +589,122 @@ READERS = {"llama": llama_like, "mistral": llama_like, "mixtral": llama_like, "q
 READERS.update({t: family_18a for t in ("kimi_k2", "granite", "smollm3", "ministral", "ministral3", "glm4",
                                         "glm4_moe", "minimax_m2", "granitemoe", "olmoe", "phimoe",
                                         "starcoder2", "mimo")})
+# ---------------------------------------------------------------------------------------------
+# Issue 18c: attention sinks, chunked attention, NoPE layers, interleaved dense / MoE layers
+# (gpt_oss, llama4), written from modeling_gpt_oss.py and modeling_llama4.py. A layer dict may
+# carry "chunk" (chunked attention: a query attends the keys of its chunk; at most chunk cached).
+# ---------------------------------------------------------------------------------------------
+
+
+def gpt_oss(c, t):
+    """GptOssForCausalLM: q/k/v/o with bias (attention_bias), self_attn.sinks (one logit per
+    head), input/post-attention RMSNorm, mlp.router Linear(d, E) with bias, experts.gate_up_proj
+    (E, d, 2I) + gate_up_proj_bias (E, 2I), experts.down_proj (E, I, d) + down_proj_bias (E, d),
+    final norm, untied lm_head; layer_types (default: even layers sliding)."""
+    m = Model()
+    d, L, H = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
+    kv, hd, V = c["num_key_value_heads"], c["head_dim"], c["vocab_size"]
+    E, k, I = c["num_local_experts"], c["num_experts_per_tok"], c["intermediate_size"]
+    ab = g(c, "attention_bias", True)
+    lt = c.get("layer_types") or ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(L)]
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        m.lin(pre + "q_proj", H * hd, d, bias=ab)
+        m.lin(pre + "k_proj", kv * hd, d, bias=ab)
+        m.lin(pre + "v_proj", kv * hd, d, bias=ab)
+        m.lin(pre + "o_proj", d, H * hd, bias=ab)
+        m.p.append((pre + "sinks", H, 1, "sink", 1, 1, False))
+        m.norm(pre + "input_layernorm", d)
+        m.norm(pre + "post_attention_layernorm", d)
+        m.lin(pre + "router", E, d, "router", bias=True)
+        m.lin(pre + "experts.gate_up_proj", 2 * I, d, copies=E, active=k)
+        m.p.append((pre + "experts.gate_up_proj_bias", 2 * I, 1, "bias", E, k, False))
+        m.lin(pre + "experts.down_proj", d, I, copies=E, active=k)
+        m.p.append((pre + "experts.down_proj_bias", d, 1, "bias", E, k, False))
+        W = c["sliding_window"] if lt[i] == "sliding_attention" else None
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=W))
+    m.norm("norm", d)
+    m.lin("lm_head", V, d, "head")
+    return m
+
+
+def llama4(c, t):
+    """Llama4ForCausalLM (text decoder of Llama4ForConditionalGeneration): q/k/v/o without bias,
+    the L2 qk_norm has no weights; layer i is Llama4TextMoe iff i in moe_layers (default
+    range(step - 1, L, step)): router Linear(d, E) without bias, experts.gate_up_proj (E, d, 2I),
+    experts.down_proj (E, I, d), shared_expert Llama4TextMLP(I); else Llama4TextMLP of
+    intermediate_size_mlp. no_rope_layers[i] == 0: NoPE (global attention); the other layers use
+    chunked attention of attention_chunk_size. Untied lm_head."""
+    m = Model()
+    d, L, H = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"]
+    kv, hd, V = c["num_key_value_heads"], c["head_dim"], c["vocab_size"]
+    E, k, I, Im = c["num_local_experts"], c["num_experts_per_tok"], c["intermediate_size"], c["intermediate_size_mlp"]
+    step = g(c, "interleave_moe_layer_step", 1)
+    moe_layers = c.get("moe_layers")
+    if moe_layers is None:
+        moe_layers = list(range(step - 1, L, step))
+    nr = c.get("no_rope_layers") or [int((i + 1) % g(c, "no_rope_layer_interval", 4) != 0) for i in range(L)]
+    chunk = g(c, "attention_chunk_size", 8192) if "attention_chunk_size" not in c or c["attention_chunk_size"] is not None else None
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        m.lin(pre + "q_proj", H * hd, d)
+        m.lin(pre + "k_proj", kv * hd, d)
+        m.lin(pre + "v_proj", kv * hd, d)
+        m.lin(pre + "o_proj", d, H * hd)
+        m.norm(pre + "input_layernorm", d)
+        m.norm(pre + "post_attention_layernorm", d)
+        if i in moe_layers:
+            m.lin(pre + "router", E, d, "router")
+            m.lin(pre + "experts.gate_up_proj", 2 * I, d, copies=E, active=k)
+            m.lin(pre + "experts.down_proj", d, I, copies=E, active=k)
+            m.lin(pre + "shared_expert.gate_proj", I, d)
+            m.lin(pre + "shared_expert.up_proj", I, d)
+            m.lin(pre + "shared_expert.down_proj", d, I)
+        else:
+            m.lin(pre + "gate_proj", Im, d)
+            m.lin(pre + "up_proj", Im, d)
+            m.lin(pre + "down_proj", d, Im)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None,
+                             chunk=chunk if nr[i] == 1 else None, nope=nr[i] == 0))
+    m.norm("norm", d)
+    m.lin("lm_head", V, d, "head")
+    return m
+
+
+def llama4_vision(v, text_hidden):
+    """Llama4VisionModel + Llama4MultiModalProjector, tensor by tensor."""
+    h, I, L = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"]
+    p, side = v["patch_size"], v["image_size"] // v["patch_size"]
+    t = [h, (side * side + 1) * h, v["num_channels"] * p * p * h, 2 * h, 2 * h]  # class, positions, patches, LN pre/post
+    for _ in range(L):
+        t += [h * h + h] * 4 + [h * I + I, I * h + h, 2 * h, 2 * h]
+    t += [I * v["projector_input_dim"], v["projector_output_dim"] ** 2, v["vision_output_dim"] * text_hidden]
+    return sum(t)
+
+
+def deepseek_v32(c, t):
+    """DeepSeek-V3.2 (inference/model.py of deepseek-ai/DeepSeek-V3.2-Exp): DeepSeek-V3 plus, per
+    layer, the lightning indexer: wq_b Linear(q_lora_rank, n_i d_i), wk Linear(dim, d_i), k_norm
+    LayerNorm(d_i) (weight and bias), weights_proj Linear(dim, n_i), all without bias. The
+    attention attends the index_topk best keys; the indexer scores every key with n_i (d_i + 1)
+    MACs and caches one key per token: d_i fp8 bytes + one fp32 scale per 128 (k_cache,
+    k_scale_cache)."""
+    m = deepseek(c, t)
+    d, L, ql = c["hidden_size"], c["num_hidden_layers"], c["q_lora_rank"]
+    ni, di, topk = c["index_n_heads"], c["index_head_dim"], c["index_topk"]
+    for i in range(L):
+        pre = "layers.%d.indexer." % i
+        m.lin(pre + "wq_b", ni * di, ql)
+        m.lin(pre + "wk", di, d)
+        m.norm(pre + "k_norm", di, bias=True)
+        m.lin(pre + "weights_proj", ni, d)
+        m.layers[i].update(topk=topk, indexer_per_key=ni * (di + 1), indexer_bytes=di + 4 * ((di + 127) // 128))
+    return m
+
+
+READERS.update({"gpt_oss": gpt_oss, "llama4_text": llama4, "deepseek_v32": deepseek_v32})
 
 
 def build(c):
@@ -600,11 +716,19 @@ def build(c):
                     "sliding_window": 4096, "sliding_window_pattern": 6}
         for k, v in defaults.items():
             c.setdefault(k, v)
+    if t == "llama4":  # issue 18c: the text decoder of Llama4ForConditionalGeneration
+        c = dict(c["text_config"])
+        t = c.get("model_type", "llama4_text")
     return READERS[t](c, t), c
 
 
-def keys(T, W, conv):
-    """Sum over T queries of the keys each attends."""
+def keys(T, W, conv, chunk=None):
+    """Sum over T queries of the keys each attends (chunk: a query at position p attends the
+    (p - 1) % chunk + 1 keys of its chunk so far causally; min(T, chunk) with full attention)."""
+    if chunk:
+        if conv == "full":
+            return T * min(T, chunk)
+        return sum((p - 1) % chunk + 1 for p in range(1, T + 1))
     if conv == "full":
         return T * (T if W is None else min(T, W))
     if W is None or T <= W:
@@ -615,13 +739,19 @@ def keys(T, W, conv):
 def deployment(m, T, C, B, kv_bytes):
     lin = m.linear_macs() + getattr(m, "tied_head_macs", 0)
     out = {"linear_macs_per_token": lin}
-    out["kv_cache_bytes_per_token"] = sum(l["kv_elems"] for l in m.layers) * kv_bytes
-    out["kv_cache_bytes"] = B * kv_bytes * sum(
-        l["kv_elems"] * (C if l["window"] is None else min(C, l["window"])) for l in m.layers)
-    out["decode_flops"] = 2 * (lin + sum(l["per_key"] * (C if l["window"] is None else min(C, l["window"]))
-                                         for l in m.layers))
+    out["kv_cache_bytes_per_token"] = sum(l["kv_elems"] * kv_bytes + l.get("indexer_bytes", 0) for l in m.layers)
+    cap = lambda l: l["window"] or l.get("chunk")  # tokens cached
+    att = lambda l: cap(l) or l.get("topk")       # keys a query attends at most (DSA: index_topk)
+    # DSA: every token cached, latent (KV dtype) + the indexer key (fp8 + scales, fixed bytes)
+    out["kv_cache_bytes"] = B * sum(
+        (l["kv_elems"] * kv_bytes + l.get("indexer_bytes", 0)) * (C if cap(l) is None else min(C, cap(l)))
+        for l in m.layers)
+    out["decode_flops"] = 2 * (lin + sum(l["per_key"] * (C if att(l) is None else min(C, att(l))) +
+                                         l.get("indexer_per_key", 0) * C for l in m.layers))
     for conv in ("full", "causal"):
-        out["prefill_flops_" + conv] = 2 * (T * lin + getattr(m, "per_sequence_macs", 0) + sum(l["per_key"] * keys(T, l["window"], conv) for l in m.layers))
+        out["prefill_flops_" + conv] = 2 * (T * lin + getattr(m, "per_sequence_macs", 0) + sum(
+            l["per_key"] * keys(T, l["window"] or l.get("topk"), conv, l.get("chunk")) +
+            l.get("indexer_per_key", 0) * keys(T, None, conv) for l in m.layers))
     for dt in ("fp32", "bf16", "fp8", "int4"):
         out["weight_bytes_" + dt] = m.weight_bytes(dt)
     out["memory_bytes_bf16"] = out["weight_bytes_bf16"] + out["kv_cache_bytes"]
@@ -637,6 +767,13 @@ PUBLISHED = {
     "llama-3-8b": 8030261248, "llama-3.1-70b": 70553706496, "mistral-7b": 7241732096, "mixtral-8x7b": 46702792704,
     "qwen2-7b": 7615616512, "gpt2": 124439808, "gpt2-medium": 354823168, "bert-base-uncased": 109482240,
 }
+# Issue 18c. gpt-oss: general.parameter_count of ggml-org's GGUF conversions (llama.cpp counts
+# every tensor element of the dequantised model; the hub's mxfp4 safetensors count packed bytes).
+PUBLISHED.update({"gpt-oss-20b": 20914757184, "gpt-oss-120b": 116829156672})
+# Llama 4 Scout: the hub's safetensors total of meta-llama/Llama-4-Scout-17B-16E(-Instruct),
+# 108,641,793,536 BF16 parameters, is text decoder + vision tower + projector; the text decoder
+# alone is checked (the vision part is computed by llama4_vision and must close the gap).
+LLAMA4_HUB = {"llama-4-scout-17b-16e": 108641793536}
 
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
 
@@ -702,7 +839,7 @@ def main():
         m, body = build(c)
         r = {"params_total": m.total(), "params_active": m.active(), "layers": len(m.layers)}
         r.update(deployment(m, **WORKLOAD))
-        r["layer_kv_bytes_per_token"] = [l["kv_elems"] * WORKLOAD["kv_bytes"] for l in m.layers]
+        r["layer_kv_bytes_per_token"] = [l["kv_elems"] * WORKLOAD["kv_bytes"] + l.get("indexer_bytes", 0) for l in m.layers]
         r["layer_window"] = [l["window"] or 0 for l in m.layers]
         mt = mtp_18a(body, body["model_type"]) if body.get("model_type") in READERS else None
         if mt:
@@ -716,6 +853,9 @@ def main():
             if got != pub:
                 print("MISMATCH", name, got, pub)
                 bad += 1
+        if any(l.get("chunk") or l.get("nope") for l in m.layers):  # issue 18c: chunked / NoPE layers
+            r["layer_chunk"] = [l.get("chunk") or 0 for l in m.layers]
+            r["layer_nope"] = [bool(l.get("nope")) for l in m.layers]
         if name in PUBLISHED:
             r["published_total"] = PUBLISHED[name]
             if PUBLISHED[name] != r["params_total"]:
@@ -724,6 +864,33 @@ def main():
         out["models"][name] = r
         print("%-26s total %16d active %16d kv/token %8d" % (name, r["params_total"], r["params_active"],
                                                               r["kv_cache_bytes_per_token"]))
+    for name, hub_total in LLAMA4_HUB.items():
+        c = json.load(open(os.path.join(CONFIGS, name + ".json")))
+        vision = llama4_vision(c["vision_config"], c["text_config"]["hidden_size"])
+        r = out["models"][name]
+        r["vision_params"] = vision
+        r["published_total_with_vision"] = hub_total
+        print(name, "text", r["params_total"], "+ vision", vision, "=", r["params_total"] + vision, "hub", hub_total)
+        if r["params_total"] + vision != hub_total:
+            bad += 1
+    # DeepSeek-V3.2-Exp (and -Speciale): the hub's 685,396,921,376 = the instantiated model + the
+    # MTP layer 61 (with its own indexer) + the fp8 weight_scale_inv of every quantised matrix
+    # (the indexer's wq_b and wk too; weights_proj is stored in bf16).
+    c32 = json.load(open(os.path.join(CONFIGS, "deepseek-v3.2-exp.json")))
+    m32, _ = build(c32)
+    one = dict(c32)
+    one["num_hidden_layers"] = 1
+    one["first_k_dense_replace"] = 0
+    m1, _ = build(one)
+    d, V = c32["hidden_size"], c32["vocab_size"]
+    mtp32 = (m1.total() - 2 * V * d - d) + 2 * d + 2 * d * d + d + 2 * V * d
+    blocks = lambda o, i: -(-o // 128) * -(-i // 128)
+    quantised = lambda name, role: role == "mat" and not name.endswith("weights_proj")
+    sc32 = sum(cp * blocks(o, i) for (name, o, i, role, cp, _, _) in m32.p + m1.p if quantised(name, role))
+    hub32 = m32.total() + mtp32 + sc32
+    print("deepseek-v3.2-exp hub total", hub32, "= instantiated", m32.total(), "+ MTP layer", mtp32, "+ fp8 scales", sc32)
+    assert hub32 == 685396921376, hub32
+    out["deepseek_v32_hub"] = {"total": hub32, "mtp_layer": mtp32, "fp8_scales": sc32}
     hub, mtp, scales = deepseek_v3_hub_total(json.load(open(os.path.join(CONFIGS, "deepseek-v3.json"))))
     print("deepseek-v3 hub total", hub, "= instantiated + MTP layer", mtp, "+ fp8 scales", scales)
     assert hub == 684531386000, hub

@@ -166,7 +166,13 @@ struct hf_model {
   std::int64_t mtp_layers = 0;
   block_spec mtp_block;
   std::int64_t mtp_norms = 0;
-  std::vector<std::string> notes; ///< structure read that changes no count (NoPE layers, ...)
+  /// Parameters of the vision tower and projector a multimodal wrapper's vision_config
+  /// determines (llama4: Llama4VisionModel + Llama4MultiModalProjector); -1 when not determined.
+  /// Never part of spec (the text decoder is what is scored and counted).
+  std::int64_t vision_params = -1;
+  /// One line per structure of the config that the counts do not show by themselves (attention
+  /// sinks, chunked and NoPE layers, the vision tower not counted), for output next to them.
+  std::vector<std::string> notes;
 
   /// The stored format; throws std::invalid_argument (stored_error) when it could not be read.
   const stored_weights& checkpoint_weights() const {
@@ -185,9 +191,9 @@ inline constexpr std::int64_t hf_max_layer_runs = 16384;
 /// The model types read_hf_config understands.
 inline constexpr std::string_view hf_supported_model_types =
     "llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, phi3, olmo2, gemma, gemma2, "
-    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, gpt2, bert, opt, "
+    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
-    "starcoder2, mimo (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, ...)";
+    "starcoder2, mimo (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -201,7 +207,7 @@ inline constexpr std::string_view fn = "nsc::read_hf_config";
 }
 
 /// Which mixture-of-experts layout a family has.
-enum class moe_layout { none, mixtral, qwen, deepseek };
+enum class moe_layout { none, mixtral, qwen, deepseek, llama4 };
 /// How a family marks sliding-window layers when `layer_types` is absent.
 enum class window_rule { none, every_layer, qwen, alternate, pattern };
 
@@ -233,11 +239,14 @@ struct family {
   bool latent = false;                           ///< DeepSeek MLA
   window_rule window = window_rule::none;
   bool per_layer_config = true;                  ///< reads transformers' per_layer_config
+  bool sinks = false;                            ///< gpt_oss: a learned sink logit per query head
+  bool chunked = false;                          ///< llama4: no_rope_layers (NoPE) and chunked attention
+  bool dsa = false;                              ///< deepseek_v32: DSA indexer (index_n_heads, index_head_dim, index_topk)
   bool block_configs = false;                    ///< DeciLM block_configs
   const char* qk_norm_flag = nullptr;            ///< field switching the q/k norms (use_qk_norm)
   bool qkv_only_bias = false;                    ///< attention_bias switches q, k, v only (o_proj unbiased)
   const char* experts_key = nullptr;             ///< mixtral layout: expert count field (num_local_experts)
-  bool router_bias = false;                      ///< the router has e_score_correction_bias (GLM-4.5)
+  bool router_bias = false;                      ///< the router has n_experts bias parameters (GLM-4.5 e_score_correction_bias, gpt_oss router.bias)
   const char* router_bias_flag = nullptr;        ///< field switching it (MiniMax-M2 use_routing_bias)
   const char* lm_head_bias = nullptr;            ///< field switching a bias on the LM head (PhiMoE)
   const char* mtp_layers = nullptr;              ///< field counting MTP modules (num_nextn_predict_layers)
@@ -250,6 +259,17 @@ inline constexpr const char* gemma3_defaults =
     R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
         "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 4096,
         "sliding_window_pattern": 6})";
+
+inline constexpr const char* gpt_oss_defaults =
+    R"({"num_hidden_layers": 36, "num_local_experts": 128, "vocab_size": 201088, "hidden_size": 2880,
+        "intermediate_size": 2880, "head_dim": 64, "num_attention_heads": 64, "num_key_value_heads": 8,
+        "sliding_window": 128, "num_experts_per_tok": 4})";
+
+inline constexpr const char* llama4_defaults =
+    R"({"vocab_size": 202048, "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+        "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "num_experts_per_tok": 1, "num_local_experts": 16, "interleave_moe_layer_step": 1,
+        "attention_chunk_size": 8192, "no_rope_layer_interval": 4})";
 
 /// The family table (HF transformers' modeling files; see the file comment).
 inline const std::vector<family>& families() {
@@ -329,6 +349,26 @@ inline const std::vector<family>& families() {
     ds.model_type = "deepseek_v3";
     ds.mtp_layers = "num_nextn_predict_layers";
     t.push_back(ds);
+    ds.model_type = "deepseek_v32"; // DeepseekV32ForCausalLM: V3 + the DSA lightning indexer
+    ds.dsa = true;
+    t.push_back(ds);
+    family gpt_oss; // GptOssForCausalLM: sinks, biased attention, router and experts
+    gpt_oss.model_type = "gpt_oss";
+    gpt_oss.attention_bias = "attention_bias";
+    gpt_oss.qkv_bias = gpt_oss.out_bias = gpt_oss.ffn_bias = true;
+    gpt_oss.moe = moe_layout::mixtral;
+    gpt_oss.window = window_rule::alternate;
+    gpt_oss.sinks = gpt_oss.router_bias = true;
+    gpt_oss.defaults = gpt_oss_defaults;
+    t.push_back(gpt_oss);
+    family llama4; // Llama4ForCausalLM's text decoder (llama4 wrappers are read through text_config)
+    llama4.model_type = "llama4_text";
+    llama4.ffn = "intermediate_size_mlp";  // dense layers; the experts' width is intermediate_size
+    llama4.moe = moe_layout::llama4;
+    llama4.chunked = true;
+    llama4.per_layer_config = false;
+    llama4.defaults = llama4_defaults;
+    t.push_back(llama4);
     family neox;
     neox.model_type = "gpt_neox";
     neox.kv_heads = nullptr;
@@ -750,7 +790,7 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
 
 /// The config field holding a MoE family's routed expert count ("" when the family has none).
 inline std::string_view moe_count_key(moe_layout m) {
-  return m == moe_layout::mixtral ? "num_local_experts"
+  return m == moe_layout::mixtral || m == moe_layout::llama4 ? "num_local_experts"
          : m == moe_layout::qwen  ? "num_experts"
          : m == moe_layout::deepseek ? "n_routed_experts"
                                      : "";
@@ -758,7 +798,9 @@ inline std::string_view moe_count_key(moe_layout m) {
 
 /// The config field holding a MoE family's expert width (mixtral: intermediate_size itself).
 inline std::string_view moe_width_key(moe_layout m) {
-  return m == moe_layout::mixtral ? "intermediate_size" : m == moe_layout::none ? "" : "moe_intermediate_size";
+  return m == moe_layout::mixtral || m == moe_layout::llama4 ? "intermediate_size"
+         : m == moe_layout::none                               ? ""
+                                                               : "moe_intermediate_size";
 }
 
 /// transformers' per_layer_config: the keys checked as a whole (layer indices in [0, n)), the
@@ -1327,6 +1369,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     a.out_bias = fam.qkv_only_bias ? fam.out_bias : a.qkv_bias;
   }
   a.qk_norm = fam.qk_norm_flag && !f.flag(fam.qk_norm_flag, false) ? qk_norm_kind::none : fam.qk_norm;
+  a.sinks = fam.sinks;
   b.ffn.d_ff = ffn;
   b.ffn.gated = fam.gated;
   b.ffn.bias = fam.mlp_bias ? f.flag(fam.mlp_bias, fam.ffn_bias) : fam.ffn_bias;
@@ -1340,6 +1383,12 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     a.v_head_dim = f.required("v_head_dim");
     if (a.qk_nope_head_dim == 0 && a.qk_rope_head_dim == 0)
       bad("qk_nope_head_dim", "plus qk_rope_head_dim must be >= 1", *f.get("qk_nope_head_dim"));
+    if (fam.dsa) {
+      a.index_n_heads = f.required("index_n_heads");
+      a.index_head_dim = f.required("index_head_dim");
+      a.index_topk = f.required("index_topk");
+      if (a.q_lora_rank < 1) bad("q_lora_rank", "must be a positive integer with DSA (the indexer's wq_b reads the query latent)", c.contains("q_lora_rank") ? c["q_lora_rank"] : json());
+    }
   }
   // The layers are built as runs of identical layers (block_spec::repeat): every rule below
   // is a function of the layer index i (at(i)) plus the indices where it may change (cuts), so
@@ -1362,6 +1411,8 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   std::int64_t step = 1, first = 0;  // qwen decoder_sparse_step; deepseek first_k_dense_replace ...
   std::int64_t freq = 1;             // ... and moe_layer_freq
   std::set<std::int64_t> dense;      // qwen mlp_only_layers
+  std::set<std::int64_t> llama4_moe; // llama4 moe_layers (when listed)
+  bool llama4_listed = false;
   switch (fam.moe) {
   case moe_layout::none: break;
   case moe_layout::mixtral:
@@ -1391,6 +1442,27 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     cuts.periodic(step - 1, step, "decoder_sparse_step");
     break;
   }
+  case moe_layout::llama4: { // Llama4TextMoe: router, experts, one shared expert of the experts' width
+    expert = moe_fields("num_local_experts", f.required("intermediate_size"));
+    expert.shared_d_ff = expert.d_ff;
+    moe = true;
+    if (const json* v = f.get("moe_layers"); v && !(c.contains("moe_layers") && c["moe_layers"].is_null())) {
+      if (!v->is_array()) bad("moe_layers", "must be a list of layer indices", *v);
+      for (std::size_t k = 0; k < v->size(); ++k) {
+        const std::string at = "moe_layers[" + std::to_string(k) + "]";
+        const std::int64_t i = integer((*v)[k], at, 0, "must be a non-negative integer");
+        if (i >= layers) bad(at, "must be < num_hidden_layers = " + std::to_string(layers), (*v)[k]);
+        llama4_moe.insert(i);
+        cuts.at(i);
+        cuts.at(i + 1);
+      }
+      llama4_listed = true;
+    } else {
+      step = f.optional("interleave_moe_layer_step", 1);
+      cuts.periodic(step - 1, step, "interleave_moe_layer_step");
+    }
+    break;
+  }
   case moe_layout::deepseek: {
     if (!f.has("n_routed_experts")) break;
     expert = moe_fields("n_routed_experts", f.required("moe_intermediate_size"));
@@ -1412,12 +1484,51 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     case moe_layout::mixtral: return moe;
     case moe_layout::qwen: return moe && !dense.count(i) && (i + 1) % step == 0;
     case moe_layout::deepseek: return moe && i >= first && i % freq == 0;
+    case moe_layout::llama4: return llama4_listed ? llama4_moe.count(i) > 0 : (i + 1) % step == 0;
     }
     return false;
   };
 
+  // llama4: NoPE layers (no_rope_layers[i] == 0; absent or []: every no_rope_layer_interval-th)
+  // and chunked attention (the layers with rotary positions, when attention_chunk_size is set;
+  // layer_types "chunked_attention" / "full_attention" when given).
+  const json* no_rope = nullptr;
+  const json* chunk_types = nullptr;
+  std::int64_t nope_interval = 0, chunk = 0;
+  if (fam.chunked) {
+    if (const json* v = f.get("no_rope_layers"); v && !(v->is_array() && v->empty())) {
+      if (!v->is_array() || v->size() != std::size_t(layers))
+        bad("no_rope_layers", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries 0 / 1", *v);
+      for (std::size_t k = 0; k < v->size(); ++k)
+        if ((*v)[k] != 0 && (*v)[k] != 1) bad("no_rope_layers[" + std::to_string(k) + "]", "must be 0 (NoPE) or 1 (rotary)", (*v)[k]);
+      cuts.every_layer("no_rope_layers", *v);
+      no_rope = v;
+    } else {
+      nope_interval = f.optional("no_rope_layer_interval", 4);
+      cuts.periodic(nope_interval - 1, nope_interval, "no_rope_layer_interval");
+    }
+    if (!(c.contains("attention_chunk_size") && c["attention_chunk_size"].is_null()))
+      chunk = f.optional("attention_chunk_size", 0);
+    if (const json* lt = f.get("layer_types")) {
+      if (!lt->is_array() || lt->size() != std::size_t(layers))
+        bad("layer_types", "must be a list of " + std::to_string(layers) + " entries (one per layer)", *lt);
+      for (std::size_t k = 0; k < lt->size(); ++k) {
+        const json& t = (*lt)[k];
+        if (t != "chunked_attention" && t != "full_attention")
+          bad("layer_types[" + std::to_string(k) + "]", "must be \"chunked_attention\" or \"full_attention\"", t);
+        if (t == "chunked_attention" && chunk == 0)
+          bad("layer_types[" + std::to_string(k) + "]", "is chunked_attention, but attention_chunk_size is null", t);
+      }
+      cuts.every_layer("layer_types", *lt);
+      chunk_types = lt;
+    }
+  }
+  auto rope_at = [&](std::int64_t i) {
+    return no_rope ? (*no_rope)[std::size_t(i)] == 1 : (i + 1) % nope_interval != 0;
+  };
+
   // Sliding-window layers.
-  const bool windows = fam.window != window_rule::none || f.has("layer_types");
+  const bool windows = fam.window != window_rule::none || (f.has("layer_types") && !fam.chunked);
   const sliding_rule sliding = windows ? sliding_rule(f, fam, cuts) : sliding_rule();
   std::int64_t window = 0; // sliding_window, read at the first sliding layer
 
@@ -1446,6 +1557,12 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   auto layer_at = [&](std::int64_t i) {
     block_spec x = b;
     if (is_moe(i)) x.ffn = expert;
+    if (fam.chunked) {
+      const bool rope = rope_at(i);
+      x.attention.nope = !rope;
+      const bool chunked = chunk_types ? (*chunk_types)[std::size_t(i)] == "chunked_attention" : rope;
+      if (chunked) x.attention.chunk = chunk;
+    }
     if (windows && sliding.at(i)) {
       if (window == 0) window = f.required("sliding_window");
       x.attention.sliding_window = window;
@@ -1515,6 +1632,105 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   return m;
 }
 
+/// Layer indices as compact ranges: "3, 7, 11-13".
+inline std::string index_ranges(const std::vector<std::int64_t>& v) {
+  std::string r;
+  for (std::size_t k = 0; k < v.size();) {
+    std::size_t e = k;
+    while (e + 1 < v.size() && v[e + 1] == v[e] + 1) ++e;
+    if (!r.empty()) r += ", ";
+    r += std::to_string(v[k]);
+    if (e > k) {
+      r += '-';
+      r += std::to_string(v[e]);
+    }
+    k = e + 1;
+  }
+  return r;
+}
+
+/// The notes of hf_model::notes for the structures of `s` (sinks, chunked, NoPE and DSA layers).
+/// Counts are sums over the runs (checked); NoPE layers are listed by index up to 16384 layers.
+inline std::vector<std::string> structure_notes(const transformer_spec& s) {
+  std::int64_t sink_layers = 0, sink_params = 0, chunk_layers = 0, chunk = 0, nope_layers = 0, dsa_layers = 0, i = 0;
+  std::vector<std::int64_t> nope; // indices, while the model is small enough to list them
+  attention_spec index;           // the last DSA layer's indexer
+  constexpr std::string_view q = "layers with a structure";
+  for (const block_spec& b : s.blocks) {
+    const attention_spec& a = b.attention;
+    const std::int64_t r = b.repeat;
+    if (!a.attends()) { // a removed / linear sublayer: its fields are inert
+      i = checked_add(i, r, fn, q);
+      continue;
+    }
+    if (a.sinks) {
+      sink_layers = checked_add(sink_layers, r, fn, q);
+      sink_params = checked_add(sink_params, checked_mul(a.n_heads, r, fn, "attention sink parameters"), fn,
+                                "attention sink parameters");
+    }
+    if (a.chunk > 0) {
+      chunk_layers = checked_add(chunk_layers, r, fn, q);
+      chunk = a.chunk;
+    }
+    if (a.nope) {
+      nope_layers = checked_add(nope_layers, r, fn, q);
+      for (std::int64_t k = 0; k < r && i + k < hf_max_layer_runs; ++k) nope.push_back(i + k);
+    }
+    if (a.index_n_heads > 0) {
+      dsa_layers = checked_add(dsa_layers, r, fn, q);
+      index = a;
+    }
+    i = checked_add(i, r, fn, q);
+  }
+  std::vector<std::string> out;
+  if (sink_layers > 0)
+    out.push_back("attention sinks: one learned logit per query head on " + std::to_string(sink_layers) +
+                  " layers (" + std::to_string(sink_params) +
+                  " parameters, counted; no matrix, not scored; no MACs; nothing cached)");
+  if (chunk_layers > 0)
+    out.push_back("chunked attention (chunk " + std::to_string(chunk) + " tokens) on " + std::to_string(chunk_layers) +
+                  " layers: a query attends its chunk only, at most " + std::to_string(chunk) + " tokens cached");
+  if (nope_layers > 0)
+    out.push_back("NoPE layers (no rotary positions; global attention): " +
+                  (std::int64_t(nope.size()) == nope_layers ? index_ranges(nope)
+                                                            : std::to_string(nope_layers) + " layers"));
+  if (dsa_layers > 0)
+    out.push_back("DSA sparse attention on " + std::to_string(dsa_layers) + " layers: attends at most index_topk = " +
+                  std::to_string(index.index_topk) + " keys; its indexer (" + std::to_string(index.index_n_heads) +
+                  " heads of " + std::to_string(index.index_head_dim) +
+                  ", weights counted) scores every key and caches a key of " + std::to_string(index.index_head_dim) +
+                  " fp8 bytes + fp32 scales per token");
+  return out;
+}
+
+/// Parameters of Llama4VisionModel + Llama4MultiModalProjector from a llama4 vision_config and
+/// the text hidden size, as transformers builds them: class_embedding (h), positional_embedding_vlm
+/// ((image_size / patch_size)^2 + 1, h), patch_embedding Linear(c p^2, h) without bias,
+/// layernorm_pre / _post (LayerNorm, 2 h each), per layer q/k/v/o Linear(h, h) with bias, fc1
+/// Linear(h, I) and fc2 Linear(I, h) with bias, two LayerNorms; vision_adapter fc1
+/// Linear(I, projector_input_dim) and fc2 Linear(projector_output_dim, projector_output_dim)
+/// without bias; multi_modal_projector Linear(vision_output_dim, text hidden) without bias.
+/// -1 when a field is missing or not a positive integer (the count is then not determined).
+inline std::int64_t llama4_vision_params(const json& v, std::int64_t text_hidden) {
+  auto get = [&](const char* k) -> std::int64_t {
+    if (!present(v, k)) return -1;
+    const auto i = as_integer(v[k]);
+    return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+  };
+  const std::int64_t h = get("hidden_size"), I = get("intermediate_size"), L = get("num_hidden_layers"),
+                     c = get("num_channels"), p = get("patch_size"), img = get("image_size"),
+                     pin = get("projector_input_dim"), pout = get("projector_output_dim"),
+                     out = get("vision_output_dim");
+  for (std::int64_t x : {h, I, L, c, p, img, pin, pout, out})
+    if (x < 0) return -1;
+  __extension__ typedef __int128 i128; // every factor <= 2^24: no product below passes 2^127
+  const i128 side = img / p;
+  const i128 layer = 4 * (i128(h) * h + h) + (i128(h) * I + I) + (i128(I) * h + h) + 4 * i128(h);
+  const i128 n = h + (side * side + 1) * h + i128(c) * p * p * h + 4 * i128(h) + L * layer + i128(I) * pin +
+                 i128(pout) * pout + i128(out) * text_hidden;
+  return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
+}
+
 } // namespace detail::hf
 
 /// The table of families read_hf_config understands (field names, defaults, structure).
@@ -1543,7 +1759,7 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
   if ((!fam || type == "gemma3") && h::present(config, "text_config")) {
     const nlohmann::json& tc = config["text_config"];
     if (!tc.is_object()) h::bad("text_config", "must be an object", tc);
-    std::string inner = type == "gemma3" ? "gemma3_text" : "";
+    std::string inner = type == "gemma3" ? "gemma3_text" : type == "llama4" ? "llama4_text" : "";
     if (h::present(tc, "model_type")) {
       if (!tc["model_type"].is_string()) h::bad("text_config.model_type", "must be a string", tc["model_type"]);
       inner = tc["model_type"].get<std::string>();
@@ -1561,9 +1777,19 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
                            io::json_excerpt(t));
   hf_model m = h::read_family(*body, *fam, type);
   m.text_config = nested;
-  if (nested)
-    m.notes.push_back("a multimodal config (" + t.get<std::string>() +
-                      "): its text decoder is counted, not its vision tower or projector");
+  {
+    const std::vector<std::string> sn = h::structure_notes(m.spec);
+    m.notes.insert(m.notes.begin(), sn.begin(), sn.end());
+  }
+  if (nested) {
+    const std::string outer = t.get<std::string>();
+    if (outer == "llama4" && h::present(config, "vision_config") && config["vision_config"].is_object())
+      m.vision_params = h::llama4_vision_params(config["vision_config"], m.spec.d_model);
+    m.notes.push_back("multimodal config (" + outer + "): the text decoder (text_config) is scored and counted; the "
+                      "vision tower and projector are not counted" +
+                      (m.vision_params >= 0 ? " (" + std::to_string(m.vision_params) + " parameters)"
+                                            : std::string(" (their size is not determined here)")));
+  }
   try { // a format nsc cannot read refuses weight bytes only (--weight-dtype still works)
     m.stored = h::read_stored_weights(config, *body, m.spec);
   } catch (const std::invalid_argument& e) {

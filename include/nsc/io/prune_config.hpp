@@ -19,7 +19,9 @@
 ///    intermediate_size; a mixture of experts as Puzzletron's moe {num_local_experts,
 ///    num_experts_per_tok, expert_intermediate_dim}}. num_key_value_heads, intermediate_size,
 ///    per_layer_config, intermediate_sizes and expert_counts are removed (block_configs says it
-///    all).
+///    all). Structure DeciLM has no field for is refused by name before anything is written
+///    (attention sinks, chunked attention, NoPE layers, MLA and DSA: "nsc::prune_emit_config: the decilm
+///    format cannot express attention sinks (gpt_oss); use --emit-format per-layer or nsc").
 ///  * per-layer: the input's fields plus transformers' per_layer_config: for every layer that
 ///    differs from the top-level shape, {num_attention_heads, num_key_value_heads, head_dim
 ///    (only when the heads change and the config has no head_dim), intermediate_size, skip:
@@ -34,6 +36,10 @@
 ///  * own architecture (prune_emit_uniform_config, for search::search_prune_uniform): the
 ///    input with new global sizes (heads, KV heads, head_dim, FFN / expert widths, expert
 ///    count, num_hidden_layers), which every engine loads with no remote code.
+///
+/// A multimodal wrapper (the reader took its text_config: llama4, gemma3, ...) is emitted with
+/// the format applied to its text_config (per-layer, nsc); decilm refuses it by name. A family
+/// whose modeling code does not read per_layer_config (llama4_text) refuses per-layer by name.
 ///
 /// prune_verify_config reads the emitted config with read_hf_config and recomputes params
 /// (total, non-embedding, active), prefill FLOPs, KV bytes, memory and NSC with prune_totals;
@@ -66,11 +72,40 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
   constexpr std::string_view fn = "nsc::prune_emit_config";
   if (c.layers.size() != space.layers.size())
     throw_invalid_argument(fn, "the candidate needs one choice per layer", c.layers.size());
+  if (input.is_object() && input.contains("text_config") && input["text_config"].is_object() &&
+      read_hf_config(input).text_config) { // a multimodal wrapper: the text decoder's config is the one pruned
+    if (space.settings.format == search::prune_format::decilm)
+      throw_invalid_argument(fn,
+                             "the decilm format cannot express a multimodal config (the text decoder in text_config); "
+                             "use --emit-format per-layer or nsc (written into text_config)",
+                             std::string(input.value("model_type", "")));
+    json text = input["text_config"];
+    const bool typed = text.contains("model_type");
+    if (!typed) text["model_type"] = read_hf_config(input).model_type;
+    json emitted = prune_emit_config(text, space, c);
+    if (!typed) emitted.erase("model_type");
+    json cfg = input;
+    cfg["text_config"] = std::move(emitted);
+    return cfg;
+  }
   const transformer_spec pruned = search::prune_apply(space, c);
   json cfg = input;
   switch (space.settings.format) {
   case search::prune_format::nsc: return with_nsc_extensions(std::move(cfg), pruned);
   case search::prune_format::decilm: {
+    for (const block_spec& b : pruned.blocks) { // structure DeciLM's block_configs have no field for
+      const char* what = b.attention.sinks ? "attention sinks (gpt_oss)"
+                         : b.attention.chunk > 0 ? "chunked attention (llama4 attention_chunk_size)"
+                         : b.attention.nope      ? "NoPE layers (llama4 no_rope_layers)"
+                         : b.attention.index_n_heads > 0 ? "DSA sparse attention and its indexer (deepseek_v32)"
+                         : b.attention.kind == attention_kind::latent ? "multi-head latent attention (deepseek)"
+                                                 : nullptr;
+      if (what)
+        throw_invalid_argument(fn,
+                               std::string("the decilm format cannot express ") + what +
+                                   "; use --emit-format per-layer or nsc (they keep the model_type and its fields)",
+                               std::string(input.value("model_type", "")));
+    }
     cfg["model_type"] = "nemotron-nas";
     cfg["architectures"] = json::array({"DeciLMForCausalLM"});
     cfg["auto_map"] = {{"AutoConfig", "configuration_decilm.DeciLMConfig"},
@@ -130,6 +165,11 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
         input.contains("model_type") && input["model_type"].is_string()
             ? detail::hf::find_family(input["model_type"].get<std::string>())
             : nullptr;
+    if (fam && !fam->per_layer_config)
+      throw_invalid_argument(fn,
+                             "the per-layer format writes transformers' per_layer_config, which model_type " +
+                                 std::string(fam->model_type) + " does not read; use --emit-format nsc",
+                             std::string(fam->model_type));
     const detail::hf::moe_layout moe = fam ? fam->moe : detail::hf::moe_layout::none;
     json per = json::object();
     for (std::size_t i = 0; i < pruned.blocks.size(); ++i) {

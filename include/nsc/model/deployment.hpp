@@ -22,10 +22,20 @@
 ///    `keys` keys: full (the paper's convention) min(T, W) for each of T prefill queries;
 ///    causal the query at position p attends min(p, W) (mean (T + 1) / 2 without a window);
 ///    decode one token at context C attends min(C, W). W = sliding window (none: infinity).
+///    Chunked attention (chunk c, llama4): full min(T, c) keys per query; causal the query at
+///    position p (1-based) attends ((p - 1) mod c) + 1 keys (its chunk so far; sum over T:
+///    floor(T / c) c (c + 1) / 2 + r (r + 1) / 2, r = T mod c); decode at most min(C, c).
+///    Attention sinks (gpt_oss) add one logit per head and no product: no MACs.
+///    DSA (deepseek_v32): the attention attends at most index_topk keys (min(T, k) per query
+///    full, min(p, k) causal, min(C, k) decode); the indexer scores every key at
+///    index_n_heads (index_head_dim + 1) MACs per key (T or p keys prefill, C decode).
 ///    Linear / no-op attention: none.
 ///  * KV cache: per token and layer 2 n_kv_heads head_dim elements (MLA: kv_lora_rank +
 ///    qk_rope_head_dim, the compressed latent, counted once, as TensorRT-LLM does); no-op and
-///    linear attention cache nothing; a sliding-window layer caches min(C, W) tokens; total =
+///    linear attention cache nothing; a sliding-window layer caches min(C, W) tokens, a chunked
+///    layer min(C, c) (its current chunk at most); sinks cache nothing; a DSA layer caches every
+///    token's latent plus its indexer key (index_head_dim fp8 bytes + one fp32 scale per 128,
+///    DeepSeek's k_cache / k_scale_cache, whatever the KV dtype); total =
 ///    B sum_l min(C, W_l) bytes_l. kv_bytes_per_token is the per-token figure before any window
 ///    cap (the marginal cost while C <= every window).
 ///  * Weight bytes: fp32 4, bf16 / fp16 2 bytes per parameter. fp8 / int8: attention, FFN and
@@ -223,6 +233,9 @@ struct layer_deployment {
   std::uint64_t linear_macs_per_token = 0;  ///< matmul MACs of one token (active experts)
   std::uint64_t attention_macs_per_key = 0; ///< n_heads (qk + v) head dims
   std::int64_t window = 0;                  ///< sliding window (0: global)
+  std::int64_t chunk = 0;                   ///< attention chunk (0: not chunked)
+  std::int64_t index_topk = 0;              ///< DSA: keys attended at most (0: dense)
+  std::uint64_t indexer_macs_per_key = 0;   ///< DSA indexer: index_n_heads (index_head_dim + 1)
   std::uint64_t kv_bytes_per_token = 0;     ///< cache bytes per token of one sequence (no window cap)
   std::uint64_t kv_cache_bytes = 0;         ///< at context C and batch B (window-capped)
   std::uint64_t weight_bytes = 0;           ///< at the workload's weight dtype
@@ -306,9 +319,23 @@ inline std::uint64_t kv_element_bytes(dtype t) {
   throw_invalid_argument(deploy_fn, "the KV-cache dtype must be fp32, bf16, fp16, fp8 or int8", to_string(t));
 }
 
-/// Sum over T prefill queries of the keys each attends (window 0: none).
-inline u128 prefill_keys(std::int64_t T, std::int64_t window, attention_convention a) {
+/// Bytes per token of a DSA indexer's key cache: index_head_dim fp8 elements plus one fp32
+/// scale per 128 of them (DeepSeek-V3.2's k_cache and k_scale_cache), whatever the KV dtype.
+inline u128 indexer_cache_bytes(std::int64_t index_head_dim) {
+  return u128(index_head_dim) + 4 * ((u128(index_head_dim) + 127) / 128);
+}
+
+/// Sum over T prefill queries of the keys each attends (window 0: none; chunk > 0: chunked
+/// attention, full min(T, chunk) per query, causal ((p - 1) mod chunk) + 1 at position p).
+inline u128 prefill_keys(std::int64_t T, std::int64_t window, attention_convention a, std::int64_t chunk = 0) {
   const u128 t = u128(T);
+  if (chunk > 0) {
+    const u128 c = u128(chunk);
+    if (a == attention_convention::full) return mul128(t, std::min(t, c), "prefill attended keys");
+    const u128 whole = t / c, r = t % c;
+    return add128(mul128(whole, mul128(c, c + 1, "prefill attended keys") / 2, "prefill attended keys"),
+                  mul128(r, r + 1, "prefill attended keys") / 2, "prefill attended keys");
+  }
   const u128 w = window > 0 ? u128(window) : t;
   if (a == attention_convention::full) return mul128(t, std::min(t, w), "prefill attended keys");
   if (t <= w) return mul128(t, t + 1, "prefill attended keys") / 2;
@@ -408,17 +435,30 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
       attention_spec a = spec.blocks[block++].attention;
       a.d_model = spec.d_model;
       d.window = a.sliding_window;
+      d.chunk = a.chunk;
       d.attention_macs_per_key = std::uint64_t(attention_macs_per_key(a));
-      const u128 pk = d.attention_macs_per_key;
-      pre = add128(pre, mul128(pk, prefill_keys(T, a.sliding_window, w.attention), "prefill MACs"), "prefill MACs");
-      const std::int64_t keys = a.sliding_window > 0 ? std::min(C, a.sliding_window) : C;
-      dec = add128(dec, mul128(pk, u128(keys), "decode MACs"), "decode MACs");
+      d.indexer_macs_per_key = std::uint64_t(indexer_macs_per_key(a));
+      d.index_topk = a.index_topk;
+      const u128 pk = d.attention_macs_per_key, ik = d.indexer_macs_per_key;
+      // DSA: the attention attends at most index_topk keys (counted as a window of index_topk),
+      // the indexer scores every key.
+      const std::int64_t cap = a.sliding_window > 0 ? a.sliding_window : a.index_topk;
+      pre = add128(pre, mul128(pk, prefill_keys(T, cap, w.attention, a.chunk), "prefill MACs"), "prefill MACs");
+      if (ik > 0) pre = add128(pre, mul128(ik, prefill_keys(T, 0, w.attention), "prefill MACs"), "prefill MACs");
+      if (ik > 0) dec = add128(dec, mul128(ik, u128(C), "decode MACs"), "decode MACs");
+      const std::int64_t attended = cap > 0 ? std::min(C, cap) : a.chunk > 0 ? std::min(C, a.chunk) : C;
+      const std::int64_t keys = a.sliding_window > 0 ? std::min(C, a.sliding_window)
+                                : a.chunk > 0        ? std::min(C, a.chunk)
+                                                     : C; // tokens cached (DSA caches every token)
+      dec = add128(dec, mul128(pk, u128(attended), "decode MACs"), "decode MACs");
       u128 elems = 0;
       if (a.kind == attention_kind::standard)
         elems = mul128(2, mul128(u128(a.kv_heads()), u128(a.head_size()), "KV elements"), "KV elements");
       else if (a.kind == attention_kind::latent)
         elems = u128(a.kv_lora_rank) + u128(a.qk_rope_head_dim);
-      const u128 tok = mul128(elems, kv_bytes, "KV bytes per token");
+      u128 tok = mul128(elems, kv_bytes, "KV bytes per token");
+      if (a.kind == attention_kind::latent && a.index_n_heads > 0) // the indexer's key cache (fp8 + fp32 scales)
+        tok = add128(tok, indexer_cache_bytes(a.index_head_dim), "KV bytes per token");
       d.kv_bytes_per_token = to_u64(tok, "KV bytes per token");
       d.kv_cache_bytes = to_u64(mul128(mul128(tok, u128(keys), "KV-cache bytes"), u128(w.batch), "KV-cache bytes"),
                                 "KV-cache bytes");

@@ -200,12 +200,26 @@ struct attention_spec {
   std::int64_t lora_q = 0, lora_k = 0, lora_v = 0, lora_o = 0; ///< LoRA ranks (0: none)
   qk_norm_kind qk_norm = qk_norm_kind::none; ///< q_norm / k_norm (standard attention)
   std::int64_t sliding_window = 0; ///< keys attended / tokens cached at most (0: global attention)
+  bool sinks = false;              ///< a learned sink logit per query head (gpt_oss): n_heads parameters
+                                   ///< (layer other_params), no matrix, no MACs, nothing cached
+  std::int64_t chunk = 0;          ///< chunked attention (llama4 attention_chunk_size): a query attends
+                                   ///< only the keys of its chunk of `chunk` tokens; at most chunk cached
+                                   ///< (0: not chunked)
+  bool nope = false;               ///< no rotary position embedding on this layer (llama4 NoPE layers);
+                                   ///< changes no count and no score, reported per layer
   // Multi-head latent attention (kind latent):
   std::int64_t q_lora_rank = 0;      ///< query compression rank (0: a direct q_proj)
   std::int64_t kv_lora_rank = 0;     ///< the cached KV latent's width, >= 1
   std::int64_t qk_nope_head_dim = 0; ///< per-head query/key width without rotary part
   std::int64_t qk_rope_head_dim = 0; ///< per-head rotary width (the key's is shared by all heads)
   std::int64_t v_head_dim = 0;       ///< per-head value width, >= 1
+  // DeepSeek sparse attention (DSA, deepseek_v32; latent attention only): a lightning indexer
+  // scores every key with index_n_heads heads of index_head_dim and the attention attends the
+  // index_topk best. Indexer weights: wq_b (index_n_heads index_head_dim, q_lora_rank), wk
+  // (index_head_dim, d), weights_proj (index_n_heads, d), k_norm LayerNorm(index_head_dim).
+  std::int64_t index_n_heads = 0;    ///< indexer heads (0: dense attention, no indexer)
+  std::int64_t index_head_dim = 0;   ///< indexer head width (its cached key's width)
+  std::int64_t index_topk = 0;       ///< keys the sparse attention attends at most
 
   /// n_kv_heads, or n_heads when 0.
   constexpr std::int64_t kv_heads() const noexcept { return n_kv_heads == 0 ? n_heads : n_kv_heads; }
@@ -310,7 +324,11 @@ struct spec_context {
 inline void check_attention(const attention_spec& a, const spec_context& c) {
   if (a.d_model < 1) c.fail("attention.d_model must be >= 1", a.d_model);
   if (a.sliding_window < 0) c.fail("attention.sliding_window must be >= 0 (0: global)", a.sliding_window);
-  if (!a.attends()) return; // linear / none: no heads
+  if (a.chunk < 0) c.fail("attention.chunk must be >= 0 (0: not chunked)", a.chunk);
+  if (a.chunk > 0 && a.sliding_window > 0)
+    c.fail("attention.chunk and attention.sliding_window cannot both be set (chunked or sliding, not both)", a.chunk);
+  if (!a.attends()) return; // linear / none: no heads (sinks, chunk and DSA fields of a removed sublayer are inert)
+  if (a.sinks && a.kind != attention_kind::standard) c.fail("attention.sinks needs standard attention", to_string(a.kind));
   if (a.n_heads < 1) c.fail("attention.n_heads must be >= 1", a.n_heads);
   if (a.kind == attention_kind::latent) {
     if (a.q_lora_rank < 0) c.fail("attention.q_lora_rank must be >= 0 (0: no query compression)", a.q_lora_rank);
@@ -332,8 +350,20 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
       c.fail("attention LoRA ranks need standard attention (not latent)",
              std::max({a.lora_q, a.lora_k, a.lora_v, a.lora_o}));
     if (a.qk_norm != qk_norm_kind::none) c.fail("attention.qk_norm needs standard attention", to_string(a.kind));
+    if (a.index_n_heads < 0) c.fail("attention.index_n_heads must be >= 0 (0: no DSA indexer)", a.index_n_heads);
+    if (a.index_n_heads > 0) {
+      if (a.index_head_dim < 1) c.fail("attention.index_head_dim must be >= 1 with an indexer", a.index_head_dim);
+      if (a.index_topk < 1) c.fail("attention.index_topk must be >= 1 with an indexer", a.index_topk);
+      if (a.q_lora_rank < 1) c.fail("attention.index_n_heads needs q_lora_rank >= 1 (wq_b reads the query latent)", a.q_lora_rank);
+      if (a.sliding_window > 0 || a.chunk > 0)
+        c.fail("attention.index_topk cannot be combined with a sliding window or a chunk", a.index_topk);
+    } else if (a.index_head_dim != 0 || a.index_topk != 0) {
+      c.fail("attention.index_head_dim and index_topk need index_n_heads >= 1", std::max(a.index_head_dim, a.index_topk));
+    }
     return;
   }
+  if (a.index_n_heads != 0 || a.index_head_dim != 0 || a.index_topk != 0)
+    c.fail("attention.index_n_heads (DSA) needs latent attention", to_string(a.kind)); // standard kind
   if (a.n_kv_heads < 0) c.fail("attention.n_kv_heads must be >= 0 (0: n_heads)", a.n_kv_heads);
   if (a.n_kv_heads > 0 && a.n_heads % a.n_kv_heads != 0)
     c.fail("attention.n_kv_heads must divide n_heads = " + std::to_string(a.n_heads), a.n_kv_heads);
@@ -433,6 +463,13 @@ inline std::vector<weight> latent_attention_weights(const attention_spec& a) {
   weight o = linear("o_proj", part::attention, d, mul(h, vd), a.out_bias);
   if (a.out == out_layout::per_head) o.split_in = h;
   ws.push_back(std::move(o));
+  if (a.index_n_heads > 0) { // DSA's lightning indexer: wq_b per index head (per_head layout), wk and weights_proj whole
+    weight qb = linear("indexer.wq_b", part::attention, mul(a.index_n_heads, a.index_head_dim), a.q_lora_rank);
+    if (split) qb.split_out = a.index_n_heads;
+    ws.push_back(std::move(qb));
+    ws.push_back(linear("indexer.wk", part::attention, a.index_head_dim, d));
+    ws.push_back(linear("indexer.weights_proj", part::attention, a.index_n_heads, d));
+  }
   return ws;
 }
 
@@ -513,7 +550,10 @@ inline std::vector<weight> ffn_weights_unchecked(const ffn_spec& f, const lora_o
 /// (q_lora_rank) and kv_a_layernorm (kv_lora_rank).
 inline std::int64_t attention_norm_params(const attention_spec& a) {
   constexpr std::string_view fn = "nsc::make_block";
-  if (a.kind == attention_kind::latent) return checked_add(a.q_lora_rank, a.kv_lora_rank, fn, "MLA norm parameters");
+  if (a.kind == attention_kind::latent) // + the DSA indexer's k_norm LayerNorm (weight and bias)
+    return checked_add(checked_add(a.q_lora_rank, a.kv_lora_rank, fn, "MLA norm parameters"),
+                       checked_mul<std::int64_t>(2, a.index_head_dim, fn, "indexer k_norm parameters"), fn,
+                       "MLA norm parameters");
   if (a.kind != attention_kind::standard) return 0;
   switch (a.qk_norm) {
   case qk_norm_kind::none: return 0;
@@ -523,6 +563,16 @@ inline std::int64_t attention_norm_params(const attention_spec& a) {
                        "q/k norm parameters");
   }
   return 0;
+}
+
+/// Multiply-accumulates of the DSA indexer per key (every key, not capped by index_topk) and
+/// query token: index_n_heads (index_head_dim + 1) (the q.k score of each index head and its
+/// weighting by weights_proj's output); 0 without an indexer.
+inline std::int64_t indexer_macs_per_key(const attention_spec& a) {
+  if (a.kind != attention_kind::latent || a.index_n_heads <= 0) return 0;
+  constexpr std::string_view fn = "nsc::make_block";
+  return checked_mul(a.index_n_heads, checked_add<std::int64_t>(a.index_head_dim, 1, fn, "indexer MACs per key"), fn,
+                     "indexer MACs per key");
 }
 
 /// Multiply-accumulates of the attention products per attended key and query token:
@@ -544,8 +594,14 @@ inline layer make_block_unchecked(const block_spec& b, double seq_len, std::stri
   l.norm_params = checked_add(checked_mul(b.n_norms, norm_params(b.norm, b.attention.d_model), "nsc::make_block",
                                           "norm parameters"),
                               attention_norm_params(b.attention), "nsc::make_block", "norm parameters");
-  const double keys = b.attention.sliding_window > 0 ? std::min(seq_len, double(b.attention.sliding_window)) : seq_len;
-  l.extra_macs = keys * double(attention_macs_per_key(b.attention));
+  if (b.attention.sinks && b.attention.kind == attention_kind::standard) l.other_params = b.attention.n_heads;
+  const double cap = b.attention.sliding_window > 0 ? double(b.attention.sliding_window)
+                     : b.attention.chunk > 0        ? double(b.attention.chunk)
+                     : b.attention.index_topk > 0   ? double(b.attention.index_topk)
+                                                    : seq_len;
+  const double keys = std::min(seq_len, cap);
+  l.extra_macs = keys * double(attention_macs_per_key(b.attention)) +
+                 seq_len * double(indexer_macs_per_key(b.attention)); // the indexer scores every key
   return l;
 }
 
@@ -571,7 +627,7 @@ inline std::vector<weight> ffn_weights(const ffn_spec& f, const lora_options& lo
 
 /// One Transformer layer at sequence length T: the attention and FFN weights, n_norms norms of
 /// width d_model (+ q/k and MLA norms), and extra_macs = keys n_heads (qk_head_size +
-/// v_head_size) (QK^T and AV per token; keys = T, or min(T, sliding_window); 2 T n_heads
+/// v_head_size) (QK^T and AV per token; keys = T, or min(T, sliding_window), or min(T, chunk); 2 T n_heads
 /// head_dim for standard attention; 0 for linear / no-op attention: the paper's full-attention
 /// convention; nsc/model/deployment.hpp has causal prefill and decode). The d_model of
 /// attention and ffn must be given (>= 1) and equal. Throws std::invalid_argument
@@ -712,6 +768,8 @@ inline bool same_block(const block_spec& x, const block_spec& y) {
          a.head_dim == b.head_dim && a.qkv == b.qkv && a.out == b.out && a.qkv_bias == b.qkv_bias &&
          a.out_bias == b.out_bias && a.lora_q == b.lora_q && a.lora_k == b.lora_k && a.lora_v == b.lora_v &&
          a.lora_o == b.lora_o && a.qk_norm == b.qk_norm && a.sliding_window == b.sliding_window &&
+         a.sinks == b.sinks && a.chunk == b.chunk && a.nope == b.nope && a.index_n_heads == b.index_n_heads &&
+         a.index_head_dim == b.index_head_dim && a.index_topk == b.index_topk &&
          a.q_lora_rank == b.q_lora_rank && a.kv_lora_rank == b.kv_lora_rank &&
          a.qk_nope_head_dim == b.qk_nope_head_dim && a.qk_rope_head_dim == b.qk_rope_head_dim &&
          a.v_head_dim == b.v_head_dim && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&

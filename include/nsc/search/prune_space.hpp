@@ -342,7 +342,8 @@ inline std::string prune_block_key(const block_spec& b) {
   for (std::int64_t v :
        {std::int64_t(a.kind), a.d_model, a.n_heads, a.kv_heads(), a.head_size(), std::int64_t(a.qkv), std::int64_t(a.out),
         std::int64_t(a.qkv_bias), std::int64_t(a.out_bias), a.lora_q, a.lora_k, a.lora_v, a.lora_o,
-        std::int64_t(a.qk_norm), a.sliding_window, a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim,
+        std::int64_t(a.qk_norm), a.sliding_window, std::int64_t(a.sinks), a.chunk, std::int64_t(a.nope), a.index_n_heads,
+        a.index_head_dim, a.index_topk, a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim,
         a.qk_rope_head_dim, a.v_head_dim, std::int64_t(f.kind), f.d_model, f.d_ff, std::int64_t(f.gated),
         std::int64_t(f.bias), f.lora_gate, f.lora_up, f.lora_down, f.n_experts, f.top_k,
         std::int64_t(f.router_bias), f.shared_d_ff, std::int64_t(f.shared_gate), std::int64_t(b.norm), b.n_norms})
