@@ -13,8 +13,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <string>
 
@@ -491,5 +493,67 @@ TEST_CASE("Hostile configs: overflow is a domain error, files are named (issue 1
   CHECK_THROWS_WITH(read_hf_config_file(deep), Contains(deep.string() + ": JSON nested deeper than 64 levels"));
   CHECK_THROWS_WITH(read_hf_config_file(big), Contains(big.string() + ": invalid JSON"));
   CHECK_THROWS_WITH(read_hf_config_file(dir), Contains(dir.string() + ": is a directory, not a file"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("JSON as Python writes it: NaN, Infinity, -Infinity outside strings (issue 18)", "[hf_families][json]") {
+  using Catch::Contains;
+  const auto parse = [](std::string_view t) { return io::parse_json(t, "f", "src"); };
+  const json j = parse(R"({"a": NaN, "b": [Infinity, -Infinity, "NaN", 1.5], "NaN": "x Infinity",
+                           "c": "-Infinity", "d\"NaN": {"e": -Infinity , "f": NaN}, "g": 7})");
+  CHECK(std::isnan(j["a"].get<double>()));
+  CHECK(j["b"][0].get<double>() == std::numeric_limits<double>::infinity());
+  CHECK(j["b"][1].get<double>() == -std::numeric_limits<double>::infinity());
+  CHECK(j["b"][2] == "NaN"); // strings are left alone
+  CHECK(j["b"][3] == 1.5);
+  CHECK(j["NaN"] == "x Infinity");
+  CHECK(j["c"] == "-Infinity");
+  CHECK(j["d\"NaN"]["e"].get<double>() == -std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(j["d\"NaN"]["f"].get<double>()));
+  CHECK(j["g"] == 7);
+  CHECK(parse("Infinity").get<double>() == std::numeric_limits<double>::infinity()); // a top-level value
+  CHECK(io::json_excerpt(j["a"]) == "NaN");
+  CHECK(io::json_excerpt(j["b"][1]) == "-Infinity");
+  // Still refused: a bare key, other spellings, a number out of range; byte offsets are the file's.
+  CHECK_THROWS_WITH(parse(R"({NaN: 1})"), Contains("f: src: invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([nan])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([+Infinity])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([NaNa])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([1e400, NaN])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([12345678, ])"), Contains("column 12")); // the same width ...
+  CHECK_THROWS_WITH(parse(R"([Infinity, ])"), Contains("column 12")); // ... the same column
+  // A field that needs a finite number names it; an ignored field may hold one.
+  std::string text = tiny_llama().dump();
+  text.insert(1, R"("time_step_limit": [0.0, Infinity], )");
+  CHECK(count(hf_network(read_hf_config(io::parse_json(text, "f", "src")), 256)).total() ==
+        count(hf_network(read_hf_config(tiny_llama()), 256)).total());
+  auto with = [&](const char* key, const char* literal) {
+    json base = tiny_llama();
+    base.erase(key);
+    std::string t = base.dump();
+    t.insert(1, std::string("\"") + key + "\": " + literal + ", ");
+    return io::parse_json(t, "f", "src");
+  };
+  CHECK_THROWS_WITH(read_hf_config(with("hidden_size", "Infinity")),
+                    "nsc::read_hf_config: field 'hidden_size' must be a positive integer (got Infinity)");
+  CHECK_THROWS_WITH(read_hf_config(with("num_attention_heads", "NaN")),
+                    "nsc::read_hf_config: field 'num_attention_heads' must be a positive integer (got NaN)");
+  CHECK_THROWS_WITH(read_hf_config(with("rms_norm_eps", "-Infinity")),
+                    "nsc::read_hf_config: field 'rms_norm_eps' must be a positive number (got -Infinity)");
+  CHECK_THROWS_WITH(read_hf_config(with("initializer_range", "NaN")),
+                    "nsc::read_hf_config: field 'initializer_range' must be a positive number (got NaN)");
+  // Through a file, as the CLI reads it.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nsc_test_hf_json_literals";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "inf.json";
+  {
+    json base = tiny_llama();
+    base.erase("vocab_size");
+    std::string t = base.dump();
+    t.insert(1, R"("vocab_size": Infinity, )");
+    std::ofstream(file) << t;
+  }
+  CHECK_THROWS_WITH(read_hf_config_file(file),
+                    "nsc::read_hf_config: field 'vocab_size' must be a positive integer (got Infinity)");
   std::filesystem::remove_all(dir);
 }

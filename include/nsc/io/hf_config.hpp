@@ -585,7 +585,8 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
       b.ffn.d_ff = integer(ff["intermediate_size"], fw + ".intermediate_size", 1, "must be a positive integer");
     } else if (present(ff, "ffn_mult")) {
       const json& m = ff["ffn_mult"];
-      if (!m.is_number() || !(m.get<double>() > 0)) bad(fw + ".ffn_mult", "must be a positive number", m);
+      if (!m.is_number() || !(std::isfinite(m.get<double>()) && m.get<double>() > 0))
+        bad(fw + ".ffn_mult", "must be a finite positive number", m);
       b.ffn.d_ff = deci_ffn_width(m.get<double>(), b.attention.d_model, fw + ".ffn_mult", m);
     } else if (f.has("intermediate_size")) {
       b.ffn.d_ff = f.required("intermediate_size");
