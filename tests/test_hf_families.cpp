@@ -719,3 +719,24 @@ TEST_CASE("Gated DeltaNet layers (qwen3_next): params, state bytes, FLOPs and NS
   CHECK(count(nq).active() == 3874929408);
   CHECK(deploy(q.spec, workload{}).state_bytes == 36 * (8192 * 3 * 2 + 32 * 128 * 128 * 2));
 }
+
+TEST_CASE("Qwen3.5 wrappers read their text decoder as Qwen3-Next (issue 18)", "[hf_families][gdn]") {
+  const json text = {{"hidden_size", 16}, {"num_hidden_layers", 4}, {"num_attention_heads", 2},
+                     {"num_key_value_heads", 1}, {"head_dim", 8}, {"intermediate_size", 20},
+                     {"linear_num_key_heads", 2}, {"linear_key_head_dim", 4}, {"linear_num_value_heads", 4},
+                     {"linear_value_head_dim", 2}, {"linear_conv_kernel_dim", 3}, {"vocab_size", 10},
+                     {"tie_word_embeddings", false}, {"full_attention_interval", 4}};
+  json next = text;
+  next["model_type"] = "qwen3_next";
+  const hf_model ref = read_hf_config(next);
+  // Dense Qwen3.5: 3 x (GDN 850 + MLP 960 + norms 32) + (gated attention 1040 + 960 + 32) + 336.
+  CHECK(count(hf_network(ref, 8)).total() == 3 * 1842 + 2032 + 336);
+  for (const char* outer : {"qwen3_5", "qwen3_5_moe"}) {
+    INFO(outer);
+    const json wrapped = {{"model_type", outer}, {"text_config", text}, {"vision_config", {{"depth", 27}}}};
+    const hf_model m = read_hf_config(wrapped);
+    CHECK(m.text_config);
+    CHECK(m.model_type == std::string(outer) + "_text");
+    same_everything(m.spec, ref.spec);
+  }
+}

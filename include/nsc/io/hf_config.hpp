@@ -26,6 +26,7 @@
 /// | nemotron-nas (DeciLM) | the llama fields plus block_configs (exactly num_hidden_layers entries {"attention": {...}, "ffn": {...}}): attention no_op (sublayer and its norm absent), replace_with_linear (one Linear(hidden, hidden) without bias), n_heads_in_group (KV heads = heads / n_heads_in_group, must divide), window_length (sliding window); ffn no_op, replace_with_linear, ffn_mult (width find_multiple(int(2 ffn_mult hidden / 3), 256)), intermediate_size, or Puzzletron's moe {num_local_experts, num_experts_per_tok, expert_intermediate_dim} (a Mixtral-style MoE: router Linear(hidden, experts) without bias, SwiGLU experts). head_dim = hidden / heads. |
 /// | nemotron_h | hybrid_override_pattern (one character per layer: M a Mamba-2 mixer, * attention, - a relu2 MLP up_proj/down_proj; E (MoE) refused); each layer one mixer and one RMSNorm (layer_norm_epsilon); hidden_size, num_attention_heads, num_key_value_heads, head_dim or attention_head_dim (remote code), attention_bias, intermediate_size, mlp_bias; Mamba-2: mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, use_conv_bias (true), use_bias (false: in_proj, out_proj); vocab_size (131072), tie_word_embeddings (false). |
 /// | qwen3_next | the qwen3_moe fields (q_norm/k_norm, qwen MoE with shared_expert_intermediate_size and its Linear(d, 1) gate, decoder_sparse_step, mlp_only_layers) plus: layer_types ("linear_attention" / "full_attention", one per layer) or full_attention_interval (4: layer i is full attention iff (i + 1) % 4 == 0); linear layers are Gated DeltaNet mixers (linear_num_value_heads, linear_value_head_dim, linear_num_key_heads, linear_key_head_dim, linear_conv_kernel_dim (4)); full-attention layers have the output gate (attn_output_gate, default true: q_proj of 2 heads head_dim rows); head_dim (256). The multi-token-prediction weights (mtp.*) are not instantiated by transformers and not counted. |
+/// | qwen3_5_text, qwen3_5_moe_text (the text_config of qwen3_5 / qwen3_5_moe) | as qwen3_next (Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a have the parameters of in_proj_qkvz and in_proj_ba); dense MLP without num_experts; the vision tower is not counted; mtp_num_hidden_layers not counted. |
 /// | gpt2 | n_embd, n_layer, n_head, n_inner (absent or null: 4 n_embd), n_positions, vocab_size, layer_norm_epsilon, initializer_range; every Linear biased, LayerNorm, learned positions, LM head tied (tie_word_embeddings, default true). |
 /// | bert | hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings, type_vocab_size (2), layer_norm_eps, initializer_range; BertModel: embedding LayerNorm, post-norm blocks, no final norm, no LM head, the pooler (nsc extension `add_pooling_layer`, default true; the pretraining/MLM heads are not part of the spec). |
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
@@ -123,8 +124,8 @@ inline constexpr std::int64_t hf_max_layer_runs = 16384;
 /// The model types read_hf_config understands.
 inline constexpr std::string_view hf_supported_model_types =
     "llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, phi3, olmo2, gemma, gemma2, "
-    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, nemotron_h, qwen3_next, gpt2, bert, "
-    "opt";
+    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, gpt_neox, nemotron-nas, nemotron_h, qwen3_next, "
+    "qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt";
 
 namespace detail::hf {
 
@@ -284,6 +285,14 @@ inline const std::vector<family>& families() {
     qwen3_next.linear_attention = true;
     qwen3_next.per_layer_config = false;
     qwen3_next.defaults = R"({"head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4})";
+    t.push_back(qwen3_next);
+    // Qwen3.5 (Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration): the text
+    // decoder in text_config has Qwen3-Next's structure (in_proj_qkv + in_proj_z and in_proj_b +
+    // in_proj_a hold the parameters of in_proj_qkvz and in_proj_ba); dense (qwen3_5_text: no
+    // num_experts) or MoE with a gated shared expert (qwen3_5_moe_text).
+    qwen3_next.model_type = "qwen3_5_text";
+    t.push_back(qwen3_next);
+    qwen3_next.model_type = "qwen3_5_moe_text";
     t.push_back(qwen3_next);
     family nemotron_h; // NemotronHForCausalLM: one mixer per layer, picked by hybrid_override_pattern
     nemotron_h.model_type = "nemotron_h";
@@ -611,7 +620,7 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
     } else if (present(ff, "ffn_mult")) {
       const json& m = ff["ffn_mult"];
       if (!m.is_number() || !(std::isfinite(m.get<double>()) && m.get<double>() > 0))
-        bad(fw + ".ffn_mult", "must be a finite positive number", m);
+        bad(fw + ".ffn_mult", "must be a positive number", m);
       b.ffn.d_ff = deci_ffn_width(m.get<double>(), b.attention.d_model, fw + ".ffn_mult", m);
     } else if (f.has("intermediate_size")) {
       b.ffn.d_ff = f.required("intermediate_size");
@@ -1153,7 +1162,7 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
   if ((!fam || type == "gemma3") && h::present(config, "text_config")) {
     const nlohmann::json& tc = config["text_config"];
     if (!tc.is_object()) h::bad("text_config", "must be an object", tc);
-    std::string inner = type == "gemma3" ? "gemma3_text" : "";
+    std::string inner = type == "gemma3" || type == "qwen3_5" || type == "qwen3_5_moe" ? type + "_text" : "";
     if (h::present(tc, "model_type")) {
       if (!tc["model_type"].is_string()) h::bad("text_config.model_type", "must be a string", tc["model_type"]);
       inner = tc["model_type"].get<std::string>();
