@@ -562,10 +562,10 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
       ->check(CLI::Range(1LL, 1000000000000LL));
   sub->add_option("--batch", args->batch, "generic: sequences cached (default 1)")->check(CLI::Range(1LL, 1000000000LL));
   sub->add_option("--state-dtype", args->state_dtype,
-                  "generic: Mamba-2 SSM state dtype (bf16 default, fp32, fp16), as nsc score")
+                  "generic: recurrent (Mamba-2 / Gated DeltaNet) state dtype (bf16 default, fp32, fp16), as nsc score")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   sub->add_option("--conv-state-dtype", args->conv_state_dtype,
-                  "generic: Mamba-2 convolution state dtype (bf16 default, fp32, fp16), as nsc score")
+                  "generic: recurrent layers' convolution state dtype (bf16 default, fp32, fp16), as nsc score")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   sub->add_option("--kv-dtype", args->kv_dtype, "generic: KV-cache dtype (fp32, bf16 default, fp16, fp8, int8)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));

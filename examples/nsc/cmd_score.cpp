@@ -279,8 +279,8 @@ int run_score(const score_args& a) {
               grouped_u(dep.kv_cache_bytes).c_str(), bytes_text(dep.kv_cache_bytes).c_str(),
               grouped_u(dep.kv_bytes_per_token).c_str());
   if (dep.state_bytes > 0)
-    std::printf("state          %s bytes (%s) of Mamba-2 state in the KV cache: fixed per sequence x batch "
-                "(SSM state %s, conv state %s)\n",
+    std::printf("state          %s bytes (%s) of recurrent-layer state in the KV cache: fixed per sequence x batch "
+                "(recurrent state %s, conv state %s)\n",
                 grouped_u(dep.state_bytes).c_str(), bytes_text(dep.state_bytes).c_str(), a.state_dtype.c_str(),
                 a.conv_state_dtype.c_str());
   std::printf("weights        %s bytes (%s) at %s\n", grouped_u(dep.weight_bytes).c_str(),
@@ -338,11 +338,11 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
   sub->add_option("--kv-dtype", args->kv_dtype, "KV-cache element type: fp32, bf16 (default), fp16, fp8, int8")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
   sub->add_option("--state-dtype", args->state_dtype,
-                  "Mamba-2 SSM state element type: bf16 (default, vLLM's auto), fp32 (vLLM "
+                  "recurrent state (Mamba-2 SSM, Gated DeltaNet) element type: bf16 (default, vLLM's auto), fp32 (vLLM "
                   "--mamba-ssm-cache-dtype float32), fp16")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   sub->add_option("--conv-state-dtype", args->conv_state_dtype,
-                  "Mamba-2 convolution state element type: bf16 (default), fp32, fp16")
+                  "recurrent layers' convolution state element type: bf16 (default), fp32, fp16")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   sub->add_option("--weight-dtype", args->weight_dtype,
                   "weight storage: fp32, bf16 (default), fp16, fp8, int8, int4 (one fp16 scale per "

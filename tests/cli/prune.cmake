@@ -124,6 +124,9 @@ nsc_prune_round_trip(nemotron_h_nsc_params_memory
 nsc_prune_round_trip(nemotron_h_nsc_memory_fp32_state
   ARGS examples/configs/nemotron-h-8b-base-8k.json --space generic --memory 18e9 --emit-format nsc
   WORKLOAD --seq-len 4096 --context 8192 --batch 64 --state-dtype fp32)
+nsc_prune_round_trip(nemotron_h_nsc_drops_mamba_layers # batch 1024: the state outweighs 8 Mamba layers (52 -> 44)
+  ARGS examples/configs/nemotron-h-8b-base-8k.json --space generic --memory 50e9 --emit-format nsc
+  WORKLOAD --seq-len 256 --context 256 --batch 1024)
 nsc_exit_code_test(prune_generic_decilm_nemotron_h CODE 2
   ARGS prune examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --emit-format decilm
   STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use the nsc format")
