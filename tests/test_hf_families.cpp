@@ -13,8 +13,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <string>
 
@@ -94,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 31); // every file in examples/configs
+  CHECK(seen == 37); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1055,4 +1057,249 @@ TEST_CASE("DSA sparse attention and its indexer by hand (deepseek_v32)", "[hf_fa
   transformer_spec s = m.spec;
   s.blocks[0].attention.index_topk = 0;
   CHECK_THROWS_WITH(validate(s), Catch::Contains("attention.index_topk must be >= 1 with an indexer"));
+}
+
+TEST_CASE("JSON as Python writes it: NaN, Infinity, -Infinity outside strings (issue 18)", "[hf_families][json]") {
+  using Catch::Contains;
+  const auto parse = [](std::string_view t) { return io::parse_json(t, "f", "src"); };
+  const json j = parse(R"({"a": NaN, "b": [Infinity, -Infinity, "NaN", 1.5], "NaN": "x Infinity",
+                           "c": "-Infinity", "d\"NaN": {"e": -Infinity , "f": NaN}, "g": 7})");
+  CHECK(std::isnan(j["a"].get<double>()));
+  CHECK(j["b"][0].get<double>() == std::numeric_limits<double>::infinity());
+  CHECK(j["b"][1].get<double>() == -std::numeric_limits<double>::infinity());
+  CHECK(j["b"][2] == "NaN"); // strings are left alone
+  CHECK(j["b"][3] == 1.5);
+  CHECK(j["NaN"] == "x Infinity");
+  CHECK(j["c"] == "-Infinity");
+  CHECK(j["d\"NaN"]["e"].get<double>() == -std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(j["d\"NaN"]["f"].get<double>()));
+  CHECK(j["g"] == 7);
+  CHECK(parse("Infinity").get<double>() == std::numeric_limits<double>::infinity()); // a top-level value
+  CHECK(io::json_excerpt(j["a"]) == "NaN");
+  CHECK(io::json_excerpt(j["b"][1]) == "-Infinity");
+  // Still refused: a bare key, other spellings, a number out of range; byte offsets are the file's.
+  CHECK_THROWS_WITH(parse(R"({NaN: 1})"), Contains("f: src: invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([nan])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([+Infinity])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([NaNa])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([1e400, NaN])"), Contains("invalid JSON"));
+  CHECK_THROWS_WITH(parse(R"([12345678, ])"), Contains("column 12")); // the same width ...
+  CHECK_THROWS_WITH(parse(R"([Infinity, ])"), Contains("column 12")); // ... the same column
+  // A field that needs a finite number names it; an ignored field may hold one.
+  std::string text = tiny_llama().dump();
+  text.insert(1, R"("time_step_limit": [0.0, Infinity], )");
+  CHECK(count(hf_network(read_hf_config(io::parse_json(text, "f", "src")), 256)).total() ==
+        count(hf_network(read_hf_config(tiny_llama()), 256)).total());
+  auto with = [&](const char* key, const char* literal) {
+    json base = tiny_llama();
+    base.erase(key);
+    std::string t = base.dump();
+    t.insert(1, std::string("\"") + key + "\": " + literal + ", ");
+    return io::parse_json(t, "f", "src");
+  };
+  CHECK_THROWS_WITH(read_hf_config(with("hidden_size", "Infinity")),
+                    "nsc::read_hf_config: field 'hidden_size' must be a positive integer (got Infinity)");
+  CHECK_THROWS_WITH(read_hf_config(with("num_attention_heads", "NaN")),
+                    "nsc::read_hf_config: field 'num_attention_heads' must be a positive integer (got NaN)");
+  CHECK_THROWS_WITH(read_hf_config(with("rms_norm_eps", "-Infinity")),
+                    "nsc::read_hf_config: field 'rms_norm_eps' must be a positive number (got -Infinity)");
+  CHECK_THROWS_WITH(read_hf_config(with("initializer_range", "NaN")),
+                    "nsc::read_hf_config: field 'initializer_range' must be a positive number (got NaN)");
+  // Through a file, as the CLI reads it.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nsc_test_hf_json_literals";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "inf.json";
+  {
+    json base = tiny_llama();
+    base.erase("vocab_size");
+    std::string t = base.dump();
+    t.insert(1, R"("vocab_size": Infinity, )");
+    std::ofstream(file) << t;
+  }
+  CHECK_THROWS_WITH(read_hf_config_file(file),
+                    "nsc::read_hf_config: field 'vocab_size' must be a positive integer (got Infinity)");
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+/// A tiny Nemotron-H: layer 0 Mamba-2, layer 1 attention, layer 2 MLP (every count by hand below).
+json tiny_nemotron_h() {
+  return {{"model_type", "nemotron_h"}, {"hidden_size", 16}, {"num_hidden_layers", 3},
+          {"hybrid_override_pattern", "M*-"}, {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+          {"attention_head_dim", 4}, {"intermediate_size", 32}, {"mamba_num_heads", 4}, {"mamba_head_dim", 2},
+          {"ssm_state_size", 3}, {"n_groups", 2}, {"conv_kernel", 4}, {"use_conv_bias", true},
+          {"vocab_size", 10}, {"tie_word_embeddings", false}, {"layer_norm_epsilon", 1e-5}};
+}
+} // namespace
+
+TEST_CASE("Mamba-2 layers (nemotron_h): params, state bytes, FLOPs and NSC by hand (issue 18)",
+          "[hf_families][mamba2]") {
+  const hf_model m = read_hf_config(tiny_nemotron_h());
+  REQUIRE(m.spec.blocks.size() == 3);
+  CHECK(m.spec.blocks[0].attention.kind == attention_kind::mamba2);
+  CHECK(m.spec.blocks[0].ffn.kind == ffn_kind::none);
+  CHECK(m.spec.blocks[1].attention.kind == attention_kind::standard);
+  CHECK(m.spec.blocks[1].ffn.kind == ffn_kind::none);
+  CHECK(m.spec.blocks[2].attention.kind == attention_kind::none);
+  const network net = hf_network(m, 10);
+  // Mamba-2: I = 4 x 2 = 8, conv_dim = 8 + 2 x 2 x 3 = 20; in_proj (8 + 20 + 4) x 16 = 512,
+  // conv1d 20 x 4 + 20 = 100, dt_bias + A_log + D 12, gated norm 8, out_proj 16 x 8 = 128, norm 16.
+  CHECK(count(net.layers[1]).total() == 512 + 100 + 12 + 8 + 128 + 16);
+  CHECK(count(net.layers[2]).total() == 256 + 128 + 128 + 256 + 16); // q, k, v, o, norm
+  CHECK(count(net.layers[3]).total() == 512 + 512 + 16);             // up, down, norm
+  CHECK(count(net).total() == 776 + 784 + 1040 + 160 + 160 + 16);    // + embeddings, lm_head, norm_f
+  // NSC (Xavier per block, psi_MP): z and x per head (2, 16), B and C per group (3, 16), dt (4, 16)
+  // whole, out_proj (16, 8) whole; the depthwise conv, dt_bias, A_log and D are not scored.
+  CHECK(score(net.layers[1]).nsc ==
+        Approx(8 * psi_x(2, 16) + 4 * psi_x(3, 16) + psi_x(4, 16) + psi_x(16, 8)).epsilon(1e-13));
+  // Deployment at T = 10, C = 100, B = 2, bf16: the Mamba layer caches (20 x 3 + 8 x 3) x 2 =
+  // 168 bytes per sequence whatever C; the attention layer 2 x 2 x 4 x 2 = 32 bytes per token.
+  workload w;
+  w.seq_len = 10;
+  w.context = 100;
+  w.batch = 2;
+  const deployment d = deploy(m.spec, w);
+  CHECK(d.layers[1].state_bytes_per_sequence == 168);
+  CHECK(d.layers[1].kv_bytes_per_token == 0);
+  CHECK(d.layers[1].kv_cache_bytes == 336);
+  CHECK(d.layers[2].kv_cache_bytes == 32 * 100 * 2);
+  CHECK(d.state_bytes == 336);
+  CHECK(d.kv_cache_bytes == 6400 + 336);
+  CHECK(d.memory_bytes == d.weight_bytes + 6736);
+  // MACs per token: linear 640 + 768 + 1024 + 160 (lm_head) = 2592; the Mamba recurrence
+  // conv 20 x 4 + 2 x 8 x 3 = 128; attention 2 x 4 x 4 = 32 per key.
+  CHECK(d.layers[1].state_macs_per_token == 128);
+  CHECK(d.linear_macs_per_token == 2592);
+  CHECK(d.decode_flops() == 2 * (2592 + 128 + 32 * 100));
+  CHECK(to_string(d.prefill_flops()) == std::to_string(2 * (10 * (2592 + 128) + 32 * 10 * 10)));
+  CHECK(count(net).macs == Approx(2592 + 128 + 32 * 10).epsilon(1e-15)); // full attention at T = 10
+  // The state at fp32 (vLLM --mamba-ssm-cache-dtype float32) and the conv state at fp32.
+  w.state = dtype::fp32;
+  CHECK(deploy(m.spec, w).layers[1].state_bytes_per_sequence == 60 * 2 + 24 * 4);
+  w.conv_state = dtype::fp32;
+  CHECK(deploy(m.spec, w).layers[1].state_bytes_per_sequence == 84 * 4);
+
+  // Nemotron-H-8B-Base-8K: 24 Mamba-2 layers of 30,720 conv + 1,048,576 SSM elements.
+  const hf_model h8 = read_hf_config_file(configs + "nemotron-h-8b-base-8k.json");
+  CHECK(count(hf_network(h8, 256)).total() == 8100852736);
+  workload w8;
+  w8.context = 8192;
+  const deployment d8 = deploy(h8.spec, w8);
+  CHECK(d8.state_bytes == 24 * (30720 * 2 + 1048576 * 2));
+  CHECK(d8.kv_bytes_per_token == 4 * 2 * 8 * 128 * 2);
+  CHECK(d8.kv_cache_bytes == 4 * 2 * 8 * 128 * 2 * 8192 + 24 * (30720 * 2 + 1048576 * 2));
+  w8.state = dtype::fp32;
+  CHECK(deploy(h8.spec, w8).state_bytes == 24 * (30720 * 2 + 1048576 * 4));
+  // The hub's configs hold time_step_limit [0.0, Infinity] as Python's json writes it: read alike.
+  std::string text = io::read_input_file(configs + "nemotron-h-8b-base-8k.json", "test");
+  text.insert(text.find('{') + 1, "\n  \"time_step_limit\": [0.0, Infinity], \"time_step_floor\": NaN,");
+  same_everything(read_hf_config(io::parse_json(text, "test", "8b")).spec, h8.spec);
+
+  // Errors name the field.
+  using Catch::Contains;
+  json c = tiny_nemotron_h();
+  c["hybrid_override_pattern"] = "M*";
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'hybrid_override_pattern' must have num_hidden_layers = 3 characters"));
+  c["hybrid_override_pattern"] = "ME-";
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("'E' (mixture-of-experts layer) at 1"));
+  c["hybrid_override_pattern"] = "M+-";
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("has '+' at 1; expected M (Mamba-2), * (attention) or - (MLP)"));
+  c = tiny_nemotron_h();
+  c["n_groups"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'n_groups' must divide mamba_num_heads = 4 (got 3)"));
+  c = tiny_nemotron_h();
+  c["ssm_state_size"] = Catch::Detail::stringify(1); // a string
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'ssm_state_size' must be a positive integer"));
+  c = tiny_nemotron_h();
+  c.erase("mamba_num_heads");
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("missing field 'mamba_num_heads' (model_type nemotron_h)"));
+  c = tiny_nemotron_h();
+  c["mamba_num_heads"] = 4e15;
+  c["mamba_head_dim"] = 4e15;
+  CHECK_THROWS_AS(read_hf_config(c), std::domain_error);
+}
+
+TEST_CASE("Gated DeltaNet layers (qwen3_next): params, state bytes, FLOPs and NSC by hand (issue 18)",
+          "[hf_families][gdn]") {
+  // Layers 0-2 Gated DeltaNet, layer 3 gated full attention (full_attention_interval 4); MoE on
+  // layers 1 and 3 (decoder_sparse_step 2), dense MLPs on 0 and 2.
+  const json c = {{"model_type", "qwen3_next"}, {"hidden_size", 16}, {"num_hidden_layers", 4},
+                  {"num_attention_heads", 2}, {"num_key_value_heads", 1}, {"head_dim", 8},
+                  {"intermediate_size", 20}, {"linear_num_key_heads", 2}, {"linear_key_head_dim", 4},
+                  {"linear_num_value_heads", 4}, {"linear_value_head_dim", 2}, {"linear_conv_kernel_dim", 3},
+                  {"num_experts", 4}, {"num_experts_per_tok", 2}, {"moe_intermediate_size", 6},
+                  {"shared_expert_intermediate_size", 8}, {"decoder_sparse_step", 2}, {"vocab_size", 10},
+                  {"tie_word_embeddings", false}};
+  const hf_model m = read_hf_config(c);
+  const network net = expand(hf_network(m, 10));
+  REQUIRE(net.layers.size() == 7); // embeddings, 4 layers, norm, lm_head
+  CHECK(m.spec.blocks[0].attention.kind == attention_kind::gated_deltanet);
+  // GDN: key_dim 8, value_dim 8, conv_dim 24; in_proj_qkvz 32 x 16, in_proj_ba 8 x 16, conv1d 24 x 3,
+  // dt_bias + A_log 8, gated norm 2, out_proj 16 x 8; dense MLP 3 x 20 x 16; 2 norms of 16.
+  CHECK(count(net.layers[1]).total() == 512 + 128 + 72 + 8 + 2 + 128 + 960 + 32);
+  // MoE: router 4 x 16, experts 4 x 3 x 6 x 16, shared expert 3 x 8 x 16, its gate 16.
+  CHECK(count(net.layers[2]).total() == 850 + 64 + 1152 + 384 + 16 + 32);
+  // Gated attention: q_proj 2 x 2 x 8 rows (queries and gate), k, v 8 rows, o_proj 16 x 16, q/k norms 8.
+  CHECK(count(net.layers[4]).total() == 512 + 128 + 128 + 256 + 16 + 1616 + 32);
+  CHECK(count(net).total() == 1842 + 2498 + 1842 + 2688 + 160 + 160 + 16);
+  CHECK(count(net).active() == 9206 - 2 * 2 * 3 * 6 * 16);
+  // NSC: q and k per key head (4, 16), v and z per value head (2, 16), beta and a (4, 16) whole,
+  // out_proj (16, 8) whole; gated attention: q and gate per head (8, 16), k, v (8, 16), o (16, 16).
+  CHECK(score(net.layers[1]).by_part[std::size_t(part::attention)] ==
+        Approx(6 * psi_x(4, 16) + 8 * psi_x(2, 16) + psi_x(16, 8)).epsilon(1e-13));
+  CHECK(score(net.layers[4]).by_part[std::size_t(part::attention)] ==
+        Approx(6 * psi_x(8, 16) + psi_x(16, 16)).epsilon(1e-13));
+  // State per sequence and GDN layer: conv 24 x 2 + recurrent 4 x 4 x 2 = 80 elements (bf16: 160
+  // bytes); MACs per token: conv 24 x 3 + 3 x 4 x 4 x 2 = 168.
+  workload w;
+  w.seq_len = 10;
+  w.context = 100;
+  w.batch = 3;
+  const deployment d = deploy(m.spec, w);
+  CHECK(d.state_bytes == 3 * 3 * 160);
+  CHECK(d.kv_bytes_per_token == 2 * 8 * 2);
+  CHECK(d.kv_cache_bytes == 32 * 100 * 3 + 3 * 3 * 160);
+  const std::uint64_t lin = (512 + 128 + 128) * 3 + 960 * 2 + (64 + 2 * 3 * 6 * 16 + 384 + 16) * 2 +
+                            (512 + 128 + 128 + 256) + 160;
+  CHECK(d.linear_macs_per_token == lin);
+  CHECK(d.decode_flops() == 2 * (lin + 3 * 168 + 2 * 2 * 8 * 100));
+  w.state = dtype::fp32;
+  CHECK(deploy(m.spec, w).state_bytes == 3 * 3 * (48 * 2 + 32 * 4));
+  // layer_types gives the same model; a wrong entry names itself.
+  json lt = c;
+  lt["layer_types"] = {"linear_attention", "linear_attention", "linear_attention", "full_attention"};
+  same_everything(read_hf_config(lt).spec, m.spec);
+  lt["layer_types"][2] = "sliding_attention";
+  using Catch::Contains;
+  CHECK_THROWS_WITH(read_hf_config(lt), Contains("field 'layer_types[2]' must be \"linear_attention\" or \"full_attention\""));
+  json bad = c;
+  bad["linear_num_key_heads"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(bad), Contains("field 'linear_num_key_heads' must divide linear_num_value_heads = 4"));
+  // Qwen3-Coder-Next: 36 GDN layers of (8192 x 3 + 32 x 128 x 128) elements.
+  const hf_model q = read_hf_config_file(configs + "qwen3-coder-next.json");
+  const network nq = hf_network(q, 256);
+  CHECK(count(nq).total() == 79674391296);
+  CHECK(count(nq).active() == 3874929408);
+  CHECK(deploy(q.spec, workload{}).state_bytes == 36 * (8192 * 3 * 2 + 32 * 128 * 128 * 2));
+}
+
+TEST_CASE("Qwen3.5 wrappers read their text decoder as Qwen3-Next (issue 18)", "[hf_families][gdn]") {
+  const json text = {{"hidden_size", 16}, {"num_hidden_layers", 4}, {"num_attention_heads", 2},
+                     {"num_key_value_heads", 1}, {"head_dim", 8}, {"intermediate_size", 20},
+                     {"linear_num_key_heads", 2}, {"linear_key_head_dim", 4}, {"linear_num_value_heads", 4},
+                     {"linear_value_head_dim", 2}, {"linear_conv_kernel_dim", 3}, {"vocab_size", 10},
+                     {"tie_word_embeddings", false}, {"full_attention_interval", 4}};
+  json next = text;
+  next["model_type"] = "qwen3_next";
+  const hf_model ref = read_hf_config(next);
+  // Dense Qwen3.5: 3 x (GDN 850 + MLP 960 + norms 32) + (gated attention 1040 + 960 + 32) + 336.
+  CHECK(count(hf_network(ref, 8)).total() == 3 * 1842 + 2032 + 336);
+  for (const char* outer : {"qwen3_5", "qwen3_5_moe"}) {
+    INFO(outer);
+    const json wrapped = {{"model_type", outer}, {"text_config", text}, {"vision_config", {{"depth", 27}}}};
+    const hf_model m = read_hf_config(wrapped);
+    CHECK(m.text_config);
+    CHECK(m.model_type == std::string(outer) + "_text");
+    same_everything(m.spec, ref.spec);
+  }
 }

@@ -785,7 +785,7 @@ TEST_CASE("search_groups: brute force, real costs and errors", "[search][groups]
 namespace {
 std::string read_error(const std::string& text) {
   try {
-    (void)nsc::io::read_search_space(nlohmann::json::parse(text), "space.json");
+    (void)nsc::io::read_search_space(nsc::io::parse_json(text, "nsc::read_search_space", "space.json"), "space.json");
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -834,6 +834,13 @@ TEST_CASE("SPACE.json: errors name the field and the value", "[search][io]") {
              Contains("/groups/0/options/0/cost: must be a finite number >= 0 (got -2)"));
   CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": 2}]}, {"name": "g1", "options": []}]})"),
              Contains("/groups/1/options: a group needs at least one option (got [])"));
+  // Python's json literals parse; a field that needs a finite number refuses them by name (issue 18).
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": NaN, "cost": 2}]}]})"),
+             Contains("/groups/0/options/0/value: must be a finite number (got NaN)"));
+  CHECK_THAT(read_error(R"({"groups": [{"options": [{"value": 1, "cost": Infinity}]}]})"),
+             Contains("/groups/0/options/0/cost: must be a finite number >= 0 (got Infinity)"));
+  CHECK_THAT(read_error(R"({"transformer": {"d_model": 512, "n_layers": 2, "choices": [{"d_ff": 64, "n_heads": 8}], "scoring": {"init": "truncated_normal", "std": 0.02, "truncation": [-Infinity, Infinity]}}})"),
+             Contains("/transformer/scoring/truncation: must be [a, b] with finite a < b (units of std)"));
   CHECK_THAT(read_error(R"({"groups": [{"optons": []}]})"),
              Contains("/groups/0/optons: unknown field (expected one of name, options)"));
   CHECK_THAT(read_error(R"({"groups": []})"), Contains("/groups: needs at least one group"));

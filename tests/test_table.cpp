@@ -117,6 +117,12 @@ TEST_CASE("JSON Lines tables: columns in order of first appearance, cell texts",
              Contains("nsc::read_table: t.jsonl: row 2: invalid JSON"));
   CHECK_THAT(error_of([] { io::parse_table("{\"a\":" + std::string(100, '[') + "}\n", "t.jsonl"); }),
              Contains("t.jsonl: row 1: JSON nested deeper than 64 levels"));
+  // Python's json literals (issue 18): a cell holds NaN / Infinity as Python spells them, which a
+  // numeric column then refuses as not finite.
+  const io::table py = io::parse_table("{\"id\":\"a\",\"ppl\":NaN,\"q\":-Infinity,\"s\":\"NaN\"}\n", "t.jsonl");
+  CHECK(py.cell(0, 1) == "NaN");
+  CHECK(py.cell(0, 2) == "-Infinity");
+  CHECK(py.cell(0, 3) == "NaN");
   CHECK(error_of([] { io::parse_table("\n \n", "t.jsonl", io::table_format::jsonl); }) ==
         "nsc::read_table: t.jsonl: the file has no JSON object (no rows)");
 }

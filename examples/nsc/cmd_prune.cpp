@@ -93,6 +93,7 @@ struct prune_args {
   long long context = 0;
   long long batch = 1;
   std::string kv_dtype = "bf16";
+  std::string state_dtype = "bf16", conv_state_dtype = "bf16"; // Mamba-2 state (generic)
   std::string weight_dtype = "bf16";
   std::string attention = "full";
   std::string estimator = "mp";
@@ -279,6 +280,8 @@ int run_generic(const prune_args& a) {
     throw std::invalid_argument("nsc prune: --decode-ms, --tokens-per-s and --ttft-ms need a GPU: --gpu NAME (" + nsc::gpu_names() +
                                 ") or --gpu-file");
   ss.load.kv = nsc::parse_dtype(a.kv_dtype);
+  ss.load.state = nsc::parse_dtype(a.state_dtype);
+  ss.load.conv_state = nsc::parse_dtype(a.conv_state_dtype);
   ss.load.weights = nsc::parse_dtype(a.weight_dtype);
   ss.load.attention = nsc::parse_attention_convention(a.attention);
   ss.rule.est = nsc::parse_estimator(a.estimator);
@@ -815,6 +818,12 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "generic: FFN widths >= this share of each layer's own width (0.25 or 25%; default 0: down to the grid)");
   sub->add_option("--context", args->context_text, "generic: cached tokens per sequence (32k, 32Ki, 8192; default: --seq-len)");
   sub->add_option("--batch", args->batch_text, "generic: sequences cached (default 1)");
+  sub->add_option("--state-dtype", args->state_dtype,
+                  "generic: recurrent (Mamba-2 / Gated DeltaNet) state dtype (bf16 default, fp32, fp16), as nsc score")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  sub->add_option("--conv-state-dtype", args->conv_state_dtype,
+                  "generic: recurrent layers' convolution state dtype (bf16 default, fp32, fp16), as nsc score")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   sub->add_option("--kv-dtype", args->kv_dtype, "generic: KV-cache dtype (fp32, bf16 default, fp16, fp8, int8)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
   sub->add_option("--weight-dtype", args->weight_dtype, "generic: weight dtype for --memory (default bf16)")

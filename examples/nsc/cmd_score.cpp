@@ -72,6 +72,8 @@ struct score_args {
   long long batch = 1;
   std::string kv_dtype = "bf16";
   std::string weight_dtype; // empty: as the checkpoint stores them (torch_dtype, quantization_config)
+  std::string state_dtype = "bf16";      // Mamba-2 SSM state
+  std::string conv_state_dtype = "bf16"; // Mamba-2 convolution state
   std::string attention = "full";
   std::string format = "table";
   bool json = false;
@@ -170,6 +172,8 @@ int run_score(const score_args& a) {
     wl.stored->source = "--weight-dtype " + a.weight_dtype;
   }
   const std::string weight_name = wl.stored->name, weight_source = wl.stored->source;
+  wl.state = nsc::parse_dtype(a.state_dtype);
+  wl.conv_state = nsc::parse_dtype(a.conv_state_dtype);
   wl.attention = nsc::parse_attention_convention(a.attention);
   nsc::deployment dep = nsc::deploy(m.spec, wl);
   const nsc::deployment mtp_dep = nsc::hf_deploy_mtp(m, wl);
@@ -247,6 +251,9 @@ int run_score(const score_args& a) {
     j["decode_flops_per_token"] = dep.decode_flops();
     j["kv_cache_bytes"] = dep.kv_cache_bytes;
     j["kv_cache_bytes_per_token"] = dep.kv_bytes_per_token;
+    j["state_bytes"] = dep.state_bytes;
+    j["state_dtype"] = a.state_dtype;
+    j["conv_state_dtype"] = a.conv_state_dtype;
     j["weight_bytes"] = dep.weight_bytes;
     j["memory_bytes"] = dep.memory_bytes;
     if (a.tp > 1) { // over the tp GPUs: tp x one GPU's shard (replicated KV heads and norms on each)
@@ -340,6 +347,11 @@ int run_score(const score_args& a) {
   std::printf("KV cache       %s bytes (%s) at C x batch; %s bytes per token\n",
               grouped_u(dep.kv_cache_bytes).c_str(), bytes_text(dep.kv_cache_bytes).c_str(),
               grouped_u(dep.kv_bytes_per_token).c_str());
+  if (dep.state_bytes > 0)
+    std::printf("state          %s bytes (%s) of recurrent-layer state in the KV cache: fixed per sequence x batch "
+                "(recurrent state %s, conv state %s)\n",
+                grouped_u(dep.state_bytes).c_str(), bytes_text(dep.state_bytes).c_str(), a.state_dtype.c_str(),
+                a.conv_state_dtype.c_str());
   std::printf("weights        %s bytes (%s), %s\n", grouped_u(dep.weight_bytes).c_str(),
               bytes_text(dep.weight_bytes).c_str(), weight_source.c_str());
   std::printf("memory         %s bytes (%s) = weights + KV cache\n\n", grouped_u(dep.memory_bytes).c_str(),
@@ -375,6 +387,14 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
                "at most the chunk); NoPE layers change no count; MoE biases, router biases and "
                "shared experts are counted, routed experts top-k of n in active params and FLOPs");
   sub->add_option("config", args->config, "path to a Hugging Face config.json")->required();
+  sub->footer(std::string("Structures beyond attention + FFN (README \"Recurrent layers\"): Mamba-2 mixers (nemotron_h "
+              "hybrid_override_pattern M) and Gated DeltaNet linear attention (qwen3_next linear_attention): "
+              "params counted exactly (in/out projections, depthwise conv1d, dt_bias, A_log, D, gated norm); "
+              "NSC of the projections per head / per group, the depthwise conv not scored; a fixed-size state "
+              "per sequence (conv_dim (K - 1) conv + recurrent state) in the KV cache and memory, at "
+              "--state-dtype / --conv-state-dtype; FLOPs of the recurrent form (Mamba-2: conv_dim K + 2 H P N "
+              "MACs per token, Gated DeltaNet: conv_dim K + 3 HV dk dv). Gated attention (qwen3_next): q_proj "
+              "carries the output gate (2 heads head_dim rows).");
   sub->add_option("--estimator", args->estimator, "psi estimator: mp (paper) or fs (finite-size)")
       ->check(CLI::IsMember({"mp", "fs"}));
   sub->add_option("--init", args->init_name,
@@ -396,6 +416,13 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
       ->check(CLI::Range(1LL, 1000000000LL));
   sub->add_option("--kv-dtype", args->kv_dtype, "KV-cache element type: fp32, bf16 (default), fp16, fp8, int8")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
+  sub->add_option("--state-dtype", args->state_dtype,
+                  "recurrent state (Mamba-2 SSM, Gated DeltaNet) element type: bf16 (default, vLLM's auto), fp32 (vLLM "
+                  "--mamba-ssm-cache-dtype float32), fp16")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  sub->add_option("--conv-state-dtype", args->conv_state_dtype,
+                  "recurrent layers' convolution state element type: bf16 (default), fp32, fp16")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
   sub->add_option("--weight-dtype", args->weight_dtype,
                   "weight storage: fp32, bf16, fp16, fp8, int8, int4 (one fp16 scale per 128 inputs; "
                   "embeddings, head, routers, norms, biases stay bf16). Default: as the checkpoint "

@@ -116,6 +116,20 @@ nsc_exit_code_test(prune_generic_infeasible_kv CODE 1
   ARGS prune examples/configs/llama-3.1-70b.json --space generic --kv-bytes 1000 --emit-format nsc
   STDERR "budget kv_bytes = 1,000 bytes cannot be met. the smallest model of the space has 83,886,080 bytes")
 # A format that cannot express the model: bad input, named.
+# A Mamba-2 hybrid (issue 18): Mamba-2 layers kept or removed (dropped from
+# hybrid_override_pattern), their fixed-size state in the memory budget; decilm refuses them.
+nsc_prune_round_trip(nemotron_h_nsc_params_memory
+  ARGS examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --memory 20e9 --emit-format nsc
+  WORKLOAD --seq-len 4096 --context 8192 --batch 64)
+nsc_prune_round_trip(nemotron_h_nsc_memory_fp32_state
+  ARGS examples/configs/nemotron-h-8b-base-8k.json --space generic --memory 18e9 --emit-format nsc
+  WORKLOAD --seq-len 4096 --context 8192 --batch 64 --state-dtype fp32)
+nsc_prune_round_trip(nemotron_h_nsc_drops_mamba_layers # batch 1024: the state outweighs 8 Mamba layers (52 -> 44)
+  ARGS examples/configs/nemotron-h-8b-base-8k.json --space generic --memory 50e9 --emit-format nsc
+  WORKLOAD --seq-len 256 --context 256 --batch 1024)
+nsc_exit_code_test(prune_generic_decilm_nemotron_h CODE 2
+  ARGS prune examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --emit-format decilm
+  STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use the nsc format")
 nsc_exit_code_test(prune_generic_decilm_qwen3 CODE 2
   ARGS prune examples/configs/qwen3-8b.json --space generic --params 5e9 --emit-format decilm
   STDERR "nsc::prune_verify_config: the decilm config does not express this model: params reads back as")

@@ -581,6 +581,140 @@ PUBLISHED_18A = {
     "olmoe-1b-7b-0924-instruct": (6919161856, "safetensors headers parameterCount"),
 }
 
+# ---------------------------------------------------------------------------------------------
+# Issue 18 (part b): state-space layers. Written from transformers' / NVIDIA's modeling files:
+#   NemotronHForCausalLM (modeling_nemotron_h.py): backbone.embeddings, per layer one RMSNorm
+#   (norm) and one mixer picked by hybrid_override_pattern ('M' NemotronHMamba2Mixer, '*'
+#   NemotronHAttention, '-' NemotronHMLP (up_proj, down_proj; relu2)), norm_f, lm_head.
+#   NemotronHMamba2Mixer: in_proj Linear(d, I + conv_dim + H) (z, xBC, dt), conv1d depthwise
+#   Conv1d(conv_dim, conv_dim, K, groups=conv_dim) + bias (use_conv_bias), dt_bias, A_log, D (H
+#   each), norm MambaRMSNormGated(I), out_proj Linear(I, d); I = H P, conv_dim = I + 2 G N.
+# Layer dicts carry the fixed-size state per sequence: conv_state = conv_dim (K - 1) (vLLM's
+# conv cache), ssm_state = H P N; state_macs per token = conv_dim K + 2 H P N (depthwise conv
+# taps; outer product x B^T and readout C^T h of the recurrent form).
+# ---------------------------------------------------------------------------------------------
+def mamba2_mixer(m, pre, d, H, P, N, G, K, conv_bias, bias):
+    I = H * P
+    conv_dim = I + 2 * G * N
+    m.lin(pre + "in_proj", I + conv_dim + H, d, bias=bias)
+    m.p.append((pre + "conv1d.weight", conv_dim, K, "conv", 1, 1, False))
+    if conv_bias:
+        m.p.append((pre + "conv1d.bias", conv_dim, 1, "conv", 1, 1, False))
+    for n in ("dt_bias", "A_log", "D"):
+        m.p.append((pre + n, H, 1, "conv", 1, 1, False))
+    m.norm(pre + "norm", I)
+    m.lin(pre + "out_proj", d, I, bias=bias)
+    return dict(kv_elems=0, per_key=0, window=None, conv_state=conv_dim * (K - 1), ssm_state=H * P * N,
+                state_macs=conv_dim * K + 2 * H * P * N)
+
+
+def nemotron_h(c, t):
+    m = Model()
+    d, V = c["hidden_size"], g(c, "vocab_size", 131072)
+    h, kv = c["num_attention_heads"], g(c, "num_key_value_heads", c["num_attention_heads"])
+    hd = g(c, "attention_head_dim", g(c, "head_dim", d // h))
+    pattern = c["hybrid_override_pattern"]
+    assert len(pattern) == c["num_hidden_layers"]
+    ab, mb = g(c, "attention_bias", False), g(c, "mlp_bias", False)
+    m.lin("embeddings", V, d, role="embed", matmul=False)
+    for i, ch in enumerate(pattern):
+        pre = "layers.%d.mixer." % i
+        m.norm("layers.%d.norm" % i, d)
+        if ch == "M":
+            m.layers.append(mamba2_mixer(m, pre, d, c["mamba_num_heads"], c["mamba_head_dim"], c["ssm_state_size"],
+                                         c["n_groups"], c["conv_kernel"], g(c, "use_conv_bias", True),
+                                         g(c, "use_bias", False)))
+        elif ch == "*":
+            m.lin(pre + "q_proj", h * hd, d, bias=ab)
+            m.lin(pre + "k_proj", kv * hd, d, bias=ab)
+            m.lin(pre + "v_proj", kv * hd, d, bias=ab)
+            m.lin(pre + "o_proj", d, h * hd, bias=ab)
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * h * hd, window=None))
+        elif ch == "-":
+            m.lin(pre + "up_proj", c["intermediate_size"], d, bias=mb)
+            m.lin(pre + "down_proj", d, c["intermediate_size"], bias=mb)
+            m.layers.append(dict(kv_elems=0, per_key=0, window=None))
+        else:
+            raise ValueError(ch)
+    m.norm("norm_f", d)
+    if g(c, "tie_word_embeddings", False):
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, role="head")
+    return m
+
+
+def gated_deltanet_mixer(m, pre, c, d):
+    """Qwen3NextGatedDeltaNet (modeling_qwen3_next.py): in_proj_qkvz Linear(d, 2 key_dim + 2 value_dim),
+    in_proj_ba Linear(d, 2 HV), conv1d depthwise over conv_dim = 2 key_dim + value_dim (kernel K, no
+    bias), dt_bias and A_log (HV), norm RMSNormGated(dv), out_proj Linear(value_dim, d); no biases.
+    State per sequence: conv_dim (K - 1) conv + HV dk dv recurrent; MACs: conv_dim K + 3 HV dk dv."""
+    HK, dk = c["linear_num_key_heads"], c["linear_key_head_dim"]
+    HV, dv = c["linear_num_value_heads"], c["linear_value_head_dim"]
+    K = g(c, "linear_conv_kernel_dim", 4)
+    key_dim, value_dim = HK * dk, HV * dv
+    conv_dim = 2 * key_dim + value_dim
+    m.lin(pre + "in_proj_qkvz", 2 * key_dim + 2 * value_dim, d)
+    m.lin(pre + "in_proj_ba", 2 * HV, d)
+    m.p.append((pre + "conv1d.weight", conv_dim, K, "conv", 1, 1, False))
+    m.p.append((pre + "dt_bias", HV, 1, "conv", 1, 1, False))
+    m.p.append((pre + "A_log", HV, 1, "conv", 1, 1, False))
+    m.norm(pre + "norm", dv)
+    m.lin(pre + "out_proj", d, value_dim)
+    return dict(kv_elems=0, per_key=0, window=None, conv_state=conv_dim * (K - 1), ssm_state=HV * dk * dv,
+                state_macs=conv_dim * K + 3 * HV * dk * dv)
+
+
+def qwen3_next(c, t):
+    """Qwen3NextForCausalLM: per layer input/post-attention RMSNorms, a Gated DeltaNet or a gated
+    Qwen3NextAttention (q_proj of 2 H hd rows: queries and output gate; q_norm, k_norm (hd)), and a
+    Qwen3NextSparseMoeBlock (gate, experts, shared_expert, shared_expert_gate) or a dense MLP."""
+    m = Model()
+    d, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+    H, kv, hd = c["num_attention_heads"], g(c, "num_key_value_heads", c["num_attention_heads"]), g(c, "head_dim", 256)
+    ab = g(c, "attention_bias", False)
+    lt = c.get("layer_types") or ["full_attention" if (i + 1) % g(c, "full_attention_interval", 4) == 0
+                                  else "linear_attention" for i in range(L)]
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        m.norm(pre + "input_layernorm", d)
+        m.norm(pre + "post_attention_layernorm", d)
+        if lt[i] == "linear_attention":
+            layer = gated_deltanet_mixer(m, pre + "linear_attn.", c, d)
+        else:
+            gate = 2 if g(c, "attn_output_gate", True) else 1
+            m.lin(pre + "self_attn.q_proj", gate * H * hd, d, bias=ab)
+            m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=ab)
+            m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=ab)
+            m.lin(pre + "self_attn.o_proj", d, H * hd, bias=ab)
+            m.norm(pre + "self_attn.q_norm", hd)
+            m.norm(pre + "self_attn.k_norm", hd)
+            layer = dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None)
+        E = g(c, "num_experts", 0)
+        if E > 0 and i not in g(c, "mlp_only_layers", []) and (i + 1) % g(c, "decoder_sparse_step", 1) == 0:
+            k, w, sw = c["num_experts_per_tok"], c["moe_intermediate_size"], c["shared_expert_intermediate_size"]
+            m.lin(pre + "mlp.gate", E, d, "router")
+            for nm, o, inp in (("gate_proj", w, d), ("up_proj", w, d), ("down_proj", d, w)):
+                m.lin(pre + "mlp.experts." + nm, o, inp, copies=E, active=k)
+            for nm, o, inp in (("gate_proj", sw, d), ("up_proj", sw, d), ("down_proj", d, sw)):
+                m.lin(pre + "mlp.shared_expert." + nm, o, inp)
+            m.lin(pre + "mlp.shared_expert_gate", 1, d, "router")
+        else:
+            w = c["intermediate_size"]
+            for nm, o, inp in (("gate_proj", w, d), ("up_proj", w, d), ("down_proj", d, w)):
+                m.lin(pre + "mlp." + nm, o, inp)
+        m.layers.append(layer)
+    m.norm("norm", d)
+    if g(c, "tie_word_embeddings", False):
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, "head")
+    return m
+
+
+
+
 READERS = {"llama": llama_like, "mistral": llama_like, "mixtral": llama_like, "qwen2": llama_like,
            "qwen3": llama_like, "qwen2_moe": llama_like, "qwen3_moe": llama_like, "phi3": llama_like,
            "olmo2": llama_like, "gemma": llama_like, "gemma2": llama_like, "gemma3_text": llama_like,
@@ -705,6 +839,7 @@ def deepseek_v32(c, t):
 
 
 READERS.update({"gpt_oss": gpt_oss, "llama4_text": llama4, "deepseek_v32": deepseek_v32})
+READERS.update({"nemotron_h": nemotron_h, "qwen3_next": qwen3_next})
 
 
 def build(c):
@@ -736,20 +871,24 @@ def keys(T, W, conv, chunk=None):
     return W * (W + 1) // 2 + (T - W) * W
 
 
-def deployment(m, T, C, B, kv_bytes):
+def deployment(m, T, C, B, kv_bytes, state_bytes=2, conv_bytes=2):
     lin = m.linear_macs() + getattr(m, "tied_head_macs", 0)
     out = {"linear_macs_per_token": lin}
     out["kv_cache_bytes_per_token"] = sum(l["kv_elems"] * kv_bytes + l.get("indexer_bytes", 0) for l in m.layers)
+    # state-space layers (issue 18): a fixed state per sequence, in the cache; recurrence MACs per token
+    state = B * sum(l.get("conv_state", 0) * conv_bytes + l.get("ssm_state", 0) * state_bytes for l in m.layers)
+    smacs = sum(l.get("state_macs", 0) for l in m.layers)
+    out["state_bytes"] = state
     cap = lambda l: l["window"] or l.get("chunk")  # tokens cached
     att = lambda l: cap(l) or l.get("topk")       # keys a query attends at most (DSA: index_topk)
     # DSA: every token cached, latent (KV dtype) + the indexer key (fp8 + scales, fixed bytes)
     out["kv_cache_bytes"] = B * sum(
         (l["kv_elems"] * kv_bytes + l.get("indexer_bytes", 0)) * (C if cap(l) is None else min(C, cap(l)))
-        for l in m.layers)
-    out["decode_flops"] = 2 * (lin + sum(l["per_key"] * (C if att(l) is None else min(C, att(l))) +
-                                         l.get("indexer_per_key", 0) * C for l in m.layers))
+        for l in m.layers) + state
+    out["decode_flops"] = 2 * (lin + smacs + sum(l["per_key"] * (C if att(l) is None else min(C, att(l))) +
+                                                 l.get("indexer_per_key", 0) * C for l in m.layers))
     for conv in ("full", "causal"):
-        out["prefill_flops_" + conv] = 2 * (T * lin + getattr(m, "per_sequence_macs", 0) + sum(
+        out["prefill_flops_" + conv] = 2 * (T * (lin + smacs) + getattr(m, "per_sequence_macs", 0) + sum(
             l["per_key"] * keys(T, l["window"] or l.get("topk"), conv, l.get("chunk")) +
             l.get("indexer_per_key", 0) * keys(T, None, conv) for l in m.layers))
     for dt in ("fp32", "bf16", "fp8", "int4"):
@@ -774,6 +913,13 @@ PUBLISHED.update({"gpt-oss-20b": 20914757184, "gpt-oss-120b": 116829156672})
 # 108,641,793,536 BF16 parameters, is text decoder + vision tower + projector; the text decoder
 # alone is checked (the vision part is computed by llama4_vision and must close the gap).
 LLAMA4_HUB = {"llama-4-scout-17b-16e": 108641793536}
+
+# Issue 18 (part b): exact totals quoted by third parties (no exact figure on the hub pages we
+# could read; the hub shows rounded sizes). qwen3-coder-next: Qwen/Qwen3-Coder-Next's total and
+# active parameters as quoted in a public parser's test ("published total minus inactive expert
+# tensors"); nemotron-h-8b-base-8k: a public tensor-by-tensor breakdown of the checkpoint
+# ("8,100,852,736"). Checked like PUBLISHED, reported with their provenance in the README.
+PUBLISHED.update({"qwen3-coder-next": 79674391296, "nemotron-h-8b-base-8k": 8100852736})
 
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
 

@@ -26,6 +26,9 @@
 /// | deepseek_v2, deepseek_v3 | multi-head latent attention: q_lora_rank (null: a direct q_proj), kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim, q_a_layernorm and kv_a_layernorm; n_routed_experts (null: dense), num_experts_per_tok, moe_intermediate_size, n_shared_experts (one MLP of n_shared_experts x moe_intermediate_size), first_k_dense_replace (0), moe_layer_freq (1): layer i is MoE iff i >= first_k_dense_replace and i % moe_layer_freq == 0; topk_method "noaux_tc" (V3) adds the router's e_score_correction_bias (n_routed_experts parameters). The multi-token-prediction layers (num_nextn_predict_layers) are not instantiated by transformers and not counted. |
 /// | gpt_neox | hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, vocab_size, tie_word_embeddings (false), attention_bias (true), layer_norm_eps; LayerNorm, fused query_key_value (= q, k, v), biased dense MLP; rotary_pct and use_parallel_residual change no count. |
 /// | nemotron-nas (DeciLM) | the llama fields plus block_configs (exactly num_hidden_layers entries {"attention": {...}, "ffn": {...}}): attention no_op (sublayer and its norm absent), replace_with_linear (one Linear(hidden, hidden) without bias), n_heads_in_group (KV heads = heads / n_heads_in_group, must divide), window_length (sliding window); ffn no_op, replace_with_linear, ffn_mult (width find_multiple(int(2 ffn_mult hidden / 3), 256)), intermediate_size, or Puzzletron's moe {num_local_experts, num_experts_per_tok, expert_intermediate_dim} (a Mixtral-style MoE: router Linear(hidden, experts) without bias, SwiGLU experts). head_dim = hidden / heads. |
+/// | nemotron_h | hybrid_override_pattern (one character per layer: M a Mamba-2 mixer, * attention, - a relu2 MLP up_proj/down_proj; E (MoE) refused); each layer one mixer and one RMSNorm (layer_norm_epsilon); hidden_size, num_attention_heads, num_key_value_heads, head_dim or attention_head_dim (remote code), attention_bias, intermediate_size, mlp_bias; Mamba-2: mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, use_conv_bias (true), use_bias (false: in_proj, out_proj); vocab_size (131072), tie_word_embeddings (false). |
+/// | qwen3_next | the qwen3_moe fields (q_norm/k_norm, qwen MoE with shared_expert_intermediate_size and its Linear(d, 1) gate, decoder_sparse_step, mlp_only_layers) plus: layer_types ("linear_attention" / "full_attention", one per layer) or full_attention_interval (4: layer i is full attention iff (i + 1) % 4 == 0); linear layers are Gated DeltaNet mixers (linear_num_value_heads, linear_value_head_dim, linear_num_key_heads, linear_key_head_dim, linear_conv_kernel_dim (4)); full-attention layers have the output gate (attn_output_gate, default true: q_proj of 2 heads head_dim rows); head_dim (256). The multi-token-prediction weights (mtp.*) are not instantiated by transformers and not counted. |
+/// | qwen3_5_text, qwen3_5_moe_text (the text_config of qwen3_5 / qwen3_5_moe) | as qwen3_next (Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a have the parameters of in_proj_qkvz and in_proj_ba); dense MLP without num_experts; the vision tower is not counted; mtp_num_hidden_layers not counted. |
 /// | gpt2 | n_embd, n_layer, n_head, n_inner (absent or null: 4 n_embd), n_positions, vocab_size, layer_norm_epsilon, initializer_range; every Linear biased, LayerNorm, learned positions, LM head tied (tie_word_embeddings, default true). |
 /// | bert | hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings, type_vocab_size (2), layer_norm_eps, initializer_range; BertModel: embedding LayerNorm, post-norm blocks, no final norm, no LM head, the pooler (nsc extension `add_pooling_layer`, default true; the pretraining/MLM heads are not part of the spec). |
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
@@ -191,7 +194,8 @@ inline constexpr std::int64_t hf_max_layer_runs = 16384;
 /// The model types read_hf_config understands.
 inline constexpr std::string_view hf_supported_model_types =
     "llama, mistral, mixtral, qwen2, qwen3, qwen2_moe, qwen3_moe, phi3, olmo2, gemma, gemma2, "
-    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, gpt2, bert, opt, "
+    "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, "
+    "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
     "starcoder2, mimo (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
@@ -252,6 +256,9 @@ struct family {
   const char* mtp_layers = nullptr;              ///< field counting MTP modules (num_nextn_predict_layers)
   std::int64_t mtp_norms = 3;                    ///< d-wide norms of an MTP module outside its block
   bool nope_layers = false;                      ///< SmolLM3 no_rope_layers (noted; no parameters)
+  const char* hybrid_pattern = nullptr;          ///< Nemotron-H hybrid_override_pattern (one mixer per layer)
+  bool linear_attention = false;                 ///< Qwen3-Next: Gated DeltaNet layers (layer_types /
+                                                 ///< full_attention_interval), gated full attention
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -387,6 +394,33 @@ inline const std::vector<family>& families() {
     deci.block_configs = true;
     deci.per_layer_config = false;
     t.push_back(deci);
+    family qwen3_next = qwen3_moe; // Qwen3NextForCausalLM: Gated DeltaNet + gated attention, qwen2_moe-style MoE
+    qwen3_next.model_type = "qwen3_next";
+    qwen3_next.shared_expert = true;
+    qwen3_next.window = window_rule::none;
+    qwen3_next.linear_attention = true;
+    qwen3_next.per_layer_config = false;
+    qwen3_next.defaults = R"({"head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4})";
+    t.push_back(qwen3_next);
+    // Qwen3.5 (Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration): the text
+    // decoder in text_config has Qwen3-Next's structure (in_proj_qkv + in_proj_z and in_proj_b +
+    // in_proj_a hold the parameters of in_proj_qkvz and in_proj_ba); dense (qwen3_5_text: no
+    // num_experts) or MoE with a gated shared expert (qwen3_5_moe_text).
+    qwen3_next.model_type = "qwen3_5_text";
+    t.push_back(qwen3_next);
+    qwen3_next.model_type = "qwen3_5_moe_text";
+    t.push_back(qwen3_next);
+    family nemotron_h; // NemotronHForCausalLM: one mixer per layer, picked by hybrid_override_pattern
+    nemotron_h.model_type = "nemotron_h";
+    nemotron_h.eps = "layer_norm_epsilon";
+    nemotron_h.block_norms = 1;
+    nemotron_h.gated = false; // relu2 MLP: up_proj, down_proj
+    nemotron_h.attention_bias = "attention_bias";
+    nemotron_h.mlp_bias = "mlp_bias";
+    nemotron_h.hybrid_pattern = "hybrid_override_pattern";
+    nemotron_h.per_layer_config = false;
+    nemotron_h.defaults = R"({"use_conv_bias": true, "use_bias": false, "vocab_size": 131072})";
+    t.push_back(nemotron_h);
     family gpt2;
     gpt2.model_type = "gpt2";
     gpt2.hidden = "n_embd";
@@ -777,7 +811,8 @@ inline void read_block_config(const json& e, std::size_t i, const fields& f, blo
       b.ffn.d_ff = integer(ff["intermediate_size"], fw + ".intermediate_size", 1, "must be a positive integer");
     } else if (present(ff, "ffn_mult")) {
       const json& m = ff["ffn_mult"];
-      if (!m.is_number() || !(m.get<double>() > 0)) bad(fw + ".ffn_mult", "must be a positive number", m);
+      if (!m.is_number() || !(std::isfinite(m.get<double>()) && m.get<double>() > 0))
+        bad(fw + ".ffn_mult", "must be a positive number", m);
       b.ffn.d_ff = deci_ffn_width(m.get<double>(), b.attention.d_model, fw + ".ffn_mult", m);
     } else if (f.has("intermediate_size")) {
       b.ffn.d_ff = f.required("intermediate_size");
@@ -1330,6 +1365,12 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   std::int64_t head_dim = 0;
   if (fam.head_dim) {
     head_dim = f.optional("head_dim", 0);
+    if (fam.hybrid_pattern && f.has("attention_head_dim")) { // Nemotron-H's remote code reads attention_head_dim
+      const std::int64_t ahd = f.required("attention_head_dim");
+      if (head_dim > 0 && head_dim != ahd)
+        bad("head_dim", "must equal attention_head_dim = " + std::to_string(ahd), *f.get("head_dim"));
+      head_dim = ahd;
+    }
   } else if (!fam.latent && f.has("head_dim") &&
              (s.d_model % heads != 0 || f.required("head_dim") != s.d_model / heads)) {
     bad("head_dim", "must be " + std::string(fam.hidden) + " / " + fam.heads + " = " +
@@ -1528,7 +1569,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   };
 
   // Sliding-window layers.
-  const bool windows = fam.window != window_rule::none || (f.has("layer_types") && !fam.chunked);
+  const bool windows = fam.window != window_rule::none || (f.has("layer_types") && !fam.chunked && !fam.linear_attention);
   const sliding_rule sliding = windows ? sliding_rule(f, fam, cuts) : sliding_rule();
   std::int64_t window = 0; // sliding_window, read at the first sliding layer
 
@@ -1550,6 +1591,76 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       cuts.at(i + 1);
     }
   }
+  // Nemotron-H: hybrid_override_pattern, one character per layer: 'M' a Mamba-2 mixer, '*'
+  // attention, '-' an MLP; each layer has that one mixer and one RMSNorm.
+  std::string pattern;
+  attention_spec mamba;
+  if (fam.hybrid_pattern) {
+    const json* v = f.get(fam.hybrid_pattern);
+    if (!v || !v->is_string())
+      bad(fam.hybrid_pattern, "must be a string of one character per layer (M, *, -) for model_type " + type,
+          v ? *v : json());
+    pattern = v->get<std::string>();
+    if (pattern.size() != std::size_t(layers))
+      bad(fam.hybrid_pattern, "must have num_hidden_layers = " + std::to_string(layers) + " characters", *v);
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      const char ch = pattern[i];
+      if (ch == 'E')
+        bad(fam.hybrid_pattern, "has an 'E' (mixture-of-experts layer) at " + std::to_string(i) +
+                                    ": Nemotron-H MoE layers are not supported yet (M, * and - are)",
+            *v);
+      if (ch != 'M' && ch != '*' && ch != '-')
+        bad(fam.hybrid_pattern, "has '" + std::string(1, ch) + "' at " + std::to_string(i) +
+                                    "; expected M (Mamba-2), * (attention) or - (MLP)",
+            *v);
+      if (i > 0 && ch != pattern[i - 1]) cuts.at(std::int64_t(i));
+    }
+    if (pattern.find('M') != std::string::npos) {
+      mamba.kind = attention_kind::mamba2;
+      mamba.d_model = s.d_model;
+      mamba.ssm_heads = f.required("mamba_num_heads");
+      mamba.ssm_head_dim = f.required("mamba_head_dim");
+      mamba.ssm_state = f.required("ssm_state_size");
+      mamba.ssm_groups = f.required("n_groups");
+      if (mamba.ssm_heads % mamba.ssm_groups != 0)
+        bad("n_groups", "must divide mamba_num_heads = " + std::to_string(mamba.ssm_heads), *f.get("n_groups"));
+      mamba.conv_kernel = f.required("conv_kernel");
+      mamba.conv_bias = f.flag("use_conv_bias", true);
+      mamba.qkv_bias = mamba.out_bias = f.flag("use_bias", false);
+    }
+  }
+  // Qwen3-Next: Gated DeltaNet ("linear_attention") and gated full-attention layers, from
+  // layer_types, else every full_attention_interval-th layer is full attention.
+  attention_spec gdn;
+  std::vector<bool> linear_at; // per layer when layer_types is given
+  std::int64_t interval = 0;
+  if (fam.linear_attention) {
+    gdn.kind = attention_kind::gated_deltanet;
+    gdn.d_model = s.d_model;
+    gdn.ssm_heads = f.required("linear_num_value_heads");
+    gdn.ssm_head_dim = f.required("linear_value_head_dim");
+    gdn.ssm_groups = f.required("linear_num_key_heads");
+    gdn.ssm_state = f.required("linear_key_head_dim");
+    gdn.conv_kernel = f.required("linear_conv_kernel_dim");
+    if (gdn.ssm_heads % gdn.ssm_groups != 0)
+      bad("linear_num_key_heads", "must divide linear_num_value_heads = " + std::to_string(gdn.ssm_heads),
+          *f.get("linear_num_key_heads"));
+    b.attention.output_gate = f.flag("attn_output_gate", true);
+    if (const json* v = f.get("layer_types")) {
+      if (!v->is_array() || v->size() != std::size_t(layers))
+        bad("layer_types", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
+      cuts.every_layer("layer_types", *v);
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        const json& e = (*v)[i];
+        if (e != "linear_attention" && e != "full_attention")
+          bad("layer_types[" + std::to_string(i) + "]", "must be \"linear_attention\" or \"full_attention\"", e);
+        linear_at.push_back(e == "linear_attention");
+      }
+    } else {
+      interval = f.required("full_attention_interval");
+      cuts.periodic(interval - 1, interval, "full_attention_interval");
+    }
+  }
   const extensions ext(c, layers);
   if (ext.per_layer()) cuts.every_layer(ext.list().first, *ext.list().second);
 
@@ -1568,6 +1679,17 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       x.attention.sliding_window = window;
     }
     if (block_configs) read_block_config((*block_configs)[std::size_t(i)], std::size_t(i), f, x);
+    if (fam.linear_attention &&
+        (linear_at.empty() ? (i + 1) % interval != 0 : bool(linear_at[std::size_t(i)]))) {
+      x.attention = gdn;
+      x.attention.qkv = b.attention.qkv;
+    }
+    if (!pattern.empty()) {
+      const char ch = pattern[std::size_t(i)];
+      if (ch == 'M') x.attention = mamba;
+      if (ch != '-') x.ffn.kind = ffn_kind::none;
+      if (ch == '-') x.attention.kind = attention_kind::none;
+    }
     overrides.apply(i, x);
     ext.apply(i, x);
     return x;
@@ -1759,7 +1881,9 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
   if ((!fam || type == "gemma3") && h::present(config, "text_config")) {
     const nlohmann::json& tc = config["text_config"];
     if (!tc.is_object()) h::bad("text_config", "must be an object", tc);
-    std::string inner = type == "gemma3" ? "gemma3_text" : type == "llama4" ? "llama4_text" : "";
+    std::string inner = type == "gemma3" || type == "qwen3_5" || type == "qwen3_5_moe" ? type + "_text"
+                        : type == "llama4"                                           ? "llama4_text"
+                                                                                     : "";
     if (h::present(tc, "model_type")) {
       if (!tc["model_type"].is_string()) h::bad("text_config.model_type", "must be a string", tc["model_type"]);
       inner = tc["model_type"].get<std::string>();

@@ -28,7 +28,11 @@
 ///    ["attention", "mlp"]}, on MoE layers the family's expert count (mixtral num_local_experts,
 ///    qwen num_experts) and expert width (mixtral intermediate_size, qwen moe_intermediate_size);
 ///    any per_layer_config of the input is replaced.
-///  * nsc: nsc's extensions intermediate_sizes and expert_counts (with_nsc_extensions).
+///  * nsc: nsc's extensions intermediate_sizes and expert_counts (with_nsc_extensions). A
+///    removed Mamba-2 layer (the only sublayer of its layer, Nemotron-H) drops out of the
+///    config: its character leaves hybrid_override_pattern and num_hidden_layers counts the
+///    layers kept (a config without hybrid_override_pattern cannot drop a layer: refused). The
+///    decilm and per-layer formats refuse Mamba-2 layers (make_prune_space).
 ///  * decilm for an engine (space.settings.engine, search::prune_engine_settings): the classic
 ///    keys only, ffn_mult of at most 6 decimals (never intermediate_size or moe), "ffn_mult":
 ///    null on removed FFNs (llama.cpp's converter reads the key); prune_engine_refusal says why
@@ -63,6 +67,11 @@
 
 namespace nsc {
 
+/// The model_type of a config for a message ("null" when absent).
+inline std::string json_excerpt_or_null(const nlohmann::json& input) {
+  return input.contains("model_type") ? io::json_excerpt(input["model_type"]) : "null";
+}
+
 /// The config of `c` in the space's format (see the file comment), from the input config
 /// `input` the space was derived from. std::invalid_argument "nsc::prune_emit_config: ..." when
 /// the candidate does not match the space.
@@ -91,7 +100,33 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
   const transformer_spec pruned = search::prune_apply(space, c);
   json cfg = input;
   switch (space.settings.format) {
-  case search::prune_format::nsc: return with_nsc_extensions(std::move(cfg), pruned);
+  case search::prune_format::nsc: {
+    // Layers left without any sublayer (a removed Mamba-2 mixer) leave the model.
+    transformer_spec kept = pruned;
+    kept.blocks.clear();
+    std::string pattern;
+    bool dropped = false;
+    for (std::size_t i = 0; i < pruned.blocks.size(); ++i) {
+      const block_spec& b = pruned.blocks[i];
+      const bool empty = b.attention.kind == attention_kind::none && b.ffn.kind == ffn_kind::none &&
+                         space.layers[i].base.attention.recurrent();
+      dropped = dropped || empty;
+      if (empty) continue;
+      kept.blocks.push_back(b);
+      if (input.contains("hybrid_override_pattern") && input["hybrid_override_pattern"].is_string() &&
+          i < input["hybrid_override_pattern"].get<std::string>().size())
+        pattern.push_back(input["hybrid_override_pattern"].get<std::string>()[i]);
+    }
+    if (dropped) {
+      if (!input.contains("hybrid_override_pattern") || !input["hybrid_override_pattern"].is_string())
+        throw_invalid_argument(fn, "a removed Mamba-2 layer needs a config with hybrid_override_pattern (Nemotron-H) "
+                                   "to drop it from",
+                               json_excerpt_or_null(input));
+      cfg["hybrid_override_pattern"] = pattern;
+      cfg["num_hidden_layers"] = std::int64_t(pattern.size());
+    }
+    return with_nsc_extensions(std::move(cfg), kept);
+  }
   case search::prune_format::decilm: {
     for (const block_spec& b : pruned.blocks) { // structure DeciLM's block_configs have no field for
       const char* what = b.attention.sinks ? "attention sinks (gpt_oss)"

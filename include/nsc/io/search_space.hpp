@@ -311,8 +311,9 @@ struct reader {
     if (s.contains("truncation")) {
       const json& t = s["truncation"];
       if (!t.is_array() || t.size() != 2 || !t[0].is_number() || !t[1].is_number() ||
+          !std::isfinite(t[0].get<double>()) || !std::isfinite(t[1].get<double>()) ||
           !(t[0].get<double>() < t[1].get<double>()))
-        fail(p + "/truncation", "must be [a, b] with a < b (units of std)", t);
+        fail(p + "/truncation", "must be [a, b] with finite a < b (units of std)", t);
       ta = t[0].get<double>();
       tb = t[1].get<double>();
     }

@@ -298,6 +298,7 @@ inline table parse_csv_table(std::string_view text, const std::string& source,
 inline std::string cell_text(const nlohmann::json& v) {
   if (v.is_null()) return {};
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) return nonfinite_literal(v.get<double>());
   return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

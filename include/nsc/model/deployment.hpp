@@ -49,7 +49,17 @@
 ///    the input / output), one scale of scale_bytes per block_rows x block_cols block (ceil
 ///    division; 0 = the whole dimension), packed zero points, GPTQ's g_idx (4 in bytes) and
 ///    matrix_bytes more; everything not quantised at plain_bytes per parameter.
-///  * Memory = weight bytes + KV-cache bytes at the workload (activations are not counted).
+///  * State-space mixers (Mamba-2, attention_kind::mamba2) cache a state of fixed size per
+///    sequence, whatever the context: the convolution's last K - 1 inputs (conv_dim (K - 1)
+///    elements at workload::conv_state) and the SSM state (H P N elements at workload::state);
+///    both default to bf16, vLLM's "auto" (the model dtype) for mamba_cache_dtype and
+///    mamba_ssm_cache_dtype; NVIDIA recommends --mamba-ssm-cache-dtype float32 for
+///    Nemotron-H-class models: state = fp32. The layer's kv_cache_bytes (and the totals, hence
+///    memory) include B x these state bytes; state_bytes_per_sequence shows them alone. Their
+///    per-token MACs (mixer_macs_per_token: conv_dim K + 2 H P N) count in prefill (T times)
+///    and decode (once), outside linear_macs_per_token.
+///  * Memory = weight bytes + KV-cache bytes (+ mixer state) at the workload (activations are
+///    not counted).
 #ifndef NSC_MODEL_DEPLOYMENT_HPP
 #define NSC_MODEL_DEPLOYMENT_HPP
 
@@ -219,6 +229,8 @@ struct workload {
   dtype kv = dtype::bf16;      ///< KV-cache element type (fp32, bf16, fp16, fp8, int8)
   dtype weights = dtype::bf16; ///< weight storage type
   std::optional<stored_weights> stored; ///< when set, weight bytes follow it (not `weights`)
+  dtype state = dtype::bf16;      ///< recurrent (SSM) state element type of Mamba-2 layers
+  dtype conv_state = dtype::bf16; ///< convolution state element type of Mamba-2 layers
   attention_convention attention = attention_convention::full;
   /// The context C in effect: context, or seq_len when 0.
   constexpr std::int64_t context_tokens() const noexcept { return context > 0 ? context : seq_len; }
@@ -237,7 +249,9 @@ struct layer_deployment {
   std::int64_t index_topk = 0;              ///< DSA: keys attended at most (0: dense)
   std::uint64_t indexer_macs_per_key = 0;   ///< DSA indexer: index_n_heads (index_head_dim + 1)
   std::uint64_t kv_bytes_per_token = 0;     ///< cache bytes per token of one sequence (no window cap)
-  std::uint64_t kv_cache_bytes = 0;         ///< at context C and batch B (window-capped)
+  std::uint64_t kv_cache_bytes = 0;         ///< at context C and batch B (window-capped), + B x state bytes
+  std::uint64_t state_bytes_per_sequence = 0; ///< fixed-size mixer state of one sequence (Mamba-2)
+  std::uint64_t state_macs_per_token = 0;   ///< mixer MACs per token (conv + recurrence)
   std::uint64_t weight_bytes = 0;           ///< at the workload's weight dtype
   u128 prefill_macs = 0;                    ///< MACs of a prefill of T tokens (one sequence)
   std::uint64_t decode_macs = 0;            ///< MACs of one decoded token at context C
@@ -250,7 +264,8 @@ struct deployment {
   std::vector<layer_deployment> layers;
   std::uint64_t linear_macs_per_token = 0;
   std::uint64_t kv_bytes_per_token = 0;
-  std::uint64_t kv_cache_bytes = 0;
+  std::uint64_t kv_cache_bytes = 0;  ///< KV cache + mixer state at the workload
+  std::uint64_t state_bytes = 0;     ///< the mixer state alone: B x the per-sequence state bytes
   std::uint64_t weight_bytes = 0;
   std::uint64_t memory_bytes = 0; ///< weight_bytes + kv_cache_bytes
   u128 prefill_macs = 0;
@@ -399,13 +414,14 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
   if (w.context < 0) throw_invalid_argument(deploy_fn, "workload.context must be >= 0 (0: seq_len)", w.context);
   if (w.batch < 1) throw_invalid_argument(deploy_fn, "workload.batch must be >= 1", w.batch);
   const std::uint64_t kv_bytes = kv_element_bytes(w.kv);
+  const std::uint64_t state_bytes = kv_element_bytes(w.state), conv_bytes = kv_element_bytes(w.conv_state);
   validate(spec, deploy_fn);
   const network net = make_transformer(spec, double(w.seq_len));
   const std::int64_t T = w.seq_len, C = w.context_tokens();
   deployment out;
   out.load = w;
   std::size_t block = 0;
-  u128 prefill = 0, decode = 0, kv_total = 0, weights_total = 0, kv_tok = 0, linear_total = 0;
+  u128 prefill = 0, decode = 0, kv_total = 0, weights_total = 0, kv_tok = 0, linear_total = 0, state_total = 0;
   const stored_weights stored = w.stored ? *w.stored : stored_as(w.weights);
   if (stored.plain_bytes < 1 || stored.bits < 0 || stored.block_rows < 0 || stored.block_cols < 0 ||
       stored.scale_bytes < 0 || stored.zero_bits < 0 || stored.matrix_bytes < 0)
@@ -462,6 +478,17 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
       d.kv_bytes_per_token = to_u64(tok, "KV bytes per token");
       d.kv_cache_bytes = to_u64(mul128(mul128(tok, u128(keys), "KV-cache bytes"), u128(w.batch), "KV-cache bytes"),
                                 "KV-cache bytes");
+      // State-space mixers: a fixed-size state per sequence and per-token recurrence MACs.
+      const state_elements st = mixer_state(a);
+      const u128 seq_state = add128(mul128(u128(st.conv), conv_bytes, "state bytes"),
+                                    mul128(u128(st.recurrent), state_bytes, "state bytes"), "state bytes");
+      d.state_bytes_per_sequence = to_u64(seq_state, "state bytes per sequence");
+      const u128 batch_state = mul128(seq_state, u128(w.batch), "state bytes");
+      d.kv_cache_bytes = to_u64(add128(d.kv_cache_bytes, batch_state, "KV-cache bytes"), "KV-cache bytes");
+      state_total = add128(state_total, mul128(batch_state, u128(l.repeat), "state bytes"), "state bytes");
+      d.state_macs_per_token = std::uint64_t(mixer_macs_per_token(a));
+      pre = add128(pre, mul128(u128(d.state_macs_per_token), u128(T), "prefill MACs"), "prefill MACs");
+      dec = add128(dec, u128(d.state_macs_per_token), "decode MACs");
     }
     d.prefill_macs = pre;
     d.decode_macs = to_u64(dec, "decode MACs");
@@ -481,6 +508,7 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
   out.decode_macs = to_u64(decode, "decode MACs");
   to_u64(2 * decode, "decode FLOPs");
   out.kv_cache_bytes = to_u64(kv_total, "KV-cache bytes");
+  out.state_bytes = to_u64(state_total, "state bytes");
   out.kv_bytes_per_token = to_u64(kv_tok, "KV bytes per token");
   out.weight_bytes = to_u64(weights_total, "weight bytes");
   out.memory_bytes = to_u64(add128(weights_total, kv_total, "memory bytes"), "memory bytes");

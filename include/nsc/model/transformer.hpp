@@ -143,8 +143,24 @@ constexpr std::int64_t norm_params(norm_kind n, std::int64_t d) {
 ///              the up-projection kv_b_proj (n_heads (qk_nope_head_dim + v_head_dim), kv_lora_rank)
 ///              and o_proj (d, n_heads v_head_dim);
 ///  * linear:   one Linear(d -> d) without bias instead of attention (DeciLM replace_with_linear);
-///  * none:     absent (DeciLM no_op; the block's norm count must not include its norm).
-enum class attention_kind { standard, latent, linear, none };
+///  * none:     absent (DeciLM no_op; the block's norm count must not include its norm);
+///  * mamba2:   a Mamba-2 mixer (Nemotron-H's NemotronHMamba2Mixer): H = ssm_heads heads of
+///              width P = ssm_head_dim (inner width I = H P), G = ssm_groups groups sharing the
+///              state inputs B and C of width N = ssm_state, in_proj Linear(d -> 2 I + 2 G N + H)
+///              (z, x, B, C, dt), a depthwise causal Conv1d over conv_dim = I + 2 G N channels
+///              of width K = conv_kernel (+ bias when conv_bias), dt_bias, A_log and D (H each),
+///              a gated RMSNorm(I) (when ssm_norm) and out_proj Linear(I -> d); in_proj's bias
+///              is qkv_bias, out_proj's out_bias. It attends no keys: its cache is a state of
+///              fixed size per sequence (conv_dim (K - 1) conv elements and H P N SSM elements);
+///  * gated_deltanet: a Gated DeltaNet linear-attention mixer (Qwen3-Next's / Qwen3.5's
+///              GatedDeltaNet): HK = ssm_groups key heads of width dk = ssm_state, HV = ssm_heads
+///              value heads of width dv = ssm_head_dim (HK divides HV); in_proj_qkvz
+///              Linear(d -> 2 HK dk + 2 HV dv) (q, k, v, z), in_proj_ba Linear(d -> 2 HV) (beta,
+///              a), a depthwise causal Conv1d over conv_dim = 2 HK dk + HV dv channels of width K
+///              without bias, dt_bias and A_log (HV each), a gated RMSNorm(dv) shared by the
+///              heads, out_proj Linear(HV dv -> d); no biases. Its cache per sequence:
+///              conv_dim (K - 1) conv elements and the HV dk dv recurrent state.
+enum class attention_kind { standard, latent, linear, none, mamba2, gated_deltanet };
 
 /// What an FFN sublayer is: standard (dense or MoE), linear (one Linear(d -> d) without bias,
 /// DeciLM replace_with_linear) or none (absent, DeciLM no_op).
@@ -161,6 +177,8 @@ constexpr std::string_view to_string(attention_kind k) noexcept {
   case attention_kind::latent: return "latent";
   case attention_kind::linear: return "linear";
   case attention_kind::none: return "none";
+  case attention_kind::mamba2: return "mamba2";
+  case attention_kind::gated_deltanet: return "gated_deltanet";
   }
   return "?";
 }
@@ -220,6 +238,16 @@ struct attention_spec {
   std::int64_t index_n_heads = 0;    ///< indexer heads (0: dense attention, no indexer)
   std::int64_t index_head_dim = 0;   ///< indexer head width (its cached key's width)
   std::int64_t index_topk = 0;       ///< keys the sparse attention attends at most
+  // State-space mixers (kind mamba2; see attention_kind):
+  std::int64_t ssm_heads = 0;    ///< Mamba-2 heads H, >= 1
+  std::int64_t ssm_head_dim = 0; ///< Mamba-2 head width P, >= 1
+  std::int64_t ssm_state = 0;    ///< state size N per group, >= 1
+  std::int64_t ssm_groups = 0;   ///< groups G sharing B and C, >= 1, dividing ssm_heads
+  std::int64_t conv_kernel = 0;  ///< depthwise causal convolution width K, >= 1
+  bool conv_bias = false;        ///< the convolution has a bias (conv_dim)
+  bool ssm_norm = true;          ///< a gated RMSNorm(I) before out_proj
+  bool output_gate = false;      ///< standard attention: q_proj also yields a sigmoid gate of the output
+                                 ///< (Qwen3-Next attn_output_gate): n_heads head_dim more rows
 
   /// n_kv_heads, or n_heads when 0.
   constexpr std::int64_t kv_heads() const noexcept { return n_kv_heads == 0 ? n_heads : n_kv_heads; }
@@ -234,6 +262,10 @@ struct attention_spec {
   /// Width of a value head: v_head_dim for MLA, else head_size().
   constexpr std::int64_t v_head_size() const noexcept {
     return kind == attention_kind::latent ? v_head_dim : head_size();
+  }
+  /// Whether the sublayer is a recurrent mixer with a fixed-size state (mamba2, gated_deltanet).
+  constexpr bool recurrent() const noexcept {
+    return kind == attention_kind::mamba2 || kind == attention_kind::gated_deltanet;
   }
   /// Whether the sublayer attends at all (standard or latent).
   constexpr bool attends() const noexcept {
@@ -307,6 +339,88 @@ struct transformer_spec {
   }
 };
 
+/// The widths of a Mamba-2 mixer: inner I = H P, conv_dim = I + 2 G N (the channels of the
+/// depthwise convolution: x, B, C), in_proj rows 2 I + 2 G N + H (z, x, B, C, dt). Checked
+/// arithmetic (std::domain_error naming the width on overflow).
+struct ssm_widths {
+  std::int64_t inner = 0, conv_dim = 0, in_proj = 0;
+};
+
+inline ssm_widths mamba2_widths(const attention_spec& a) {
+  constexpr std::string_view fn = "nsc::mamba2_widths";
+  ssm_widths w;
+  if (a.kind == attention_kind::gated_deltanet) { // inner = HV dv; conv_dim = 2 HK dk + HV dv; in = qkvz rows
+    w.inner = detail::checked_mul(a.ssm_heads, a.ssm_head_dim, fn, "value width");
+    const std::int64_t qk =
+        detail::checked_mul<std::int64_t>(2, detail::checked_mul(a.ssm_groups, a.ssm_state, fn, "key width"), fn,
+                                          "key width");
+    w.conv_dim = detail::checked_add(qk, w.inner, fn, "conv_dim");
+    w.in_proj = detail::checked_add(w.conv_dim, w.inner, fn, "in_proj_qkvz width");
+    return w;
+  }
+  w.inner = detail::checked_mul(a.ssm_heads, a.ssm_head_dim, fn, "inner width ssm_heads * ssm_head_dim");
+  const std::int64_t bc =
+      detail::checked_mul<std::int64_t>(2, detail::checked_mul(a.ssm_groups, a.ssm_state, fn, "B/C width"), fn, "B/C width");
+  w.conv_dim = detail::checked_add(w.inner, bc, fn, "conv_dim");
+  w.in_proj = detail::checked_add(detail::checked_add(w.inner, w.conv_dim, fn, "in_proj width"), a.ssm_heads, fn,
+                                  "in_proj width");
+  return w;
+}
+
+/// Parameters of a state-space mixer that are not weight matrices (layer::other_params): the
+/// depthwise convolution's conv_dim K weights (+ conv_dim biases), dt_bias, A_log and D (H
+/// each). 0 for every other kind.
+inline std::int64_t mixer_other_params(const attention_spec& a) {
+  if (a.kind != attention_kind::mamba2 && a.kind != attention_kind::gated_deltanet) return 0;
+  constexpr std::string_view fn = "nsc::mixer_other_params";
+  const ssm_widths w = mamba2_widths(a);
+  std::int64_t n = detail::checked_mul(w.conv_dim, a.conv_kernel, fn, "conv1d parameters");
+  if (a.conv_bias) n = detail::checked_add(n, w.conv_dim, fn, "conv1d parameters");
+  const std::int64_t per_head = a.kind == attention_kind::mamba2 ? 3 : 2; // dt_bias, A_log (, D)
+  return detail::checked_add(n, detail::checked_mul<std::int64_t>(per_head, a.ssm_heads, fn, "dt_bias, A_log, D"),
+                             fn, "mixer parameters");
+}
+
+/// Norm parameters inside a state-space mixer: the gated RMSNorm(I) of Mamba-2 (0 without it).
+inline std::int64_t mixer_norm_params(const attention_spec& a) {
+  if (a.kind == attention_kind::gated_deltanet) return a.ssm_norm ? a.ssm_head_dim : 0; // shared by the heads
+  return a.kind == attention_kind::mamba2 && a.ssm_norm ? mamba2_widths(a).inner : 0;
+}
+
+/// The cache of a state-space mixer, elements per sequence, whatever the context: conv, the
+/// last K - 1 inputs of the depthwise convolution (conv_dim (K - 1), as vLLM keeps it;
+/// transformers' eager cache keeps K); recurrent, the SSM state H P N. Zero for attention.
+struct state_elements {
+  std::int64_t conv = 0, recurrent = 0;
+};
+
+inline state_elements mixer_state(const attention_spec& a) {
+  if (a.kind != attention_kind::mamba2 && a.kind != attention_kind::gated_deltanet) return {};
+  constexpr std::string_view fn = "nsc::mixer_state";
+  const ssm_widths w = mamba2_widths(a); // recurrent: H P N (Mamba-2), HV dv dk (Gated DeltaNet)
+  return {detail::checked_mul(w.conv_dim, a.conv_kernel - 1, fn, "conv state"),
+          detail::checked_mul(w.inner, a.ssm_state, fn, "recurrent state")};
+}
+
+/// MACs per token of a state-space mixer that are not matrix products with weights: the
+/// depthwise convolution conv_dim K, and the recurrence in its recurrent (decode) form: the
+/// state update's outer product x B^T and the readout h C, P N each per head, 2 H P N (the
+/// decay, D skip, gate and norm are elementwise and not counted, as softmax is not in
+/// attention). Prefill counts T times this (the recurrent form). 0 for every other kind.
+/// Gated DeltaNet: conv_dim K + 3 HV dk dv (per value head the prediction S k, the rank-one
+/// update beta (v - S k) k^T and the readout S q, dk dv each; the decay alpha S is elementwise).
+inline std::int64_t mixer_macs_per_token(const attention_spec& a) {
+  if (a.kind != attention_kind::mamba2 && a.kind != attention_kind::gated_deltanet) return 0;
+  constexpr std::string_view fn = "nsc::mixer_macs_per_token";
+  const ssm_widths w = mamba2_widths(a);
+  const std::int64_t products = a.kind == attention_kind::mamba2 ? 2 : 3;
+  return detail::checked_add(
+      detail::checked_mul(w.conv_dim, a.conv_kernel, fn, "conv MACs"),
+      detail::checked_mul<std::int64_t>(products, detail::checked_mul(w.inner, a.ssm_state, fn, "state MACs"), fn,
+                                        "state MACs"),
+      fn, "mixer MACs");
+}
+
 namespace detail {
 
 /// Where a spec error is reported: "<function>: <prefix><field> <rule> (got <value>)".
@@ -327,6 +441,28 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
   if (a.chunk < 0) c.fail("attention.chunk must be >= 0 (0: not chunked)", a.chunk);
   if (a.chunk > 0 && a.sliding_window > 0)
     c.fail("attention.chunk and attention.sliding_window cannot both be set (chunked or sliding, not both)", a.chunk);
+  if (a.output_gate && a.kind != attention_kind::standard)
+    c.fail("attention.output_gate needs standard attention", to_string(a.kind));
+  if (a.kind == attention_kind::mamba2 || a.kind == attention_kind::gated_deltanet) {
+    const std::string k(to_string(a.kind));
+    if (a.ssm_heads < 1) c.fail("attention.ssm_heads must be >= 1 (" + k + " heads)", a.ssm_heads);
+    if (a.ssm_head_dim < 1) c.fail("attention.ssm_head_dim must be >= 1", a.ssm_head_dim);
+    if (a.ssm_state < 1) c.fail("attention.ssm_state must be >= 1", a.ssm_state);
+    if (a.ssm_groups < 1 || a.ssm_heads % a.ssm_groups != 0)
+      c.fail("attention.ssm_groups must be >= 1 and divide ssm_heads = " + std::to_string(a.ssm_heads),
+             a.ssm_groups);
+    if (a.conv_kernel < 1) c.fail("attention.conv_kernel must be >= 1", a.conv_kernel);
+    if (a.sliding_window != 0) c.fail("attention.sliding_window needs attention (not " + k + ")", a.sliding_window);
+    if (a.chunk != 0) c.fail("attention.chunk needs attention (not " + k + ")", a.chunk);
+    if (a.sinks) c.fail("attention.sinks needs standard attention", k);
+    if (a.lora_q || a.lora_k || a.lora_v || a.lora_o)
+      c.fail("attention LoRA ranks need standard attention (not " + k + ")",
+             std::max({a.lora_q, a.lora_k, a.lora_v, a.lora_o}));
+    (void)mixer_macs_per_token(a); // every width fits 64 bits (domain error otherwise)
+    (void)mixer_state(a);
+    (void)mixer_other_params(a);
+    return;
+  }
   if (!a.attends()) return; // linear / none: no heads (sinks, chunk and DSA fields of a removed sublayer are inert)
   if (a.sinks && a.kind != attention_kind::standard) c.fail("attention.sinks needs standard attention", to_string(a.kind));
   if (a.n_heads < 1) c.fail("attention.n_heads must be >= 1", a.n_heads);
@@ -473,9 +609,60 @@ inline std::vector<weight> latent_attention_weights(const attention_spec& a) {
   return ws;
 }
 
+/// Appends Linear(d -> rows) `name` of part::attention, scored as `blocks` row blocks when split.
+inline void add_row_blocks(std::vector<weight>& ws, const char* name, std::int64_t rows, std::int64_t d,
+                           std::int64_t blocks, bool bias, bool split) {
+  weight x = linear(name, part::attention, rows, d, bias);
+  if (split) x.split_out = blocks;
+  ws.push_back(std::move(x));
+}
+
+/// Mamba-2's matrices. Scored by the paper's per-head convention: in_proj's z and x parts per
+/// head (H blocks (P, d)), its B and C parts per group (G blocks (N, d)), its dt part (H, d)
+/// whole (per_head layout; every part whole otherwise); out_proj whole (per head with
+/// out_layout::per_head). Parameters and MACs are those of the one in_proj tensor.
+inline std::vector<weight> mamba2_weights(const attention_spec& a) {
+  const ssm_widths w = mamba2_widths(a);
+  const std::int64_t d = a.d_model, gn = a.ssm_groups * a.ssm_state; // checked by mamba2_widths
+  const bool split = a.qkv == qkv_layout::per_head;
+  std::vector<weight> ws;
+  add_row_blocks(ws, "in_proj.z", w.inner, d, a.ssm_heads, a.qkv_bias, split);
+  add_row_blocks(ws, "in_proj.x", w.inner, d, a.ssm_heads, a.qkv_bias, split);
+  add_row_blocks(ws, "in_proj.B", gn, d, a.ssm_groups, a.qkv_bias, split);
+  add_row_blocks(ws, "in_proj.C", gn, d, a.ssm_groups, a.qkv_bias, split);
+  add_row_blocks(ws, "in_proj.dt", a.ssm_heads, d, 1, a.qkv_bias, split);
+  weight o = linear("out_proj", part::attention, d, w.inner, a.out_bias);
+  if (a.out == out_layout::per_head) o.split_in = a.ssm_heads;
+  ws.push_back(std::move(o));
+  return ws;
+}
+
+/// Gated DeltaNet's matrices, scored per head like attention: in_proj_qkvz's q and k parts per
+/// key head (HK blocks (dk, d)), its v and z parts per value head (HV blocks (dv, d)),
+/// in_proj_ba's beta and a parts (HV, d) whole (per_head layout; every part whole otherwise);
+/// out_proj whole (per value head with out_layout::per_head).
+inline std::vector<weight> gated_deltanet_weights(const attention_spec& a) {
+  const ssm_widths w = mamba2_widths(a);
+  const std::int64_t d = a.d_model, kw = a.ssm_groups * a.ssm_state; // checked by mamba2_widths
+  const bool split = a.qkv == qkv_layout::per_head;
+  std::vector<weight> ws;
+  add_row_blocks(ws, "in_proj_qkvz.q", kw, d, a.ssm_groups, false, split);
+  add_row_blocks(ws, "in_proj_qkvz.k", kw, d, a.ssm_groups, false, split);
+  add_row_blocks(ws, "in_proj_qkvz.v", w.inner, d, a.ssm_heads, false, split);
+  add_row_blocks(ws, "in_proj_qkvz.z", w.inner, d, a.ssm_heads, false, split);
+  add_row_blocks(ws, "in_proj_ba.b", a.ssm_heads, d, 1, false, split);
+  add_row_blocks(ws, "in_proj_ba.a", a.ssm_heads, d, 1, false, split);
+  weight o = linear("out_proj", part::attention, d, w.inner);
+  if (a.out == out_layout::per_head) o.split_in = a.ssm_heads;
+  ws.push_back(std::move(o));
+  return ws;
+}
+
 inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
                                                        const lora_options& lo) {
   if (a.kind == attention_kind::none) return {};
+  if (a.kind == attention_kind::mamba2) return mamba2_weights(a);
+  if (a.kind == attention_kind::gated_deltanet) return gated_deltanet_weights(a);
   if (a.kind == attention_kind::linear) return {linear("linear_attn", part::attention, a.d_model, a.d_model)};
   if (a.kind == attention_kind::latent) return latent_attention_weights(a);
   const std::int64_t d = a.d_model, h = a.n_heads, kv = a.kv_heads();
@@ -486,7 +673,8 @@ inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
   switch (a.qkv) {
   case qkv_layout::merged:
     ws.push_back(linear("qkv_proj", part::attention,
-                        checked_add(qw, checked_mul<std::int64_t>(2, kw, fn, "merged QKV width"), fn, "merged QKV width"),
+                        checked_add(a.output_gate ? checked_mul<std::int64_t>(2, qw, fn, "merged QKV width") : qw,
+                                    checked_mul<std::int64_t>(2, kw, fn, "merged QKV width"), fn, "merged QKV width"),
                         d, a.qkv_bias));
     break;
   case qkv_layout::per_head:
@@ -500,6 +688,11 @@ inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
       v.split_out = kv;
     }
     ws.push_back(std::move(q));
+    if (a.output_gate) { // the second half of q_proj's rows: a sigmoid gate per query head
+      weight g = linear("q_proj.gate", part::attention, qw, d, a.qkv_bias);
+      if (a.qkv == qkv_layout::per_head) g.split_out = h;
+      ws.push_back(std::move(g));
+    }
     ws.push_back(std::move(k));
     ws.push_back(std::move(v));
     break;
@@ -594,14 +787,18 @@ inline layer make_block_unchecked(const block_spec& b, double seq_len, std::stri
   l.norm_params = checked_add(checked_mul(b.n_norms, norm_params(b.norm, b.attention.d_model), "nsc::make_block",
                                           "norm parameters"),
                               attention_norm_params(b.attention), "nsc::make_block", "norm parameters");
-  if (b.attention.sinks && b.attention.kind == attention_kind::standard) l.other_params = b.attention.n_heads;
+  l.norm_params = checked_add(l.norm_params, mixer_norm_params(b.attention), "nsc::make_block", "norm parameters");
+  l.other_params = mixer_other_params(b.attention);
+  if (b.attention.sinks && b.attention.kind == attention_kind::standard)
+    l.other_params = checked_add(l.other_params, b.attention.n_heads, "nsc::make_block", "sink parameters");
   const double cap = b.attention.sliding_window > 0 ? double(b.attention.sliding_window)
                      : b.attention.chunk > 0        ? double(b.attention.chunk)
                      : b.attention.index_topk > 0   ? double(b.attention.index_topk)
                                                     : seq_len;
   const double keys = std::min(seq_len, cap);
   l.extra_macs = keys * double(attention_macs_per_key(b.attention)) +
-                 seq_len * double(indexer_macs_per_key(b.attention)); // the indexer scores every key
+                 seq_len * double(indexer_macs_per_key(b.attention)) + // the indexer scores every key
+                 double(mixer_macs_per_token(b.attention));
   return l;
 }
 
@@ -772,7 +969,9 @@ inline bool same_block(const block_spec& x, const block_spec& y) {
          a.index_head_dim == b.index_head_dim && a.index_topk == b.index_topk &&
          a.q_lora_rank == b.q_lora_rank && a.kv_lora_rank == b.kv_lora_rank &&
          a.qk_nope_head_dim == b.qk_nope_head_dim && a.qk_rope_head_dim == b.qk_rope_head_dim &&
-         a.v_head_dim == b.v_head_dim && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&
+         a.v_head_dim == b.v_head_dim && a.ssm_heads == b.ssm_heads && a.ssm_head_dim == b.ssm_head_dim &&
+         a.ssm_state == b.ssm_state && a.ssm_groups == b.ssm_groups && a.conv_kernel == b.conv_kernel &&
+         a.conv_bias == b.conv_bias && a.ssm_norm == b.ssm_norm && a.output_gate == b.output_gate && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&
          f.gated == g.gated && f.bias == g.bias && f.lora_gate == g.lora_gate && f.lora_up == g.lora_up &&
          f.lora_down == g.lora_down && f.n_experts == g.n_experts && f.top_k == g.top_k &&
          f.router_bias == g.router_bias && f.shared_d_ff == g.shared_d_ff && f.shared_gate == g.shared_gate &&

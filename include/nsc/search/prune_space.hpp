@@ -24,6 +24,11 @@
 ///    plus no-op (the sublayer removed with its norms) in decilm and per_layer. With tp = N:
 ///    h % N == 0 and (k % N == 0 or N % k == 0) (vLLM shards KV heads, or replicates them when
 ///    N > k). Other attention kinds (MLA, linear) are kept as they are (or no-op).
+///  * Recurrent mixers (Mamba-2, Gated DeltaNet: attention_spec::recurrent()), in the nsc format
+///    only (decilm and per_layer cannot express them: refused by name, naming the layer): kept
+///    as they are, or removed (no-op, when no_op) when the mixer is its layer's only sublayer
+///    (Nemotron-H: the layer leaves hybrid_override_pattern); their fixed-size state is part of
+///    the kv_bytes and memory costs (deploy).
 ///  * FFN (standard kind): widths w on the grid {G, 2G, ...} below the model's width d_ff, plus
 ///    d_ff itself, w >= min_ffn and w % tp == 0 (d_ff is always offered); plus no-op in decilm
 ///    and per_layer (the nsc format has no no-op). A linear FFN is kept (or no-op).
@@ -344,7 +349,8 @@ inline std::string prune_block_key(const block_spec& b) {
         std::int64_t(a.qkv_bias), std::int64_t(a.out_bias), a.lora_q, a.lora_k, a.lora_v, a.lora_o,
         std::int64_t(a.qk_norm), a.sliding_window, std::int64_t(a.sinks), a.chunk, std::int64_t(a.nope), a.index_n_heads,
         a.index_head_dim, a.index_topk, a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim,
-        a.qk_rope_head_dim, a.v_head_dim, std::int64_t(f.kind), f.d_model, f.d_ff, std::int64_t(f.gated),
+        a.qk_rope_head_dim, a.v_head_dim, a.ssm_heads, a.ssm_head_dim, a.ssm_state, a.ssm_groups, a.conv_kernel,
+        std::int64_t(a.conv_bias), std::int64_t(a.ssm_norm), std::int64_t(a.output_gate), std::int64_t(f.kind), f.d_model, f.d_ff, std::int64_t(f.gated),
         std::int64_t(f.bias), f.lora_gate, f.lora_up, f.lora_down, f.n_experts, f.top_k,
         std::int64_t(f.router_bias), f.shared_d_ff, std::int64_t(f.shared_gate), std::int64_t(b.norm), b.n_norms})
     put(v);
@@ -508,6 +514,13 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     if (s.lora_adapter_rank >= 0) detail::prune_set_adapters(b, s.lora_adapter_rank);
   }
   const bool noop = s.no_op && s.format != prune_format::nsc;
+  for (std::size_t i = 0; i < out.spec.blocks.size(); ++i) // DeciLM and per_layer_config have no state-space mixer
+    if (s.format != prune_format::nsc && out.spec.blocks[i].attention.recurrent())
+      throw_invalid_argument(prune_fn,
+                             "layer " + std::to_string(i) + " is a " + std::string(to_string(out.spec.blocks[i].attention.kind)) + " layer, which the " +
+                                 std::string(to_string(s.format)) +
+                                 " format cannot express; use the nsc format (it keeps or removes such layers)",
+                             to_string(s.format));
   psi_cache cache;
   std::vector<std::string> keys;
   std::vector<std::size_t> first_of;
@@ -584,7 +597,11 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
           l.attention.push_back(o);
         }
     }
-    if ((noop && !first_kept) || base.attention.kind == attention_kind::none) {
+    // A recurrent mixer that is its layer's only sublayer (Nemotron-H) may be removed (no-op) in
+    // the nsc format: the whole layer then drops out of hybrid_override_pattern
+    // (nsc/io/prune_config.hpp). Beside an FFN (Qwen3-Next) no format nsc writes can skip it: kept.
+    if ((noop && !first_kept) || base.attention.kind == attention_kind::none ||
+        (s.no_op && base.attention.recurrent() && base.ffn.kind == ffn_kind::none)) {
       prune_attention_option o;
       o.none = true;
       l.attention.push_back(o);
