@@ -394,7 +394,7 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
               "per sequence (conv_dim (K - 1) conv + recurrent state) in the KV cache and memory, at "
               "--state-dtype / --conv-state-dtype; FLOPs of the recurrent form (Mamba-2: conv_dim K + 2 H P N "
               "MACs per token, Gated DeltaNet: conv_dim K + 3 HV dk dv). Gated attention (qwen3_next): q_proj "
-              "carries the output gate (2 heads head_dim rows).");
+              "carries the output gate (2 heads head_dim rows)."));
   sub->add_option("--estimator", args->estimator, "psi estimator: mp (paper) or fs (finite-size)")
       ->check(CLI::IsMember({"mp", "fs"}));
   sub->add_option("--init", args->init_name,

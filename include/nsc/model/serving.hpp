@@ -216,6 +216,7 @@ inline std::vector<serving_entry> serving_entries(const transformer_spec& spec, 
   const double steps = std::ceil(C / double(chunk));
   std::vector<serving_entry> out;
   std::size_t block = 0;
+  const stored_weights stored = w.stored ? *w.stored : stored_as(w.weights);
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const layer& l = net.layers[i];
     const layer_deployment& ld = d.layers[i];
@@ -225,13 +226,13 @@ inline std::vector<serving_entry> serving_entries(const transformer_spec& spec, 
     e.block = l.name.rfind("layers.", 0) == 0 && block < sh.blocks.size();
     e.weight_bytes = ld.weight_bytes;
     e.kv_bytes = ld.kv_cache_bytes;
-    // Weight bytes split into always-read and per-expert parts.
-    double fixed_bytes = double(plain_storage(l.norm_params, w.weights)) + double(plain_storage(l.other_params, w.weights));
+    // Weight bytes split into always-read and per-expert parts (as the checkpoint stores them).
+    double fixed_bytes = double(plain_storage(l.norm_params, stored)) + double(plain_storage(l.other_params, stored));
     double expert_bytes = 0, E = 0, k = 0;
     for (const weight& x : l.weights) {
-      double b = double(weight_storage(x, w.weights));
+      double b = double(weight_storage(x, stored));
       if (x.kind == part::head && !x.counted) // a tied head reads the embedding table
-        b = double(plain_storage(x.weight_params(), w.weights));
+        b = double(plain_storage(x.weight_params(), stored));
       if (x.kind == part::embedding) continue; // a lookup reads b rows: negligible
       if (x.copies > 1 && x.active_copies >= 0) {
         expert_bytes += b;

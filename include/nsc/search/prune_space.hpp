@@ -169,9 +169,6 @@ inline prune_engine parse_prune_engine(std::string_view s) {
                          "expected vllm, sglang, trtllm, mlx, llama.cpp or transformers", std::string(s));
 }
 
-/// The budgeted quantities (every one a sum over layers plus a fixed offset).
-enum class prune_cost { params, params_non_embedding, params_active, prefill_flops, kv_bytes, memory };
-inline constexpr std::size_t prune_cost_count = 6;
 /// The budgeted quantities (every one a sum over layers plus a fixed offset). memory is the
 /// total over the tp GPUs as vLLM allocates it (tp x memory_per_gpu: replicated KV heads and
 /// norms counted on every GPU; the model's own weights + KV when tp = 1); memory_per_gpu is
