@@ -449,7 +449,11 @@ double parse_budget_value(const std::string& text, const std::string& what) {
   const bool bytes = what.find("byte") != std::string::npos || what.find("memory") != std::string::npos ||
                      what.find("kv") != std::string::npos;
   const std::string where = "nsc search: --budget " + what;
-  return bytes ? nsc::io::parse_bytes(text, where) : nsc::io::parse_count(text, where);
+  // no upper limit here: a budget above every cost is no constraint (1e300)
+  const nsc::io::quantity q =
+      nsc::io::parse_quantity(text, bytes ? nsc::io::quantity_kind::bytes : nsc::io::quantity_kind::count, where);
+  if (q.relative) throw std::invalid_argument(where + ": a percentage needs a reference model (nsc prune has one)");
+  return q.value;
 }
 
 /// The budgets per cost name: the file's, overridden by each --budget NAME=VALUE (a bare number

@@ -116,7 +116,7 @@ nsc_cli_test(score_prefill_beyond_2_64
   PASS "\"prefill_flops\":\"[0-9]+\"")
 nsc_cli_test(score_bad_seq_len_fraction
   ARGS score examples/configs/gpt2.json --seq-len 2.5
-  PASS "--seq-len must be an integer number of tokens")
+  PASS "--seq-len: cannot read '2[.]5' [(]not a whole number of tokens[)]")
 nsc_cli_test(score_bad_kv_dtype
   ARGS score examples/configs/gpt2.json --kv-dtype int4
   WILL_FAIL)
