@@ -785,7 +785,8 @@ TEST_CASE("Issue 18a families: table entries, published totals, notes", "[hf_fam
   const hf_model mm = read_hf_config(m3);
   CHECK(mm.text_config);
   REQUIRE(mm.notes.size() == 1);
-  CHECK(mm.notes[0] == "a multimodal config (mistral3): its text decoder is counted, not its vision tower or projector");
+  CHECK(mm.notes[0] == "multimodal config (mistral3): the text decoder (text_config) is scored and counted; the vision "
+                      "tower and projector are not counted (their size is not determined here)");
   CHECK(count(hf_network(mm, 256)).total() == 7241732096);
   m3["text_config"]["model_type"] = "ministral3";
   CHECK(count(hf_network(read_hf_config(m3), 256)).total() == 7241732096);

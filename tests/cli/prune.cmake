@@ -18,7 +18,14 @@ if(CMAKE_SCRIPT_MODE_FILE AND NSC_ROUND_TRIP) # ---- script mode: one round trip
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "nsc prune ${args}: exit ${rc}\n${err}")
   endif()
-  execute_process(COMMAND ${NSC} score ${out} ${load} --json RESULT_VARIABLE rc OUTPUT_VARIABLE sj
+  # nsc score's weight dtype defaults to the checkpoint's (torch_dtype, quantization_config), nsc
+  # prune's to bf16: read back at the search's.
+  set(wdt "")
+  if(NOT "${load}" MATCHES "--weight-dtype")
+    string(JSON w GET "${pj}" workload weight_dtype)
+    set(wdt --weight-dtype ${w})
+  endif()
+  execute_process(COMMAND ${NSC} score ${out} ${load} ${wdt} --json RESULT_VARIABLE rc OUTPUT_VARIABLE sj
                   ERROR_VARIABLE err WORKING_DIRECTORY ${NSC_WORKDIR})
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "nsc score ${out}: exit ${rc}\n${err}")

@@ -457,6 +457,7 @@ inline const std::vector<family>& families() {
     // Issue 18 families (one entry each; the modeling files are cited in the file comment).
     family kimi = ds; // DeepseekV3ForCausalLM under another name
     kimi.model_type = "kimi_k2";
+    kimi.dsa = false; // ds is deepseek_v32 by now
     kimi.mtp_layers = "num_nextn_predict_layers";
     t.push_back(kimi);
     family granite = llama; // llama + scalar multipliers (no parameters)
