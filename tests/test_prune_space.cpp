@@ -91,6 +91,22 @@ brute enumerate(const prune_space& sp) {
   return out;
 }
 
+/// A budget at fraction frac of the way from the smallest to the largest value of cost c over
+/// every selection: at(c, 0) admits only the cheapest, at(c, 1) every one.
+struct budget_grid {
+  prune_cost_vector lo{}, hi{};
+  explicit budget_grid(const brute& b) {
+    lo.fill(INT64_MAX);
+    hi.fill(0);
+    for (const auto& t : b.all)
+      for (std::size_t k = 0; k < prune_cost_count; ++k) lo[k] = std::min(lo[k], t.cost[k]), hi[k] = std::max(hi[k], t.cost[k]);
+  }
+  prune_budget operator()(prune_cost c, double frac) const {
+    const std::size_t k = std::size_t(c);
+    return prune_budget{c, lo[k] + int64_t(double(hi[k] - lo[k]) * frac)};
+  }
+};
+
 /// The brute-force optimum under the budgets (nullopt: none fits).
 std::optional<double> brute_best(const brute& b, const std::vector<prune_budget>& budgets) {
   std::optional<double> best;
@@ -172,15 +188,7 @@ namespace {
 void check_against_brute_force(const prune_space& sp) {
   {
     const brute b = enumerate(sp);
-    prune_cost_vector lo, hi;
-    lo.fill(INT64_MAX);
-    hi.fill(0);
-    for (const auto& t : b.all)
-      for (std::size_t k = 0; k < prune_cost_count; ++k) lo[k] = std::min(lo[k], t.cost[k]), hi[k] = std::max(hi[k], t.cost[k]);
-    auto at = [&](prune_cost c, double frac) {
-      const std::size_t k = std::size_t(c);
-      return prune_budget{c, lo[k] + int64_t(double(hi[k] - lo[k]) * frac)};
-    };
+    const budget_grid at(b);
     using P = prune_cost;
     const std::vector<std::vector<prune_budget>> combos = {
         {},
@@ -715,15 +723,7 @@ TEST_CASE("prune search: per-GPU memory and roofline times at tp 2 add up and ar
     CHECK(t.cost[std::size_t(prune_cost::decode_time)] > 0);
   });
   const brute b = enumerate(sp);
-  prune_cost_vector lo, hi;
-  lo.fill(INT64_MAX);
-  hi.fill(0);
-  for (const auto& t : b.all)
-    for (std::size_t k = 0; k < prune_cost_count; ++k) lo[k] = std::min(lo[k], t.cost[k]), hi[k] = std::max(hi[k], t.cost[k]);
-  auto at = [&](prune_cost c, double frac) {
-    const std::size_t k = std::size_t(c);
-    return prune_budget{c, lo[k] + int64_t(double(hi[k] - lo[k]) * frac)};
-  };
+  const budget_grid at(b);
   using P = prune_cost;
   for (const auto& budgets : std::vector<std::vector<prune_budget>>{{at(P::decode_time, 0.5)},
                                                                      {at(P::prefill_time, 0.4)},

@@ -537,11 +537,8 @@ int infeasible_json(bool json, const nsc::io::search_space_file& f, const std::s
   return infeasible("no selection of " + f.name + " has " + budgets_text(f.cost_names, b));
 }
 
-int run_generic(const generic_args& a) {
-  const nsc::io::search_space_file f = nsc::io::read_search_space_file(a.space);
-  const auto budgets = resolve_budgets(f, a.budgets);
-  const auto& names = f.cost_names;
-  const bool single = names.size() == 1;
+/// The solver settings of --front, --top, --min-distance, --front-epsilon, --max-memory, --max-work.
+nsc::search::budget_search_settings search_settings(const generic_args& a) {
   nsc::search::budget_search_settings bs;
   bs.front = a.front;
   bs.top = a.top;
@@ -549,6 +546,15 @@ int run_generic(const generic_args& a) {
   bs.front_epsilon = a.front_epsilon;
   bs.mmck.max_table_bytes = std::size_t(a.max_memory);
   bs.mmck.max_work = std::uint64_t(a.max_work);
+  return bs;
+}
+
+int run_generic(const generic_args& a) {
+  const nsc::io::search_space_file f = nsc::io::read_search_space_file(a.space);
+  const auto budgets = resolve_budgets(f, a.budgets);
+  const auto& names = f.cost_names;
+  const bool single = names.size() == 1;
+  const nsc::search::budget_search_settings bs = search_settings(a);
   if (f.type == nsc::io::search_space_file::kind::groups) {
     nsc::search::groups_budgets_settings s;
     s.cost_names = names;
@@ -746,13 +752,7 @@ int run_library(const generic_args& a) {
   const auto t1 = clock_type::now();
   std::string relaxed_note;
   if (feasible) {
-    nsc::search::budget_search_settings bs;
-    bs.front = a.front;
-    bs.top = a.top;
-    bs.min_distance = a.min_distance;
-    bs.front_epsilon = a.front_epsilon;
-    bs.mmck.max_table_bytes = std::size_t(a.max_memory);
-    bs.mmck.max_work = std::uint64_t(a.max_work);
+    const nsc::search::budget_search_settings bs = search_settings(a);
     // Lower bounds: solve without them first; when every answer meets them, the relaxation's
     // answers are the constrained ones (exact: the constrained selections are a subset). Not for
     // --front (the constrained front is not a subset of the relaxed one).
