@@ -80,6 +80,16 @@ void for_each_selection(const prune_space& sp, const std::function<void(const pr
   }
 }
 
+/// The fixed costs plus the costs of every chosen option (what the knapsack adds up).
+prune_cost_vector option_sum(const prune_space& sp, const prune_candidate& c) {
+  prune_cost_vector sum = sp.fixed;
+  for (std::size_t i = 0; i < c.layers.size(); ++i)
+    for (std::size_t k = 0; k < prune_cost_count; ++k)
+      sum[k] += sp.layers[i].attention[c.layers[i].attention_option].cost[k] +
+                sp.layers[i].ffn[c.layers[i].ffn_option].cost[k];
+  return sum;
+}
+
 struct brute {
   std::vector<prune_totals_t> all;
 };
@@ -171,13 +181,8 @@ TEST_CASE("prune space: option costs add up to the whole model's (decomposition)
   const hf_model m = read_hf_config(tiny_llama());
   const prune_space sp = make_prune_space(m.spec, settings(prune_format::per_layer));
   for_each_selection(sp, [&](const prune_candidate& c) {
-    prune_cost_vector sum = sp.fixed;
-    for (std::size_t i = 0; i < c.layers.size(); ++i)
-      for (std::size_t k = 0; k < prune_cost_count; ++k)
-        sum[k] += sp.layers[i].attention[c.layers[i].attention_option].cost[k] +
-                  sp.layers[i].ffn[c.layers[i].ffn_option].cost[k];
     const prune_totals_t t = prune_totals(prune_apply(sp, c), sp.settings);
-    CHECK(sum == t.cost);
+    CHECK(option_sum(sp, c) == t.cost);
   });
 }
 
@@ -712,13 +717,8 @@ TEST_CASE("prune search: per-GPU memory and roofline times at tp 2 add up and ar
   s.serving = sv;
   const prune_space sp = make_prune_space(m.spec, s);
   for_each_selection(sp, [&](const prune_candidate& c) {
-    prune_cost_vector sum = sp.fixed;
-    for (std::size_t i = 0; i < c.layers.size(); ++i)
-      for (std::size_t k = 0; k < prune_cost_count; ++k)
-        sum[k] += sp.layers[i].attention[c.layers[i].attention_option].cost[k] +
-                  sp.layers[i].ffn[c.layers[i].ffn_option].cost[k];
     const prune_totals_t t = prune_totals(prune_apply(sp, c), sp.settings);
-    CHECK(sum == t.cost);
+    CHECK(option_sum(sp, c) == t.cost);
     CHECK(t.cost[std::size_t(prune_cost::memory)] == 2 * t.cost[std::size_t(prune_cost::memory_per_gpu)]);
     CHECK(t.cost[std::size_t(prune_cost::decode_time)] > 0);
   });

@@ -390,11 +390,13 @@ int run_generic(const prune_args& a) {
     return nsc_cli::exit_no_answer;
   }
   const prune_candidate& b = *r.best;
-  if (!a.emit_config.empty()) {
-    const nlohmann::json cfg = a.uniform ? nsc::prune_emit_uniform_config(raw, space, b) : nsc::prune_emit_config(raw, space, b);
+  // The chosen model's config (for --emit-config and --emit-checkpoint), built and read back once.
+  nlohmann::json cfg;
+  if (!a.emit_config.empty() || !a.emit_checkpoint.empty()) {
+    cfg = a.uniform ? nsc::prune_emit_uniform_config(raw, space, b) : nsc::prune_emit_config(raw, space, b);
     nsc::prune_verify_config(cfg, space, b, a.uniform ? own : std::string()); // reads back to exactly these numbers
-    nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
   }
+  if (!a.emit_config.empty()) nsc_cli::write_text_file(a.emit_config, cfg.dump(2) + "\n");
   // Where the written config loads (the engines' code; nsc/io/prune_config.hpp).
   nlohmann::json loads;
   if (a.uniform)
@@ -412,8 +414,6 @@ int run_generic(const prune_args& a) {
   double ckpt_secs = 0;
   if (!a.emit_checkpoint.empty()) { // the weights of the chosen model (nsc/io/prune_checkpoint.hpp)
     const auto c0 = std::chrono::steady_clock::now();
-    const nlohmann::json cfg = a.uniform ? nsc::prune_emit_uniform_config(raw, space, b) : nsc::prune_emit_config(raw, space, b);
-    nsc::prune_verify_config(cfg, space, b, a.uniform ? own : std::string());
     nsc::io::prune_checkpoint_settings cs;
     cs.shard_bytes = std::uint64_t(a.shard_size);
     cs.criterion = nsc::io::parse_channel_criterion(a.criterion);
