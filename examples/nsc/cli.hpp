@@ -14,6 +14,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nsc_cli {
@@ -59,6 +60,15 @@ inline void write_text_file(const std::string& path, const std::string& text) {
 }
 
 /// Prints a JSON value on one line to stdout.
+/// The defaults an answer used: "--flag value" for every (flag, value) the user did not give, in
+/// order, joined by ", " (README "Defaults": every answer prints the defaults it rests on).
+inline std::string defaults_text(const CLI::App& sub, const std::vector<std::pair<std::string, std::string>>& flags) {
+  std::string s;
+  for (const auto& [flag, value] : flags)
+    if (sub.count(flag) == 0) s += (s.empty() ? "" : ", ") + flag + (value.empty() ? "" : " " + value);
+  return s.empty() ? "none (every setting given)" : s;
+}
+
 inline void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump().c_str()); }
 
 /// Formats a double with `prec` significant digits (for tables).

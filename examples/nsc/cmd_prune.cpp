@@ -88,7 +88,7 @@ struct prune_args {
   std::optional<std::string> weights_memory, memory_per_gpu, decode_ms, tokens_per_s, ttft_ms;
   nsc_cli::serving_options serving;
   std::int64_t kv_heads_min = 0;
-  std::string min_ffn_ratio = "0";
+  std::string min_ffn_ratio = "10%"; // README "Defaults": no FFN below a tenth of its own width (Puzzle's smallest)
   std::string context_text, batch_text = "1";
   long long context = 0;
   long long batch = 1;
@@ -110,6 +110,7 @@ struct prune_args {
   std::string emit_checkpoint;
   double shard_size = 5e9;
   std::string criterion = "magnitude";
+  const CLI::App* app = nullptr; ///< the subcommand: which flags were given (the defaults line)
 };
 
 std::string billions(double v) {
@@ -223,6 +224,49 @@ std::string instead(const nlohmann::json& raw) {
   return "What works: --uniform (" + arch +
          " with one shape for every layer, which every engine loads with no remote code), or --emit-format "
          "per-layer / nsc (heterogeneous; nsc score reads them, no serving engine builds them)";
+}
+
+/// The defaults line of the generic space: every setting the user did not give, as the flag that
+/// would change it (README "Defaults").
+std::string prune_defaults(const prune_args& a, const nsc::search::prune_space_settings& ss,
+                           const nsc::search::prune_space& space, bool gpu) {
+  bool moe = false;
+  std::int64_t top_k = 0;
+  for (const auto& l : space.layers)
+    if (l.base.ffn.kind == nsc::ffn_kind::standard && l.base.ffn.n_experts > 0) {
+      moe = true;
+      top_k = l.base.ffn.top_k;
+    }
+  std::vector<std::pair<std::string, std::string>> f{
+      {"--ffn-multiple", std::to_string(ss.ffn_multiple)},
+      {"--min-ffn-ratio", a.min_ffn_ratio + " (no FFN below this share of its layer's own width; no-op aside)"},
+      {"--min-ffn", std::to_string(a.min_ffn)},
+      {"--head-step", a.head_step > 0 ? std::to_string(a.head_step) : "the GQA group"},
+      {"--kv-heads-min", std::to_string(std::max<std::int64_t>(1, a.kv_heads_min))},
+      {"--no-noop", a.no_noop ? "" : "not given (no-op sublayers offered)"},
+      {"--tp", std::to_string(a.tp)}};
+  if (moe) {
+    f.push_back({"--expert-step", std::to_string(a.expert_step)});
+    f.push_back({"--min-experts", a.min_experts > 0 ? std::to_string(a.min_experts) : "top-k (" + std::to_string(top_k) + ")"});
+    f.push_back({"--ep", std::to_string(a.ep)});
+    f.push_back({"--keep-expert-width", ss.expert_width ? "not given (expert width on the FFN grid)" : "(kept)"});
+  }
+  f.insert(f.end(), {{"--weight-dtype", a.weight_dtype},
+                     {"--kv-dtype", a.kv_dtype},
+                     {"--seq-len", std::to_string(a.seq_len)},
+                     {"--context", a.context > 0 ? std::to_string(a.context) : "--seq-len"},
+                     {"--batch", std::to_string(a.batch)},
+                     {"--attention", a.attention},
+                     {"--estimator", a.estimator}});
+  if (!a.uniform) f.push_back({"--emit-format", a.emit_format});
+  if (!a.weights.empty()) f.push_back({"--criterion", a.criterion});
+  if (gpu)
+    f.insert(f.end(), {{"--gpu-memory-utilization", nsc_cli::fmt(ss.serving->gpu_memory_utilization, 3)},
+                       {"--reserve", nsc_cli::grouped((long long)ss.serving->reserve_bytes) + " bytes"},
+                       {"--prefill-chunk", std::to_string(ss.serving->chunk())},
+                       {"--bandwidth-efficiency", a.serving.bw_eff},
+                       {"--compute-efficiency", a.serving.compute_eff}});
+  return a.app ? nsc_cli::defaults_text(*a.app, f) : std::string("(not known)");
 }
 
 int run_generic(const prune_args& a) {
@@ -477,6 +521,7 @@ int run_generic(const prune_args& a) {
     plot_note = po.note;
   }
   if (a.json || a.format == "json") {
+    j["defaults"] = prune_defaults(a, ss, space, gpu);
     nsc_cli::print_json(j);
     if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
     return nsc_cli::exit_answer;
@@ -485,20 +530,23 @@ int run_generic(const prune_args& a) {
   const auto& u = r.unpruned.totals.cost;
   const std::string out_name = a.uniform ? own
                                : std::string(to_string(ss.format)) + (engine != prune_engine::any ? " for " + a.engine : "");
+  // The FFN floor as the space applies it (nsc/search/prune_space.hpp): max(min_ffn, ratio x own).
+  const std::string ffn_floor =
+      (ss.min_ffn_ratio > 0 ? ", >= " + nsc_cli::fmt(100 * ss.min_ffn_ratio, 4) + "% of the layer's own" : std::string()) +
+      (a.min_ffn > 0 ? ", >= " + std::to_string(a.min_ffn) : std::string());
   std::printf("NSC-DP pruning  %s (%s, %zu layers), %s space, %s output\n", m.spec.name.c_str(), m.model_type.c_str(),
               space.layers.size(), a.uniform ? "uniform" : "generic", out_name.c_str());
   if (a.uniform)
     std::printf("space    uniform: one attention shape (query heads h, KV heads k | h) for every layer, one FFN width (multiples of "
                 "%lld%s) for every dense layer, one (experts, width) for every MoE layer%s\n",
-                static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
-                ss.no_op ? "; depth: the last layers removed" : "");
+                static_cast<long long>(ss.ffn_multiple), ffn_floor.c_str(), ss.no_op ? "; depth: the last layers removed" : "");
   else
   std::printf("space    per layer: attention (%s) x FFN (multiples of %lld%s%s)%s; %zu options in all (sublayer choices summed over layers), %zu distinct "
               "layer(s)\n",
               ss.format == prune_format::decilm    ? "KV heads dividing the heads, or no-op"
               : ss.format == prune_format::per_layer ? "query heads h, KV heads k | h, or no-op"
                                                      : "kept",
-              static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
+              static_cast<long long>(ss.ffn_multiple), ffn_floor.c_str(),
               ss.format == prune_format::nsc ? "" : ", or no-op",
               a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
   if (tied_shared && !a.keep_expert_width)
@@ -584,12 +632,7 @@ int run_generic(const prune_args& a) {
                                           [](const auto& f) { return f.extension() == ".safetensors"; })),
                 a.criterion.c_str(), time_text(ckpt_secs).c_str());
   if (!plot_note.empty()) std::printf("%s\n", plot_note.c_str());
-  std::printf("defaults FFN floor max(--min-ffn %lld, --min-ffn-ratio %s x the layer's width); KV heads >= %lld; no-op sublayers %s; "
-              "tp %lld, ep %lld%s\n",
-              static_cast<long long>(a.min_ffn), nsc_cli::fmt(ss.min_ffn_ratio, 4).c_str(),
-              static_cast<long long>(std::max<std::int64_t>(1, a.kv_heads_min)), a.no_noop ? "off" : "offered",
-              static_cast<long long>(a.tp), static_cast<long long>(a.ep),
-              gpu ? ("; roofline efficiencies bandwidth " + a.serving.bw_eff + ", compute " + a.serving.compute_eff).c_str() : "");
+  std::printf("defaults %s\n", prune_defaults(a, ss, space, gpu).c_str());
   if (a.uniform) {
     std::printf("solver   uniform enumeration, exact: %llu models (attention shapes x FFN shapes x depths; running sums give "
                 "every depth)\n",
@@ -815,7 +858,7 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
   sub->add_option("--kv-heads-min", args->kv_heads_min, "generic: keep at least this many KV heads per layer (the model's own always offered)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1) << 20));
   sub->add_option("--min-ffn-ratio", args->min_ffn_ratio,
-                  "generic: FFN widths >= this share of each layer's own width (0.25 or 25%; default 0: down to the grid)");
+                  "generic: FFN widths >= this share of each layer's own width (0.25 or 25%; default 10%; 0: down to the grid)");
   sub->add_option("--context", args->context_text, "generic: cached tokens per sequence (32k, 32Ki, 8192; default: --seq-len)");
   sub->add_option("--batch", args->batch_text, "generic: sequences cached (default 1)");
   sub->add_option("--state-dtype", args->state_dtype,
@@ -883,6 +926,7 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "write a PNG of the front (scripts/plot_front.py; generic: needs --front, NSC against params and "
                   "every budgeted cost)");
   return [args, sub] {
+    args->app = sub;
     args->emit_format_given = sub->get_option("--emit-format")->count() > 0;
     args->seq_len = nsc::io::parse_tokens(args->seq_len_text, "nsc prune: --seq-len", 1, std::int64_t(1) << 24);
     if (!args->context_text.empty())
