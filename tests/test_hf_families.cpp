@@ -1314,6 +1314,12 @@ TEST_CASE("Issue 18d families: cohere, cohere2, internlm2, seed_oss, granitemoeh
   CHECK(file_total("internlm2_5-7b-chat.json") == 7737708544);
   CHECK(file_total("granite-4.0-micro.json") == 3402836480);
   CHECK(file_total("seed-oss-36b-instruct.json") == 36151104512);
+  // InternLM2.5 1.8B and 20B (the same table): the 7B config with their shapes.
+  json il = json::parse(std::ifstream(configs + "internlm2_5-7b-chat.json"));
+  il.update({{"hidden_size", 2048}, {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"intermediate_size", 8192}});
+  CHECK(count(hf_network(read_hf_config(il), 256)).total() == 1889110016);
+  il.update({{"hidden_size", 6144}, {"num_hidden_layers", 48}, {"num_attention_heads", 48}, {"intermediate_size", 16384}});
+  CHECK(count(hf_network(read_hf_config(il), 256)).total() == 19861149696);
   // A tiny llama-shaped body: d 16, 2 layers, 4 heads of 4, 2 KV heads, FFN 8, vocab 10.
   const json body = {{"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
                      {"num_key_value_heads", 2}, {"intermediate_size", 8}, {"vocab_size", 10}};

@@ -577,7 +577,7 @@ inline const std::vector<family>& families() {
     granite_hybrid.moe = moe_layout::mixtral;
     granite_hybrid.mamba_layer_types = true;
     granite_hybrid.per_layer_config = false;
-    granite_hybrid.defaults = R"({"mamba_n_heads": 128, "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_d_conv": 4,
+    granite_hybrid.defaults = R"({"mamba_n_heads": 128, "mamba_d_head": "auto", "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_d_conv": 4,
                                   "mamba_expand": 2, "mamba_conv_bias": true, "mamba_proj_bias": false, "num_local_experts": 0})";
     t.push_back(granite_hybrid);
     return t;
@@ -1653,6 +1653,35 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   // attention, '-' an MLP; each layer has that one mixer and one RMSNorm.
   std::string pattern;
   attention_spec mamba;
+  // A Mamba-2 mixer from the family's field names; `expand` (when given) allows head_dim "auto" =
+  // expand x hidden_size / heads (GraniteMoeHybridConfig).
+  struct mamba_keys {
+    const char *heads, *head_dim, *expand, *state, *groups, *conv, *conv_bias, *bias;
+  };
+  auto read_mamba = [&](const mamba_keys& k) {
+    attention_spec x;
+    x.kind = attention_kind::mamba2;
+    x.d_model = s.d_model;
+    x.ssm_heads = f.required(k.heads);
+    if (const json* dh = f.get(k.head_dim); k.expand && dh && *dh == "auto") {
+      const std::int64_t inner = checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
+      if (inner % x.ssm_heads != 0)
+        bad(k.heads, "must divide " + std::string(k.expand) + " x hidden_size = " + std::to_string(inner) + " (" +
+                         k.head_dim + " auto)",
+            *f.get(k.heads));
+      x.ssm_head_dim = inner / x.ssm_heads;
+    } else {
+      x.ssm_head_dim = f.required(k.head_dim);
+    }
+    x.ssm_state = f.required(k.state);
+    x.ssm_groups = f.required(k.groups);
+    if (x.ssm_heads % x.ssm_groups != 0)
+      bad(k.groups, "must divide " + std::string(k.heads) + " = " + std::to_string(x.ssm_heads), *f.get(k.groups));
+    x.conv_kernel = f.required(k.conv);
+    x.conv_bias = f.flag(k.conv_bias, true);
+    x.qkv_bias = x.out_bias = f.flag(k.bias, false);
+    return x;
+  };
   if (fam.hybrid_pattern) {
     const json* v = f.get(fam.hybrid_pattern);
     if (!v || !v->is_string())
@@ -1673,19 +1702,9 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
             *v);
       if (i > 0 && ch != pattern[i - 1]) cuts.at(std::int64_t(i));
     }
-    if (pattern.find('M') != std::string::npos) {
-      mamba.kind = attention_kind::mamba2;
-      mamba.d_model = s.d_model;
-      mamba.ssm_heads = f.required("mamba_num_heads");
-      mamba.ssm_head_dim = f.required("mamba_head_dim");
-      mamba.ssm_state = f.required("ssm_state_size");
-      mamba.ssm_groups = f.required("n_groups");
-      if (mamba.ssm_heads % mamba.ssm_groups != 0)
-        bad("n_groups", "must divide mamba_num_heads = " + std::to_string(mamba.ssm_heads), *f.get("n_groups"));
-      mamba.conv_kernel = f.required("conv_kernel");
-      mamba.conv_bias = f.flag("use_conv_bias", true);
-      mamba.qkv_bias = mamba.out_bias = f.flag("use_bias", false);
-    }
+    if (pattern.find('M') != std::string::npos)
+      mamba = read_mamba({"mamba_num_heads", "mamba_head_dim", nullptr, "ssm_state_size", "n_groups", "conv_kernel",
+                          "use_conv_bias", "use_bias"});
   }
   // GraniteMoeHybrid: layer_types "mamba" / "attention" (every layer keeps its FFN and 2 norms).
   std::vector<bool> mamba_at;
@@ -1700,29 +1719,9 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       if (e != "mamba" && e != "attention") bad("layer_types[" + std::to_string(i) + "]", "must be \"mamba\" or \"attention\"", e);
       mamba_at.push_back(e == "mamba");
     }
-    if (std::find(mamba_at.begin(), mamba_at.end(), true) != mamba_at.end()) {
-      mamba.kind = attention_kind::mamba2;
-      mamba.d_model = s.d_model;
-      mamba.ssm_heads = f.required("mamba_n_heads");
-      const json* dh = f.get("mamba_d_head");
-      if (dh && *dh == "auto") dh = nullptr;
-      if (dh) {
-        mamba.ssm_head_dim = integer(*dh, "mamba_d_head", 1, "must be a positive integer or \"auto\"");
-      } else { // GraniteMoeHybridConfig: mamba_expand x hidden_size / mamba_n_heads
-        const std::int64_t inner = checked_mul(f.required("mamba_expand"), s.d_model, fn, "Mamba inner width");
-        if (inner % mamba.ssm_heads != 0)
-          bad("mamba_n_heads", "must divide mamba_expand x hidden_size = " + std::to_string(inner) + " (mamba_d_head auto)",
-              *f.get("mamba_n_heads"));
-        mamba.ssm_head_dim = inner / mamba.ssm_heads;
-      }
-      mamba.ssm_state = f.required("mamba_d_state");
-      mamba.ssm_groups = f.required("mamba_n_groups");
-      if (mamba.ssm_heads % mamba.ssm_groups != 0)
-        bad("mamba_n_groups", "must divide mamba_n_heads = " + std::to_string(mamba.ssm_heads), *f.get("mamba_n_groups"));
-      mamba.conv_kernel = f.required("mamba_d_conv");
-      mamba.conv_bias = f.flag("mamba_conv_bias", true);
-      mamba.qkv_bias = mamba.out_bias = f.flag("mamba_proj_bias", false);
-    }
+    if (std::find(mamba_at.begin(), mamba_at.end(), true) != mamba_at.end())
+      mamba = read_mamba({"mamba_n_heads", "mamba_d_head", "mamba_expand", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
+                          "mamba_conv_bias", "mamba_proj_bias"});
   }
   // Qwen3-Next: Gated DeltaNet ("linear_attention") and gated full-attention layers, from
   // layer_types, else every full_attention_interval-th layer is full attention.
