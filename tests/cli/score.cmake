@@ -102,6 +102,22 @@ nsc_cli_test(score_phimoe
 nsc_cli_test(score_olmoe
   ARGS score examples/configs/olmoe-1b-7b-0924-instruct.json --json
   PASS "\"params_active\":1282017280,\"params_non_embedding\":[0-9]+,\"params_total\":6919161856")
+# Issue 18d: one released config per new family, params as published (README: sources).
+nsc_cli_test(score_cohere_aya
+  ARGS score examples/configs/aya-expanse-8b.json --json
+  PASS "\"params_total\":8028033024,.*\"weight_dtype\":\"fp16\",\"weight_dtype_source\":\"torch_dtype float16\"")
+nsc_cli_test(score_cohere2_windows # (24 sliding layers x 4096 + 8 global x 32768 tokens) x 4 KiB
+  ARGS score examples/configs/command-r7b-12-2024.json --context 32768 --json
+  PASS "\"kv_cache_bytes\":1476395008,")
+nsc_cli_test(score_internlm2
+  ARGS score examples/configs/internlm2_5-7b-chat.json --json
+  PASS "\"params_total\":7737708544")
+nsc_cli_test(score_seed_oss
+  ARGS score examples/configs/seed-oss-36b-instruct.json --json
+  PASS "\"params_total\":36151104512")
+nsc_cli_test(score_granite4_micro
+  ARGS score examples/configs/granite-4.0-micro.json --json
+  PASS "\"params_total\":3402836480")
 nsc_cli_test(score_families_in_help
   ARGS score --help
   PASS "kimi_k2, granite, granitemoe, smollm3")
@@ -220,4 +236,4 @@ nsc_cli_test(score_dsa_notes
   PASS "note           DSA sparse attention on 61 layers: attends at most index_topk = 2048 keys.*\nparams total   671,877,944,064\n")
 nsc_cli_test(score_help_families
   ARGS score --help
-  PASS "gpt_oss, llama4 / llama4_text.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer")
+  PASS "gpt_oss, llama4 / llama4_text.*cohere, cohere2, internlm2, seed_oss, granitemoehybrid.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer.*granitemoehybrid layer_types mamba.*cohere / cohere2: one weight-only LayerNorm per")
