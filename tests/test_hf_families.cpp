@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 37); // every file in examples/configs
+  CHECK(seen == 42); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1303,4 +1303,113 @@ TEST_CASE("Qwen3.5 wrappers read their text decoder as Qwen3-Next (issue 18)", "
     CHECK(m.model_type == std::string(outer) + "_text");
     same_everything(m.spec, ref.spec);
   }
+}
+
+TEST_CASE("Issue 18d families: cohere, cohere2, internlm2, seed_oss, granitemoehybrid by hand", "[hf_families][params]") {
+  using Catch::Contains;
+  auto total = [](const json& c) { return count(hf_network(read_hf_config(c), 16)).total(); };
+  // Published exact totals (hub safetensors counts; index total_size / 2 for Seed-OSS).
+  auto file_total = [](const char* f) { return count(hf_network(read_hf_config_file(configs + f), 256)).total(); };
+  CHECK(file_total("aya-expanse-8b.json") == 8028033024);
+  CHECK(file_total("internlm2_5-7b-chat.json") == 7737708544);
+  CHECK(file_total("granite-4.0-micro.json") == 3402836480);
+  CHECK(file_total("seed-oss-36b-instruct.json") == 36151104512);
+  // InternLM2.5 1.8B and 20B (the same table): the 7B config with their shapes.
+  json il = json::parse(std::ifstream(configs + "internlm2_5-7b-chat.json"));
+  il.update({{"hidden_size", 2048}, {"num_hidden_layers", 24}, {"num_attention_heads", 16}, {"intermediate_size", 8192}});
+  CHECK(count(hf_network(read_hf_config(il), 256)).total() == 1889110016);
+  il.update({{"hidden_size", 6144}, {"num_hidden_layers", 48}, {"num_attention_heads", 48}, {"intermediate_size", 16384}});
+  CHECK(count(hf_network(read_hf_config(il), 256)).total() == 19861149696);
+  // A tiny llama-shaped body: d 16, 2 layers, 4 heads of 4, 2 KV heads, FFN 8, vocab 10.
+  const json body = {{"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+                     {"num_key_value_heads", 2}, {"intermediate_size", 8}, {"vocab_size", 10}};
+  const int64_t attn = 16 * 16 + 2 * 16 * 8 + 16 * 16, mlp = 3 * 16 * 8;
+  // cohere: one weight-only LayerNorm per layer, tied head; use_qk_norm adds (4 x 4) + (2 x 4).
+  json c = body;
+  c["model_type"] = "cohere";
+  CHECK(total(c) == 160 + 2 * (attn + mlp + 16) + 16);
+  c["use_qk_norm"] = true;
+  CHECK(total(c) == 160 + 2 * (attn + mlp + 16 + 16 + 8) + 16);
+  c["attention_bias"] = true;
+  CHECK(total(c) == 160 + 2 * (attn + mlp + 16 + 16 + 8 + 16 + 8 + 8 + 16) + 16);
+  // cohere2: sliding layers 0-2, global layer 3 (sliding_window_pattern 4, window 4096 by default).
+  c = body;
+  c["model_type"] = "cohere2";
+  c["num_hidden_layers"] = 4;
+  const hf_model c2 = read_hf_config(c);
+  const transformer_spec e2 = expand(c2.spec);
+  CHECK(e2.blocks[0].attention.sliding_window == 4096);
+  CHECK(e2.blocks[2].attention.sliding_window == 4096);
+  CHECK(e2.blocks[3].attention.sliding_window == 0);
+  CHECK(e2.blocks[0].attention.qk_norm == qk_norm_kind::none);
+  c["use_qk_norm"] = true; // not a Cohere2 field: no norms
+  CHECK(total(c) == 160 + 4 * (attn + mlp + 16) + 16);
+  const hf_model r7b = read_hf_config_file(configs + "command-r7b-12-2024.json");
+  CHECK(count(hf_network(r7b, 256)).total() == 8028033024); // aya-expanse-8b's shape
+  CHECK(expand(r7b.spec).blocks[3].attention.sliding_window == 0);
+  CHECK(expand(r7b.spec).blocks[4].attention.sliding_window == 4096);
+  // internlm2: `bias` (default true) on wqkv and wo; untied output.
+  c = body;
+  c["model_type"] = "internlm2";
+  CHECK(total(c) == 2 * 160 + 2 * (attn + mlp + 2 * 16 + 16 + 8 + 8 + 16) + 16);
+  c["bias"] = false;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + mlp + 2 * 16) + 16);
+  // seed_oss: attention_bias on q, k, v; attention_out_bias on o_proj alone; mlp_bias.
+  c = body;
+  c["model_type"] = "seed_oss";
+  c["attention_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + mlp + 32 + 16 + 8 + 8) + 16);
+  c["attention_out_bias"] = true;
+  c["mlp_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + mlp + 32 + 16 + 8 + 8 + 16 + 8 + 8 + 16) + 16);
+  // granitemoehybrid: layer 0 Mamba-2, layer 1 attention; every layer 2 norms + MoE of 4
+  // experts (top 2) of width 8 + the shared_mlp (width 6, ungated shared expert).
+  json g = body;
+  g["model_type"] = "granitemoehybrid";
+  g["layer_types"] = {"mamba", "attention"};
+  g["num_local_experts"] = 4;
+  g["num_experts_per_tok"] = 2;
+  g["shared_intermediate_size"] = 6;
+  g["mamba_n_heads"] = 4;
+  g["mamba_d_head"] = 2;
+  g["mamba_d_state"] = 3;
+  g["mamba_n_groups"] = 2;
+  g["mamba_d_conv"] = 4;
+  const hf_model gh = read_hf_config(g);
+  REQUIRE(gh.spec.blocks.size() == 2);
+  CHECK(gh.spec.blocks[0].attention.kind == attention_kind::mamba2);
+  CHECK(gh.spec.blocks[1].attention.kind == attention_kind::standard);
+  const network gn = hf_network(gh, 16);
+  // The Mamba-2 mixer of tests' tiny_nemotron_h (same H, P, N, G, K, d): 512 + 100 + 12 + 8 + 128.
+  const int64_t mamba = 512 + 100 + 12 + 8 + 128;
+  const int64_t moe = 4 * 16 + 4 * 3 * 16 * 8 + 3 * 16 * 6; // router, experts, shared_mlp
+  CHECK(count(gn.layers[1]).total() == mamba + moe + 32);
+  CHECK(count(gn.layers[2]).total() == attn + moe + 32);
+  CHECK(count(gn.layers[1]).active() == mamba + moe - 2 * 3 * 16 * 8 + 32);
+  {
+    json n = tiny_nemotron_h(); // its Mamba layer 0 alone, as a check of the shared mixer
+    const network nn = hf_network(read_hf_config(n), 16);
+    CHECK(count(nn.layers[1]).total() == mamba + 16);
+    workload w;
+    w.context = 100;
+    CHECK(deploy(read_hf_config(g).spec, w).state_bytes == deploy(read_hf_config(n).spec, w).state_bytes);
+  }
+  g["mamba_d_head"] = "auto"; // mamba_expand (2) x hidden / mamba_n_heads = 8
+  CHECK(expand(read_hf_config(g).spec).blocks[0].attention.ssm_head_dim == 8);
+  g["num_local_experts"] = 0; // dense: the shared_mlp alone
+  g["mamba_d_head"] = 2;
+  CHECK(count(hf_network(read_hf_config(g), 16).layers[2]).total() == attn + 3 * 16 * 6 + 32);
+  // Errors name the field.
+  g["layer_types"] = {"mamba", "linear_attention"};
+  CHECK_THROWS_WITH(read_hf_config(g), Contains("field 'layer_types[1]' must be \"mamba\" or \"attention\""));
+  g["layer_types"] = {"mamba"};
+  CHECK_THROWS_WITH(read_hf_config(g), Contains("field 'layer_types' must be a list of num_hidden_layers = 2 entries"));
+  g["layer_types"] = {"mamba", "attention"};
+  g["mamba_n_groups"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(g), Contains("field 'mamba_n_groups' must divide mamba_n_heads = 4 (got 3)"));
+  g["mamba_n_groups"] = 2;
+  g["mamba_d_head"] = "auto";
+  g["mamba_n_heads"] = 3;
+  g["mamba_n_groups"] = 1;
+  CHECK_THROWS_WITH(read_hf_config(g), Contains("field 'mamba_n_heads' must divide mamba_expand x hidden_size = 32"));
 }

@@ -138,6 +138,25 @@ inline std::string script_path(const std::string& name) {
   return std::string(source_dir()) + "/scripts/" + name;
 }
 
+/// "bf16 (torch_dtype bfloat16)": a stored weight format's name and where it comes from (the
+/// source alone when it starts with the name).
+inline std::string weights_text(const std::string& name, const std::string& source) {
+  return source.rfind(name, 0) == 0 ? source : name + " (" + source + ")";
+}
+
+/// Adds --state-dtype and --conv-state-dtype (the element types of the recurrent layers'
+/// per-sequence state: Mamba-2 / Gated DeltaNet state and their convolution state; nsc score,
+/// nsc prune); `scope` prefixes the help ("generic: ").
+inline void add_state_dtype_options(CLI::App* sub, std::string& state, std::string& conv, const std::string& scope) {
+  sub->add_option("--state-dtype", state,
+                  scope + "recurrent state (Mamba-2 SSM, Gated DeltaNet) element type: bf16 (default, vLLM's auto), fp32 "
+                          "(vLLM --mamba-ssm-cache-dtype float32), fp16")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  sub->add_option("--conv-state-dtype", conv,
+                  scope + "recurrent layers' convolution state element type: bf16 (default), fp32, fp16")
+      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+}
+
 } // namespace nsc_cli
 
 #endif

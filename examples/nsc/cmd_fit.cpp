@@ -36,7 +36,7 @@ struct fit_args {
   nsc_cli::serving_options serving;
   std::int64_t gpus = 0, tp = 0, ep = 1;
   std::string context = "8192", batch = "1";
-  std::string kv_dtype = "bf16", weight_dtype = "bf16";
+  std::string kv_dtype = "bf16", weight_dtype; // weight_dtype empty: as the checkpoint stores them
   bool layers = false, json = false;
 };
 
@@ -70,7 +70,8 @@ int run_fit(const fit_args& a) {
   w.seq_len = w.context;
   w.batch = nsc::io::parse_tokens(a.batch, "nsc fit: --batch", 1, std::int64_t(1) << 30);
   w.kv = nsc::parse_dtype(a.kv_dtype);
-  w.weights = nsc::parse_dtype(a.weight_dtype);
+  if (!a.weight_dtype.empty()) w.weights = nsc::parse_dtype(a.weight_dtype); // the compute peak's dtype too
+  w.stored = nsc::hf_weight_storage(m, a.weight_dtype);                      // nsc score's default
   const nsc::serving_report r = nsc::serve(m.spec, w, s);
   const nsc::gpu_profile& g = s.gpu;
   const double free_bytes = r.budget_bytes - r.memory_bytes;
@@ -112,7 +113,8 @@ int run_fit(const fit_args& a) {
         {"gpu", {{"name", g.name}, {"memory_bytes", g.memory_bytes}, {"bandwidth", g.bandwidth}, {"bf16_flops", g.bf16_flops},
                  {"fp8_flops", g.fp8_flops}, {"int8_ops", g.int8_ops}, {"source", g.source}}},
         {"parallel", {{"gpus", gpus}, {"tp", tp}, {"ep", a.ep}, {"replicas", s.par.dp}}},
-        {"workload", {{"context", w.context}, {"batch", w.batch}, {"kv_dtype", a.kv_dtype}, {"weight_dtype", a.weight_dtype}}},
+        {"workload", {{"context", w.context}, {"batch", w.batch}, {"kv_dtype", a.kv_dtype}, {"weight_dtype", w.stored->name},
+                      {"weight_dtype_source", w.stored->source}}},
         {"settings", {{"gpu_memory_utilization", s.gpu_memory_utilization}, {"prefill_chunk", r.chunk},
                       {"reserve_bytes", s.reserve_bytes}, {"bandwidth_efficiency", s.bandwidth_efficiency},
                       {"compute_efficiency", s.compute_efficiency}}},
@@ -140,7 +142,8 @@ int run_fit(const fit_args& a) {
               g.fp8_flops > 0 ? nsc_cli::fmt(g.fp8_flops / 1e12, 5).c_str() : "none",
               nsc_cli::fmt(g.int8_ops / 1e12, 5).c_str(), g.source.c_str());
   std::printf("workload context %s tokens, batch %s, KV %s, weights %s; tp %lld, ep %lld, %lld replica(s)\n",
-              grouped(w.context).c_str(), grouped(w.batch).c_str(), a.kv_dtype.c_str(), a.weight_dtype.c_str(),
+              grouped(w.context).c_str(), grouped(w.batch).c_str(), a.kv_dtype.c_str(),
+              nsc_cli::weights_text(w.stored->name, w.stored->source).c_str(),
               static_cast<long long>(tp), static_cast<long long>(a.ep), static_cast<long long>(s.par.dp));
   std::printf("memory per GPU %26s %12s\n", "bytes", "");
   auto line = [](const char* what, double v) { std::printf("  %-24s %22s %14s\n", what, grouped((long long)v).c_str(), gib(v).c_str()); };
@@ -199,7 +202,8 @@ const nsc_cli::command fit_command{"fit", [](CLI::App& app) -> std::function<int
   sub->add_option("--batch", a->batch, "concurrent sequences (default 1)");
   sub->add_option("--kv-dtype", a->kv_dtype, "KV-cache dtype: fp32, bf16 (default), fp16, fp8, int8")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
-  sub->add_option("--weight-dtype", a->weight_dtype, "weight dtype: fp32, bf16 (default), fp16, fp8, int8, int4")
+  sub->add_option("--weight-dtype", a->weight_dtype, "weight dtype: fp32, bf16, fp16, fp8, int8, int4 (default: as the checkpoint stores them, "
+                  "quantization_config and torch_dtype, as nsc score)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
   sub->add_flag("--layers", a->layers, "per-layer table of the time estimates");
   sub->add_flag("--json", a->json, "one JSON object");

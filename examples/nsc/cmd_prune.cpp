@@ -94,7 +94,7 @@ struct prune_args {
   long long batch = 1;
   std::string kv_dtype = "bf16";
   std::string state_dtype = "bf16", conv_state_dtype = "bf16"; // Mamba-2 state (generic)
-  std::string weight_dtype = "bf16";
+  std::string weight_dtype; // empty: as the checkpoint stores them (nsc score's default)
   std::string attention = "full";
   std::string estimator = "mp";
   std::string emit_format = "decilm";
@@ -326,7 +326,8 @@ int run_generic(const prune_args& a) {
   ss.load.kv = nsc::parse_dtype(a.kv_dtype);
   ss.load.state = nsc::parse_dtype(a.state_dtype);
   ss.load.conv_state = nsc::parse_dtype(a.conv_state_dtype);
-  ss.load.weights = nsc::parse_dtype(a.weight_dtype);
+  if (!a.weight_dtype.empty()) ss.load.weights = nsc::parse_dtype(a.weight_dtype);
+  ss.load.stored = nsc::hf_weight_storage(m, a.weight_dtype); // the checkpoint's, as nsc score
   ss.load.attention = nsc::parse_attention_convention(a.attention);
   ss.rule.est = nsc::parse_estimator(a.estimator);
   const prune_engine engine = a.engine.empty() ? prune_engine::any : parse_prune_engine(a.engine);
@@ -478,7 +479,8 @@ int run_generic(const prune_args& a) {
   for (const prune_budget& x : s.budgets) bj[std::string(to_string(x.cost))] = x.limit;
   j["budgets"] = bj;
   j["workload"] = {{"seq_len", T}, {"context", ss.load.context_tokens()}, {"batch", a.batch},
-                   {"kv_dtype", a.kv_dtype}, {"weight_dtype", a.weight_dtype}, {"attention", a.attention}};
+                   {"kv_dtype", a.kv_dtype}, {"weight_dtype", ss.load.stored->name},
+                   {"weight_dtype_source", ss.load.stored->source}, {"attention", a.attention}};
   j["unpruned"] = generic_json(r.unpruned, T);
   j["unpruned"].erase("layers");
   j["solver"] = a.uniform ? "uniform enumeration" : r.info.describe();
@@ -566,7 +568,7 @@ int run_generic(const prune_args& a) {
   }
   std::printf("workload prefill T = %lld (%s attention), context %lld, batch %lld, KV %s, weights %s\n",
               static_cast<long long>(T), a.attention.c_str(), static_cast<long long>(ss.load.context_tokens()),
-              a.batch, a.kv_dtype.c_str(), a.weight_dtype.c_str());
+              a.batch, a.kv_dtype.c_str(), nsc_cli::weights_text(ss.load.stored->name, ss.load.stored->source).c_str());
   for (const prune_budget& x : s.budgets)
     std::printf("budget   %-20s <= %s\n", std::string(to_string(x.cost)).c_str(), cost_text(x.cost, x.limit, T).c_str());
   if (s.budgets.empty()) std::printf("budget   none (the unconstrained optimum)\n");
@@ -861,15 +863,11 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "generic: FFN widths >= this share of each layer's own width (0.25 or 25%; default 10%; 0: down to the grid)");
   sub->add_option("--context", args->context_text, "generic: cached tokens per sequence (32k, 32Ki, 8192; default: --seq-len)");
   sub->add_option("--batch", args->batch_text, "generic: sequences cached (default 1)");
-  sub->add_option("--state-dtype", args->state_dtype,
-                  "generic: recurrent (Mamba-2 / Gated DeltaNet) state dtype (bf16 default, fp32, fp16), as nsc score")
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
-  sub->add_option("--conv-state-dtype", args->conv_state_dtype,
-                  "generic: recurrent layers' convolution state dtype (bf16 default, fp32, fp16), as nsc score")
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  nsc_cli::add_state_dtype_options(sub, args->state_dtype, args->conv_state_dtype, "generic: ");
   sub->add_option("--kv-dtype", args->kv_dtype, "generic: KV-cache dtype (fp32, bf16 default, fp16, fp8, int8)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
-  sub->add_option("--weight-dtype", args->weight_dtype, "generic: weight dtype for --memory (default bf16)")
+  sub->add_option("--weight-dtype", args->weight_dtype, "generic: weight dtype for --memory (fp32, bf16, fp16, fp8, int8, int4; default: as the checkpoint stores "
+                  "them, quantization_config and torch_dtype, as nsc score)")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8", "int4"}));
   sub->add_option("--attention", args->attention, "generic: prefill attention full (default) or causal")
       ->check(CLI::IsMember({"full", "causal"}));

@@ -164,13 +164,8 @@ int run_score(const score_args& a) {
   wl.context = a.context;
   wl.batch = a.batch;
   wl.kv = nsc::parse_dtype(a.kv_dtype);
-  if (a.weight_dtype.empty()) {
-    wl.stored = m.checkpoint_weights();
-  } else {
-    wl.weights = nsc::parse_dtype(a.weight_dtype);
-    wl.stored = nsc::stored_as(wl.weights);
-    wl.stored->source = "--weight-dtype " + a.weight_dtype;
-  }
+  if (!a.weight_dtype.empty()) wl.weights = nsc::parse_dtype(a.weight_dtype);
+  wl.stored = nsc::hf_weight_storage(m, a.weight_dtype);
   const std::string weight_name = wl.stored->name, weight_source = wl.stored->source;
   wl.state = nsc::parse_dtype(a.state_dtype);
   wl.conv_state = nsc::parse_dtype(a.conv_state_dtype);
@@ -388,13 +383,15 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
                "shared experts are counted, routed experts top-k of n in active params and FLOPs");
   sub->add_option("config", args->config, "path to a Hugging Face config.json")->required();
   sub->footer(std::string("Structures beyond attention + FFN (README \"Recurrent layers\"): Mamba-2 mixers (nemotron_h "
-              "hybrid_override_pattern M) and Gated DeltaNet linear attention (qwen3_next linear_attention): "
+              "hybrid_override_pattern M; granitemoehybrid layer_types mamba, the layer keeping its FFN) and Gated DeltaNet linear attention (qwen3_next linear_attention): "
               "params counted exactly (in/out projections, depthwise conv1d, dt_bias, A_log, D, gated norm); "
               "NSC of the projections per head / per group, the depthwise conv not scored; a fixed-size state "
               "per sequence (conv_dim (K - 1) conv + recurrent state) in the KV cache and memory, at "
               "--state-dtype / --conv-state-dtype; FLOPs of the recurrent form (Mamba-2: conv_dim K + 2 H P N "
               "MACs per token, Gated DeltaNet: conv_dim K + 3 HV dk dv). Gated attention (qwen3_next): q_proj "
-              "carries the output gate (2 heads head_dim rows)."));
+              "carries the output gate (2 heads head_dim rows). cohere / cohere2: one weight-only LayerNorm per "
+              "layer (d parameters) before the parallel attention and MLP; cohere2's global layers use no "
+              "rotary positions (no parameters)."));
   sub->add_option("--estimator", args->estimator, "psi estimator: mp (paper) or fs (finite-size)")
       ->check(CLI::IsMember({"mp", "fs"}));
   sub->add_option("--init", args->init_name,
@@ -416,13 +413,7 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
       ->check(CLI::Range(1LL, 1000000000LL));
   sub->add_option("--kv-dtype", args->kv_dtype, "KV-cache element type: fp32, bf16 (default), fp16, fp8, int8")
       ->check(CLI::IsMember({"fp32", "bf16", "fp16", "fp8", "int8"}));
-  sub->add_option("--state-dtype", args->state_dtype,
-                  "recurrent state (Mamba-2 SSM, Gated DeltaNet) element type: bf16 (default, vLLM's auto), fp32 (vLLM "
-                  "--mamba-ssm-cache-dtype float32), fp16")
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
-  sub->add_option("--conv-state-dtype", args->conv_state_dtype,
-                  "recurrent layers' convolution state element type: bf16 (default), fp32, fp16")
-      ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
+  nsc_cli::add_state_dtype_options(sub, args->state_dtype, args->conv_state_dtype, "");
   sub->add_option("--weight-dtype", args->weight_dtype,
                   "weight storage: fp32, bf16, fp16, fp8, int8, int4 (one fp16 scale per 128 inputs; "
                   "embeddings, head, routers, norms, biases stay bf16). Default: as the checkpoint "

@@ -18,14 +18,9 @@ if(CMAKE_SCRIPT_MODE_FILE AND NSC_ROUND_TRIP) # ---- script mode: one round trip
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "nsc prune ${args}: exit ${rc}\n${err}")
   endif()
-  # nsc score's weight dtype defaults to the checkpoint's (torch_dtype, quantization_config), nsc
-  # prune's to bf16: read back at the search's.
-  set(wdt "")
-  if(NOT "${load}" MATCHES "--weight-dtype")
-    string(JSON w GET "${pj}" workload weight_dtype)
-    set(wdt --weight-dtype ${w})
-  endif()
-  execute_process(COMMAND ${NSC} score ${out} ${load} ${wdt} --json RESULT_VARIABLE rc OUTPUT_VARIABLE sj
+  # nsc prune and nsc score both store the weights as the checkpoint does (torch_dtype,
+  # quantization_config) unless --weight-dtype says otherwise: the same workload reads back.
+  execute_process(COMMAND ${NSC} score ${out} ${load} --json RESULT_VARIABLE rc OUTPUT_VARIABLE sj
                   ERROR_VARIABLE err WORKING_DIRECTORY ${NSC_WORKDIR})
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "nsc score ${out}: exit ${rc}\n${err}")
@@ -134,6 +129,14 @@ nsc_prune_round_trip(nemotron_h_nsc_memory_fp32_state
 nsc_prune_round_trip(nemotron_h_nsc_drops_mamba_layers # batch 1024: the state outweighs 8 Mamba layers (52 -> 44)
   ARGS examples/configs/nemotron-h-8b-base-8k.json --space generic --memory 50e9 --emit-format nsc
   WORKLOAD --seq-len 256 --context 256 --batch 1024)
+# A Gated DeltaNet hybrid (qwen3_next): its linear-attention layers' state is a budgeted cost.
+nsc_prune_round_trip(qwen3next_nsc_params_memory
+  ARGS examples/configs/qwen3-coder-next.json --space generic --params 60e9 --memory 140e9 --expert-step 64 --emit-format nsc
+  WORKLOAD --seq-len 4096 --context 32768 --batch 16)
+# Issue 18d: Granite 4.0 (granitemoehybrid; its shared_mlp is the FFN the space prunes).
+nsc_prune_round_trip(granite4_micro_nsc_memory
+  ARGS examples/configs/granite-4.0-micro.json --space generic --memory 5e9 --emit-format nsc
+  WORKLOAD --seq-len 4096 --context 8192 --batch 4)
 nsc_exit_code_test(prune_generic_decilm_nemotron_h CODE 2
   ARGS prune examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --emit-format decilm
   STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use the nsc format")

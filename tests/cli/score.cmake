@@ -3,7 +3,7 @@
 
 nsc_cli_test(score_llama7b_json
   ARGS score examples/configs/llama-7b.json --json
-  PASS "^\\{\"attention\":\"full\",\"batch\":1,\"context\":256,\"conv_state_dtype\":\"bf16\",\"decode_flops_per_token\":[0-9]+,\"estimator\":\"mp\",\"flops_convention\":\"FLOPs = 2 x MACs;[^\"]*\",\"flops_per_token\":[0-9.e+]+,\"init\":\"xavier_normal\",\"kv_cache_bytes\":134217728,\"kv_cache_bytes_per_token\":524288,\"kv_dtype\":\"bf16\",\"layers\":\\[\\{\"attention\":0[.0]*,\"decode_flops\":0,\"ffn\":0[.0]*,\"flops_per_token\":0[.0]*,\"kv_cache_bytes\":0,\"kv_cache_bytes_per_token\":0,\"memory_bytes\":262144000,\"name\":\"embeddings\",\"nsc\":0[.0]*,\"other\":0[.0]*,\"params\":131072000,\"params_active\":131072000,\"repeat\":1,\"router\":0[.0]*,\"weight_bytes\":262144000\\},\\{\"attention\":[0-9.e+]+,\"decode_flops\":[0-9]+,\"ffn\":[0-9.e+]+,\"flops_per_token\":[0-9.e+]+,\"kv_cache_bytes\":4194304,\"kv_cache_bytes_per_token\":16384,\"memory_bytes\":[0-9]+,\"name\":\"layers.0-31\",\"nsc\":[0-9.e+]+,\"other\":[0-9.e+-]+,\"params\":202383360,.*\"macs_per_token\":[0-9.e+]+,\"memory_bytes\":[0-9]+,\"model\":\"llama-7b\",\"model_type\":\"llama\",\"notes\":\\[\\],\"nsc\":[0-9.e+]+,\"params_active\":6738415616,\"params_non_embedding\":6476271616,\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":256[.0]*,\"state_bytes\":0,\"state_dtype\":\"bf16\",\"text_config\":false,\"variance_source\":\"block\",\"weight_bytes\":13476831232,\"weight_dtype\":\"fp16\",\"weight_dtype_source\":\"torch_dtype float16\"\\}\n$")
+  PASS "^\\{\"attention\":\"full\",\"batch\":1,\"context\":256,\"conv_state_dtype\":\"bf16\",\"decode_flops_per_token\":[0-9]+,\"estimator\":\"mp\",\"flops_convention\":\"FLOPs = 2 x MACs;[^\"]*\",\"flops_per_token\":[0-9.e+]+,\"init\":\"xavier_normal\",\"kv_cache_bytes\":134217728,\"kv_cache_bytes_per_token\":524288,\"kv_dtype\":\"bf16\",\"layers\":\\[\\{\"attention\":0[.0]*,\"chunk\":0,\"decode_flops\":0,\"ffn\":0[.0]*,\"flops_per_token\":0[.0]*,\"kv_cache_bytes\":0,\"kv_cache_bytes_per_token\":0,\"memory_bytes\":262144000,\"name\":\"embeddings\",\"nsc\":0[.0]*,\"other\":0[.0]*,\"params\":131072000,\"params_active\":131072000,\"repeat\":1,\"router\":0[.0]*,\"weight_bytes\":262144000,\"window\":0\\},\\{\"attention\":[0-9.e+]+,\"chunk\":0,\"decode_flops\":[0-9]+,\"ffn\":[0-9.e+]+,\"flops_per_token\":[0-9.e+]+,\"kv_cache_bytes\":4194304,\"kv_cache_bytes_per_token\":16384,\"memory_bytes\":[0-9]+,\"name\":\"layers.0-31\",\"nsc\":[0-9.e+]+,\"other\":[0-9.e+-]+,\"params\":202383360,.*\"layers_total\":32,\"macs_per_token\":[0-9.e+]+,\"memory_bytes\":[0-9]+,\"model\":\"llama-7b\",\"model_type\":\"llama\",\"notes\":\\[\\],\"nsc\":[0-9.e+]+,\"params_active\":6738415616,\"params_non_embedding\":6476271616,\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":256[.0]*,\"state_bytes\":0,\"state_dtype\":\"bf16\",\"text_config\":false,\"variance_source\":\"block\",\"weight_bytes\":13476831232,\"weight_dtype\":\"fp16\",\"weight_dtype_source\":\"torch_dtype float16\"\\}\n$")
 nsc_cli_test(score_llama7b_format_json
   ARGS score examples/configs/llama-7b.json --format json --seq-len 2048
   PASS "\"params_total\":6738415616,\"prefill_flops\":[0-9]+,\"seq_len\":2048")
@@ -102,6 +102,22 @@ nsc_cli_test(score_phimoe
 nsc_cli_test(score_olmoe
   ARGS score examples/configs/olmoe-1b-7b-0924-instruct.json --json
   PASS "\"params_active\":1282017280,\"params_non_embedding\":[0-9]+,\"params_total\":6919161856")
+# Issue 18d: one released config per new family, params as published (README: sources).
+nsc_cli_test(score_cohere_aya
+  ARGS score examples/configs/aya-expanse-8b.json --json
+  PASS "\"params_total\":8028033024,.*\"weight_dtype\":\"fp16\",\"weight_dtype_source\":\"torch_dtype float16\"")
+nsc_cli_test(score_cohere2_windows # (24 sliding layers x 4096 + 8 global x 32768 tokens) x 4 KiB
+  ARGS score examples/configs/command-r7b-12-2024.json --context 32768 --json
+  PASS "\"kv_cache_bytes\":1476395008,")
+nsc_cli_test(score_internlm2
+  ARGS score examples/configs/internlm2_5-7b-chat.json --json
+  PASS "\"params_total\":7737708544")
+nsc_cli_test(score_seed_oss
+  ARGS score examples/configs/seed-oss-36b-instruct.json --json
+  PASS "\"params_total\":36151104512")
+nsc_cli_test(score_granite4_micro
+  ARGS score examples/configs/granite-4.0-micro.json --json
+  PASS "\"params_total\":3402836480")
 nsc_cli_test(score_families_in_help
   ARGS score --help
   PASS "kimi_k2, granite, granitemoe, smollm3")
@@ -199,7 +215,7 @@ nsc_cli_test(score_malformed_field_exit
   WILL_FAIL)
 nsc_cli_test(score_unknown_model_type
   ARGS score ${_nsc_score_bad_dir}/bad_type.json
-  PASS "unknown model_type; supported: llama, mistral, mixtral, qwen2, qwen3, .*, gpt2, bert, opt [(]got \"t5\"[)]")
+  PASS "nsc: error: nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral, qwen2, qwen3, .*, gpt2, bert, opt, kimi_k2, .*, cohere, cohere2, internlm2, seed_oss, granitemoehybrid [(]and multimodal wrappers holding one of these in text_config: .*[)] [(]got \"t5\"[)]")
 nsc_cli_test(score_kv_heads
   ARGS score ${_nsc_score_bad_dir}/bad_kv.json
   PASS "field 'num_key_value_heads' must divide num_attention_heads = 32 [(]got 5[)]")
@@ -220,4 +236,4 @@ nsc_cli_test(score_dsa_notes
   PASS "note           DSA sparse attention on 61 layers: attends at most index_topk = 2048 keys.*\nparams total   671,877,944,064\n")
 nsc_cli_test(score_help_families
   ARGS score --help
-  PASS "gpt_oss, llama4 / llama4_text.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer")
+  PASS "gpt_oss, llama4 / llama4_text.*cohere, cohere2, internlm2, seed_oss, granitemoehybrid.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer.*granitemoehybrid layer_types mamba.*cohere / cohere2: one weight-only LayerNorm per")

@@ -842,6 +842,99 @@ READERS.update({"gpt_oss": gpt_oss, "llama4_text": llama4, "deepseek_v32": deeps
 READERS.update({"nemotron_h": nemotron_h, "qwen3_next": qwen3_next})
 
 
+# ---------------------------------------------------------------------------------------------
+# Issue 18d: cohere (CohereForCausalLM), cohere2 (Cohere2ForCausalLM), internlm2 (remote code
+# modeling_internlm2.py), seed_oss (SeedOssForCausalLM), granitemoehybrid
+# (GraniteMoeHybridForCausalLM). Written from the modeling files:
+#   Cohere: per layer one CohereLayerNorm(d) (weight only, no bias) before the parallel attention
+#     and MLP; q/k/v/o Linear(bias=attention_bias); q_norm / k_norm CohereLayerNorm((H, hd)) and
+#     ((kv, hd)) when use_qk_norm; gate/up/down without bias; final CohereLayerNorm(d); lm_head tied
+#     by default. Cohere2: the same without qk norms; layer i is sliding (sliding_window) unless
+#     (i + 1) % sliding_window_pattern == 0 (or layer_types).
+#   InternLM2: tok_embeddings, per layer attention.wqkv Linear(d, (H + 2 kv) hd, bias=config.bias),
+#     attention.wo Linear(H hd, d, bias=config.bias), feed_forward w1, w3 Linear(d, I), w2 Linear(I, d)
+#     without bias, attention_norm and ffn_norm RMSNorm(d); norm; output Linear(d, V) (untied).
+#   SeedOss: q/k/v Linear(bias=attention_bias), o_proj Linear(bias=attention_out_bias), MLP
+#     Linear(bias=mlp_bias), 2 RMSNorms per layer.
+#   GraniteMoeHybrid: per layer input_layernorm and post_attention_layernorm RMSNorm(d); the mixer
+#     by layer_types: "attention" q/k/v/o Linear(bias=attention_bias), hd = d / H, or "mamba" a
+#     Mamba-2 mixer (mamba2_mixer above: in_proj, conv1d, dt_bias, A_log, D, gated norm, out_proj);
+#     shared_mlp input_linear Linear(d, 2 S), output_linear Linear(S, d) (S =
+#     shared_intermediate_size); num_local_experts E > 0: block_sparse_moe router.layer Linear(d, E)
+#     and experts input_linear (E, 2 I, d), output_linear (E, d, I) (top num_experts_per_tok).
+# ---------------------------------------------------------------------------------------------
+def family_18d(c, t):
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    kv = g(c, "num_key_value_heads", H)
+    hd = d // H if t in ("internlm2", "granitemoehybrid") else g(c, "head_dim", d // H)
+    tie = g(c, "tie_word_embeddings", t in ("cohere", "cohere2"))
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    lt = c.get("layer_types")
+    W = g(c, "sliding_window", 4096) if t == "cohere2" else None
+    pat = g(c, "sliding_window_pattern", 4)
+    for i in range(L):
+        pre = "layers.%d." % i
+        window = None
+        if t == "cohere2":
+            sliding = lt[i] == "sliding_attention" if lt else (i + 1) % pat != 0
+            window = W if sliding else None
+        if t == "granitemoehybrid" and lt[i] == "mamba":
+            nh, dh = c["mamba_n_heads"], g(c, "mamba_d_head", "auto")
+            if dh == "auto":
+                dh = g(c, "mamba_expand", 2) * d // nh
+            m.layers.append(mamba2_mixer(m, pre + "mamba.", d, nh, dh, g(c, "mamba_d_state", 256), g(c, "mamba_n_groups", 1),
+                                         g(c, "mamba_d_conv", 4), g(c, "mamba_conv_bias", True), g(c, "mamba_proj_bias", False)))
+        elif t == "internlm2":
+            b = g(c, "bias", True)
+            m.lin(pre + "attention.wq", H * hd, d, bias=b)  # the rows of wqkv, with their bias
+            m.lin(pre + "attention.wk", kv * hd, d, bias=b)
+            m.lin(pre + "attention.wv", kv * hd, d, bias=b)
+            m.lin(pre + "attention.wo", d, H * hd, bias=b)
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None))
+        else:
+            ab = g(c, "attention_bias", False)
+            ob = g(c, "attention_out_bias", False) if t == "seed_oss" else ab
+            m.lin(pre + "self_attn.q_proj", H * hd, d, bias=ab)
+            m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=ab)
+            m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=ab)
+            m.lin(pre + "self_attn.o_proj", d, H * hd, bias=ob)
+            if t == "cohere" and g(c, "use_qk_norm", False):
+                m.norm(pre + "self_attn.q_norm", H * hd)
+                m.norm(pre + "self_attn.k_norm", kv * hd)
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=window))
+        norms = ("input_layernorm",) if t in ("cohere", "cohere2") else ("input_layernorm", "post_attention_layernorm")
+        for nm in norms:
+            m.norm(pre + nm, d)
+        if t == "granitemoehybrid":
+            S, E = c["shared_intermediate_size"], g(c, "num_local_experts", 0)
+            if E:
+                I, k = c["intermediate_size"], c["num_experts_per_tok"]
+                m.lin(pre + "block_sparse_moe.router.layer", E, d, "router")
+                m.lin(pre + "block_sparse_moe.experts.input_linear", 2 * I, d, copies=E, active=k)
+                m.lin(pre + "block_sparse_moe.experts.output_linear", d, I, copies=E, active=k)
+                m.lin(pre + "shared_mlp.input_linear", 2 * S, d)
+                m.lin(pre + "shared_mlp.output_linear", d, S)
+            else:
+                m.lin(pre + "shared_mlp.input_linear", 2 * S, d)
+                m.lin(pre + "shared_mlp.output_linear", d, S)
+        else:
+            I = c["intermediate_size"]
+            mb = g(c, "mlp_bias", False) if t == "seed_oss" else False
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp." + nm, I, d, bias=mb)
+            m.lin(pre + "mlp.down_proj", d, I, bias=mb)
+    m.norm("norm", d)
+    if tie:
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, "head")
+    return m
+
+
+READERS.update({t: family_18d for t in ("cohere", "cohere2", "internlm2", "seed_oss", "granitemoehybrid")})
+
+
 def build(c):
     t = c["model_type"]
     if t == "gemma3" and "text_config" in c:
@@ -920,6 +1013,13 @@ LLAMA4_HUB = {"llama-4-scout-17b-16e": 108641793536}
 # tensors"); nemotron-h-8b-base-8k: a public tensor-by-tensor breakdown of the checkpoint
 # ("8,100,852,736"). Checked like PUBLISHED, reported with their provenance in the README.
 PUBLISHED.update({"qwen3-coder-next": 79674391296, "nemotron-h-8b-base-8k": 8100852736})
+# Issue 18d. aya-expanse-8b (CohereForAI/aya-expanse-8b) and internlm2_5-7b-chat: the hub's
+# safetensors parameter_count (HfApi.get_safetensors_metadata) as listed in a public benchmark's
+# model table; granite-4.0-micro: the hub's safetensors.total as listed in a public audit
+# script; seed-oss-36b-instruct: its model.safetensors.index.json (bf16) as a public config
+# snapshot of ByteDance-Seed/Seed-OSS-36B-Instruct lists it.
+PUBLISHED.update({"aya-expanse-8b": 8028033024, "internlm2_5-7b-chat": 7737708544, "granite-4.0-micro": 3402836480,
+                  "seed-oss-36b-instruct": 36151104512})
 
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
 

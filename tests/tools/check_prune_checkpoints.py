@@ -51,10 +51,8 @@ def main():
             failures += 1
             continue
         pj = json.loads(r.stdout)
-        # the same weight dtype as the search (nsc prune's --weight-dtype, bf16 by default; nsc score's
-        # default follows the checkpoint's torch_dtype)
-        s = subprocess.run([nsc, "score", os.path.join(out, "config.json"), "--json",
-                            "--weight-dtype", pj["workload"]["weight_dtype"]], capture_output=True, text=True)
+        # nsc prune and nsc score both store the weights as the checkpoint does (torch_dtype)
+        s = subprocess.run([nsc, "score", os.path.join(out, "config.json"), "--json"], capture_output=True, text=True)
         if s.returncode != 0:
             print(f"FAIL {name}: nsc score exit {s.returncode}: {s.stderr.strip()}")
             failures += 1

@@ -43,6 +43,10 @@
 /// | phimoe | mixtral's MoE, LayerNorm (weight and bias) everywhere, attention_bias on q, k, v, o, lm_head_bias on the head; head_dim = hidden / heads. |
 /// | starcoder2 | LayerNorm, a plain MLP (c_fc, c_proj), use_bias (true) on every Linear, tied head by default, sliding_window on every layer, norm_epsilon. |
 /// | mimo | qwen2 plus num_nextn_predict_layers MTP modules (remote code MiMoMTPLayers). |
+/// | cohere, cohere2 | one LayerNorm per layer (weight only: d parameters, counted as an RMSNorm) before the parallel attention and MLP; attention_bias (q, k, v, o); tied head by default; cohere: q_norm / k_norm over (heads, head_dim) and (kv heads, head_dim) when use_qk_norm; cohere2: sliding_window (4096) on every layer but each sliding_window_pattern-th (4), or layer_types (the global layers use no rotary positions: no parameters). |
+/// | internlm2 | remote code InternLM2ForCausalLM: fused wqkv (= q, k, v) and wo biased by `bias` (default true), w1 / w3 / w2, head_dim = hidden / heads, untied output. |
+/// | seed_oss | llama plus attention_bias on q, k, v, attention_out_bias on o_proj, mlp_bias. |
+/// | granitemoehybrid | layer_types ("mamba" / "attention", one per layer) picks each layer's mixer; every layer has 2 RMSNorms and the shared_mlp (input_linear = gate + up of shared_intermediate_size, output_linear); num_local_experts > 0 adds granitemoe's experts (intermediate_size) and router, the shared_mlp then being an ungated shared expert; Mamba-2 as nemotron_h's from mamba_n_heads, mamba_d_head ("auto": mamba_expand x hidden / mamba_n_heads), mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_conv_bias, mamba_proj_bias; head_dim = hidden / heads. |
 ///
 /// Multi-token prediction (num_nextn_predict_layers: deepseek_v3, kimi_k2, glm4_moe, mimo): the
 /// modules are not part of the served model and never enter the spec; hf_model::mtp_layers,
@@ -197,7 +201,7 @@ inline constexpr std::string_view hf_supported_model_types =
     "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, "
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
-    "starcoder2, mimo (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
+    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -259,6 +263,11 @@ struct family {
   const char* hybrid_pattern = nullptr;          ///< Nemotron-H hybrid_override_pattern (one mixer per layer)
   bool linear_attention = false;                 ///< Qwen3-Next: Gated DeltaNet layers (layer_types /
                                                  ///< full_attention_interval), gated full attention
+  const char* out_bias_flag = nullptr;           ///< field switching o_proj's bias alone (Seed-OSS attention_out_bias)
+  /// GraniteMoeHybrid: layer_types "mamba" / "attention" pick each layer's mixer (an FFN in every
+  /// layer); the Mamba-2 fields are mamba_*; the dense FFN is the shared_mlp, and with
+  /// num_local_experts > 0 every layer is a MoE whose shared_mlp is an ungated shared expert.
+  bool mamba_layer_types = false;
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -531,6 +540,46 @@ inline const std::vector<family>& families() {
     mimo.model_type = "mimo";
     mimo.mtp_layers = "num_nextn_predict_layers";
     t.push_back(mimo);
+    // Issue 18d families.
+    family cohere; // CohereForCausalLM: parallel attention + MLP after one LayerNorm (weight only: d parameters)
+    cohere.model_type = "cohere";
+    cohere.eps = "layer_norm_eps";
+    cohere.block_norms = 1;
+    cohere.tie_default = true;
+    cohere.attention_bias = "attention_bias";
+    cohere.qk_norm = qk_norm_kind::whole; // CohereLayerNorm((heads, head_dim)) and ((kv heads, head_dim))
+    cohere.qk_norm_flag = "use_qk_norm";
+    t.push_back(cohere);
+    family cohere2 = cohere; // Cohere2ForCausalLM: 3 sliding-window layers then one global (NoPE) layer
+    cohere2.model_type = "cohere2";
+    cohere2.qk_norm = qk_norm_kind::none;
+    cohere2.qk_norm_flag = nullptr;
+    cohere2.window = window_rule::pattern;
+    cohere2.defaults = R"({"sliding_window": 4096, "sliding_window_pattern": 4})";
+    t.push_back(cohere2);
+    family internlm2; // remote code InternLM2ForCausalLM: fused wqkv (= q, k, v), wo, w1 / w3 / w2; `bias` (default true) on wqkv and wo
+    internlm2.model_type = "internlm2";
+    internlm2.head_dim = false;
+    internlm2.qkv_bias = internlm2.out_bias = true;
+    internlm2.attention_bias = "bias";
+    t.push_back(internlm2);
+    family seed_oss = glm4; // SeedOssForCausalLM: attention_bias on q, k, v; attention_out_bias on o_proj; mlp_bias
+    seed_oss.model_type = "seed_oss";
+    seed_oss.block_norms = 2;
+    seed_oss.out_bias_flag = "attention_out_bias";
+    seed_oss.mlp_bias = "mlp_bias";
+    t.push_back(seed_oss);
+    family granite_hybrid; // GraniteMoeHybridForCausalLM (Granite 4.0): Mamba-2 / attention layers, shared_mlp, optional MoE
+    granite_hybrid.model_type = "granitemoehybrid";
+    granite_hybrid.head_dim = false;
+    granite_hybrid.ffn = "shared_intermediate_size";
+    granite_hybrid.attention_bias = "attention_bias";
+    granite_hybrid.moe = moe_layout::mixtral;
+    granite_hybrid.mamba_layer_types = true;
+    granite_hybrid.per_layer_config = false;
+    granite_hybrid.defaults = R"({"mamba_n_heads": 128, "mamba_d_head": "auto", "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_d_conv": 4,
+                                  "mamba_expand": 2, "mamba_conv_bias": true, "mamba_proj_bias": false, "num_local_experts": 0})";
+    t.push_back(granite_hybrid);
     return t;
   }();
   return table;
@@ -1410,6 +1459,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     a.qkv_bias = f.flag(fam.attention_bias, fam.qkv_bias);
     a.out_bias = fam.qkv_only_bias ? fam.out_bias : a.qkv_bias;
   }
+  if (fam.out_bias_flag) a.out_bias = f.flag(fam.out_bias_flag, false);
   a.qk_norm = fam.qk_norm_flag && !f.flag(fam.qk_norm_flag, false) ? qk_norm_kind::none : fam.qk_norm;
   a.sinks = fam.sinks;
   b.ffn.d_ff = ffn;
@@ -1458,6 +1508,13 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   switch (fam.moe) {
   case moe_layout::none: break;
   case moe_layout::mixtral:
+    if (fam.mamba_layer_types) { // GraniteMoeHybrid: experts of intermediate_size + the shared_mlp, ungated
+      if (f.optional("num_local_experts", 0, 0) == 0) break; // dense: the shared_mlp alone
+      expert = moe_fields("num_local_experts", f.required("intermediate_size"));
+      expert.shared_d_ff = ffn;
+      moe = true;
+      break;
+    }
     expert = moe_fields(fam.experts_key ? fam.experts_key : "num_local_experts", ffn);
     moe = true;
     break;
@@ -1570,7 +1627,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   };
 
   // Sliding-window layers.
-  const bool windows = fam.window != window_rule::none || (f.has("layer_types") && !fam.chunked && !fam.linear_attention);
+  const bool windows = fam.window != window_rule::none || (f.has("layer_types") && !fam.chunked && !fam.linear_attention && !fam.mamba_layer_types);
   const sliding_rule sliding = windows ? sliding_rule(f, fam, cuts) : sliding_rule();
   std::int64_t window = 0; // sliding_window, read at the first sliding layer
 
@@ -1596,6 +1653,35 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   // attention, '-' an MLP; each layer has that one mixer and one RMSNorm.
   std::string pattern;
   attention_spec mamba;
+  // A Mamba-2 mixer from the family's field names; `expand` (when given) allows head_dim "auto" =
+  // expand x hidden_size / heads (GraniteMoeHybridConfig).
+  struct mamba_keys {
+    const char *heads, *head_dim, *expand, *state, *groups, *conv, *conv_bias, *bias;
+  };
+  auto read_mamba = [&](const mamba_keys& k) {
+    attention_spec x;
+    x.kind = attention_kind::mamba2;
+    x.d_model = s.d_model;
+    x.ssm_heads = f.required(k.heads);
+    if (const json* dh = f.get(k.head_dim); k.expand && dh && *dh == "auto") {
+      const std::int64_t inner = checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
+      if (inner % x.ssm_heads != 0)
+        bad(k.heads, "must divide " + std::string(k.expand) + " x hidden_size = " + std::to_string(inner) + " (" +
+                         k.head_dim + " auto)",
+            *f.get(k.heads));
+      x.ssm_head_dim = inner / x.ssm_heads;
+    } else {
+      x.ssm_head_dim = f.required(k.head_dim);
+    }
+    x.ssm_state = f.required(k.state);
+    x.ssm_groups = f.required(k.groups);
+    if (x.ssm_heads % x.ssm_groups != 0)
+      bad(k.groups, "must divide " + std::string(k.heads) + " = " + std::to_string(x.ssm_heads), *f.get(k.groups));
+    x.conv_kernel = f.required(k.conv);
+    x.conv_bias = f.flag(k.conv_bias, true);
+    x.qkv_bias = x.out_bias = f.flag(k.bias, false);
+    return x;
+  };
   if (fam.hybrid_pattern) {
     const json* v = f.get(fam.hybrid_pattern);
     if (!v || !v->is_string())
@@ -1616,19 +1702,26 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
             *v);
       if (i > 0 && ch != pattern[i - 1]) cuts.at(std::int64_t(i));
     }
-    if (pattern.find('M') != std::string::npos) {
-      mamba.kind = attention_kind::mamba2;
-      mamba.d_model = s.d_model;
-      mamba.ssm_heads = f.required("mamba_num_heads");
-      mamba.ssm_head_dim = f.required("mamba_head_dim");
-      mamba.ssm_state = f.required("ssm_state_size");
-      mamba.ssm_groups = f.required("n_groups");
-      if (mamba.ssm_heads % mamba.ssm_groups != 0)
-        bad("n_groups", "must divide mamba_num_heads = " + std::to_string(mamba.ssm_heads), *f.get("n_groups"));
-      mamba.conv_kernel = f.required("conv_kernel");
-      mamba.conv_bias = f.flag("use_conv_bias", true);
-      mamba.qkv_bias = mamba.out_bias = f.flag("use_bias", false);
+    if (pattern.find('M') != std::string::npos)
+      mamba = read_mamba({"mamba_num_heads", "mamba_head_dim", nullptr, "ssm_state_size", "n_groups", "conv_kernel",
+                          "use_conv_bias", "use_bias"});
+  }
+  // GraniteMoeHybrid: layer_types "mamba" / "attention" (every layer keeps its FFN and 2 norms).
+  std::vector<bool> mamba_at;
+  if (fam.mamba_layer_types) {
+    const json* v = f.get("layer_types");
+    if (!v || !v->is_array() || v->size() != std::size_t(layers))
+      bad("layer_types", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries \"mamba\" / \"attention\"",
+          v ? *v : json());
+    cuts.every_layer("layer_types", *v);
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const json& e = (*v)[i];
+      if (e != "mamba" && e != "attention") bad("layer_types[" + std::to_string(i) + "]", "must be \"mamba\" or \"attention\"", e);
+      mamba_at.push_back(e == "mamba");
     }
+    if (std::find(mamba_at.begin(), mamba_at.end(), true) != mamba_at.end())
+      mamba = read_mamba({"mamba_n_heads", "mamba_d_head", "mamba_expand", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
+                          "mamba_conv_bias", "mamba_proj_bias"});
   }
   // Qwen3-Next: Gated DeltaNet ("linear_attention") and gated full-attention layers, from
   // layer_types, else every full_attention_interval-th layer is full attention.
@@ -1685,6 +1778,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       x.attention = gdn;
       x.attention.qkv = b.attention.qkv;
     }
+    if (!mamba_at.empty() && mamba_at[std::size_t(i)]) x.attention = mamba;
     if (!pattern.empty()) {
       const char ch = pattern[std::size_t(i)];
       if (ch == 'M') x.attention = mamba;
@@ -1939,6 +2033,19 @@ inline hf_model read_hf_config_file(const std::filesystem::path& file) {
   hf_model m = read_hf_config(j);
   if (!detail::hf::present(j, "_name_or_path")) m.spec.name = file.stem().string();
   return m;
+}
+
+/// How a command stores the weights of a read config: as the checkpoint stores them
+/// (m.checkpoint_weights(): quantization_config and torch_dtype, `source` naming them) when
+/// `weight_dtype` is empty, else stored_as(parse_dtype(weight_dtype)) with source
+/// "--weight-dtype <x>" (nsc score, prune and fit share this default). Throws
+/// std::invalid_argument: the config's quantization_config cannot be read (m.stored_error; give
+/// a dtype), or an unknown dtype name.
+inline stored_weights hf_weight_storage(const hf_model& m, const std::string& weight_dtype) {
+  if (weight_dtype.empty()) return m.checkpoint_weights();
+  stored_weights s = stored_as(parse_dtype(weight_dtype));
+  s.source = "--weight-dtype " + weight_dtype;
+  return s;
 }
 
 /// The network of a read config at sequence length T: make_transformer(m.spec, T).

@@ -434,6 +434,7 @@ inline block_spec prune_block(const prune_layer_space& l, const prune_layer_choi
   std::int64_t present = 0;
   if (c.attention_none) {
     b.attention.kind = attention_kind::none;
+    b.attention.output_gate = false; // a removed gated attention (qwen3_next) keeps no gate
   } else {
     ++present;
     if (b.attention.kind == attention_kind::standard) {
