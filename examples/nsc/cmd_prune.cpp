@@ -251,7 +251,7 @@ std::string prune_defaults(const prune_args& a, const nsc::search::prune_space_s
     f.push_back({"--ep", std::to_string(a.ep)});
     f.push_back({"--keep-expert-width", ss.expert_width ? "not given (expert width on the FFN grid)" : "(kept)"});
   }
-  f.insert(f.end(), {{"--weight-dtype", a.weight_dtype},
+  f.insert(f.end(), {{"--weight-dtype", ss.load.stored ? ss.load.stored->name + " (" + ss.load.stored->source + ")" : a.weight_dtype},
                      {"--kv-dtype", a.kv_dtype},
                      {"--seq-len", std::to_string(a.seq_len)},
                      {"--context", a.context > 0 ? std::to_string(a.context) : "--seq-len"},

@@ -70,7 +70,13 @@ nsc_exit_code_test(prune_units_bad CODE 2 ARGS prune examples/configs/qwen3-8b.j
 nsc_cli_test(prune_percent_and_floors
   ARGS prune examples/configs/qwen3-8b.json --space generic --emit-format per-layer --params 80% --kv-heads-min 2
        --min-ffn-ratio 25% --memory 14GiB
-  PASS "budget   params +<= 6,552,588,288 params\nbudget   memory +<= 15,032,385,536 bytes\n.*defaults FFN floor max[(]--min-ffn 0, --min-ffn-ratio 0.25 x the layer's width[)]; KV heads >= 2;")
+  PASS "FFN [(]multiples of 256, >= 25% of the layer's own, or no-op[)].*budget   params +<= 6,552,588,288 params\nbudget   memory +<= 15,032,385,536 bytes\n.*defaults --ffn-multiple 256, --min-ffn 0, --head-step the GQA group, --no-noop not given [(]no-op sublayers offered[)], --tp 1, --weight-dtype bf16 [(]torch_dtype bfloat16[)], --kv-dtype bf16,"
+  FAIL "defaults .*(--kv-heads-min|--min-ffn-ratio|--expert-step)")
+# Every default the answer rests on is printed as its flag (README "Defaults"): the FFN floor's 10%
+# included, and the MoE flags on a MoE model.
+nsc_cli_test(prune_defaults_listed
+  ARGS prune examples/configs/deepseek-v2-lite.json --space generic --emit-format nsc --params 70%
+  PASS "FFN [(]multiples of 256, >= 10% of the layer's own[)].*defaults --ffn-multiple 256, --min-ffn-ratio 10% [(]no FFN below this share of its layer's own width. no-op aside[)], --min-ffn 0, --head-step the GQA group, --kv-heads-min 1, --no-noop not given [(]no-op sublayers offered[)], --tp 1, --expert-step 1, --min-experts top-k [(]6[)], --ep 1, --keep-expert-width not given")
 nsc_cli_test(score_units
   ARGS score examples/configs/qwen3-8b.json --context 32Ki --batch 4 --seq-len 2k --json
   PASS "\"batch\":4,\"context\":32768,.*\"seq_len\":2000")
