@@ -7,7 +7,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "9 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "15 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -16,7 +16,7 @@ set_tests_properties(cli:prune_checkpoint_llama_cpp PROPERTIES SKIP_RETURN_CODE 
 set(_pc tests/data/prune_ckpt)
 nsc_cli_test(prune_checkpoint_needs_weights
   ARGS prune ${_pc}/llama/config.json --space generic --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "--weights CKPT and --emit-checkpoint OUT go together [(]got only --emit-checkpoint[)]")
+  PASS "--emit-checkpoint OUT needs --weights CKPT [(]the checkpoint to slice[)]")
 nsc_cli_test(prune_checkpoint_needs_generic
   ARGS prune ${_pc}/llama/config.json --space lonas --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "--weights / --emit-checkpoint need --space generic")
