@@ -515,7 +515,8 @@ int run_generic(const prune_args& a) {
                                                      : "kept",
               static_cast<long long>(ss.ffn_multiple), a.min_ffn > 0 ? (", >= " + std::to_string(a.min_ffn)).c_str() : "",
               ss.format == prune_format::nsc ? "" : ", or no-op",
-              a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
+              a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(),
+              a.score == "weights" ? space.layers.size() : space.distinct_layers); // --score weights: each layer its own values
   if (tied_shared && !a.keep_expert_width)
     std::printf("note     the experts' width is kept: the config's shared experts are n_shared_experts x "
                 "moe_intermediate_size, so it cannot narrow the routed experts alone\n");

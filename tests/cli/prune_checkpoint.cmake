@@ -38,3 +38,14 @@ nsc_cli_test(prune_checkpoint_missing_tensor
   ARGS prune ${_pc}/llama/config.json --space generic --weights ${_pc}/llama/model-00001-of-00002.safetensors
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "tensor 'model.layers.[0-9]+[.][a-z_.]+' is missing from the checkpoint")
+# --score weights: every option's psi_W value and the knapsack's answer against numpy and brute force
+# (tests/tools/check_weight_scores.py: 3-layer llama, both criteria, three params budgets).
+add_test(NAME cli:prune_weight_scores
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_weight_scores.py $<TARGET_FILE:nsc_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:prune_weight_scores PROPERTIES PASS_REGULAR_EXPRESSION "6 cases, 0 failures")
+nsc_cli_test(prune_score_weights_needs_weights
+  ARGS prune ${_pc}/llama/config.json --space generic --score weights
+  PASS "--score weights needs --weights CKPT")
+nsc_cli_test(prune_weights_needs_a_use
+  ARGS prune ${_pc}/llama/config.json --space generic --weights ${_pc}/llama
+  PASS "--weights CKPT is read by --emit-checkpoint OUT or --score weights [(]got neither[)]")
