@@ -8,9 +8,11 @@ Nothing here comes from nsc but the files under test. The script
     per-layer_config, DeciLM block_configs or nsc intermediate_sizes formats) to get every
     layer's query heads h, KV heads k, FFN width w, experts e, or a removed sublayer;
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
-    experts survive by the documented magnitude criterion (README "Pruned checkpoints":
-    ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the product
-    of the Frobenius norms per expert, contiguous KV groups mean-pooled) and requires
+    experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
+    magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
+    product of the Frobenius norms per expert; spectral: the greedy largest psi_W of the kept
+    matrices, recomputed by brute force with numpy's slogdet; contiguous KV groups mean-pooled;
+    --uniform's removed last layers) and requires
     OUT/nsc_prune.json and every emitted tensor to agree (kept rows / columns bit-exact, pooled
     K / V rows to float32 rounding);
  3. runs its own numpy forward pass (float64; llama / qwen3 / mixtral blocks: RMSNorm, RoPE,

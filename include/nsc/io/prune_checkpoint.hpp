@@ -22,7 +22,9 @@
 /// final norm, LM head) are copied as they are: a tied LM head stays tied (absent) and an
 /// untied one is copied.
 ///
-/// What survives (criterion `magnitude`, the only one; all from the weights, no data):
+/// What survives (criterion `magnitude`; `spectral`, the greedy largest psi_W, is stated in
+/// nsc/io/prune_weights.hpp, which computes its orders; both give nested orders, see
+/// channel_orders; all from the weights, no data):
 ///  * KV heads, K -> k: the K heads are cut into k contiguous groups, group j = KV heads
 ///    [floor(j K / k), floor((j + 1) K / k)), and the new KV head j is the mean of the group's
 ///    K rows and of its V rows (and biases): the GQA paper's mean-pooling conversion (Ainslie

@@ -38,8 +38,9 @@
 /// Precision: double, except matrices with n^2 d >= 2^30 flops, which are formed and factored
 /// in float32 when prefix_psi_error<float> (sqrt(n + d) 2^-24 (1 + lambda_max) n, lambda_max by
 /// 20 power iterations) is at most float_tolerance (default 1e-3) of the matrix's psi_W;
-/// otherwise in double. Memory: one tensor in double plus its n x n Gram (Llama-3-8B's FFN: 470
-/// MB + 822 MB in float32), three Grams at once for the spectral FFN order.
+/// otherwise in double. Memory: one tensor at a time in double (twice: as stored and as channel
+/// rows) plus its n x n Gram (Llama-3-8B's FFN: 2 x 470 MB + 822 MB in float32); the spectral
+/// FFN order holds its three Grams at once.
 #ifndef NSC_IO_PRUNE_WEIGHTS_HPP
 #define NSC_IO_PRUNE_WEIGHTS_HPP
 
@@ -146,27 +147,37 @@ inline std::vector<double> ordered(const mat& X, const std::vector<std::int64_t>
   return prefix_psi_ordered<double>(X, order, unit);
 }
 
+/// Produces one matrix (its rows: the units' vectors) when called: matrices are loaded one at a
+/// time and freed after their Gram is formed (memory: one tensor and the Grams).
+using rows_loader = std::function<mat()>;
+
 /// The greedy order and prefix of the matrices' rows (shared pivots), float32 where allowed.
-inline prefix_psi_greedy_result greedy(const std::vector<const mat*>& Xs, std::int64_t unit, const std::vector<double>& bonus,
+inline prefix_psi_greedy_result greedy(const std::vector<rows_loader>& loads, std::int64_t unit, const std::vector<double>& bonus,
                                        const std::function<bool(std::int64_t, std::int64_t)>& allowed, double tol, tally& t) {
-  t.matrices += Xs.size();
-  bool use_float = true;
+  t.matrices += loads.size();
   double bound = 0;
-  for (const mat* X : Xs) {
-    use_float = use_float && big(*X);
-    if (use_float) bound += prefix_psi_error<float>(X->rows(), X->cols(), lambda_max(*X), X->rows());
-  }
-  if (use_float) {
+  bool use_float = true;
+  {
     std::vector<Eigen::MatrixXf> a;
-    for (const mat* X : Xs) a.push_back(identity_plus_gram<float>(*X));
-    prefix_psi_greedy_result r = prefix_psi_greedy<float>(a, unit, bonus, allowed);
-    if (bound <= tol * r.prefix.back()) {
-      t.floats += Xs.size();
-      return r;
+    for (const rows_loader& load : loads) {
+      const mat X = load();
+      if (!big(X)) {
+        use_float = false;
+        break;
+      }
+      bound += prefix_psi_error<float>(X.rows(), X.cols(), lambda_max(X), X.rows());
+      a.push_back(identity_plus_gram<float>(X));
+    }
+    if (use_float) {
+      prefix_psi_greedy_result r = prefix_psi_greedy<float>(a, unit, bonus, allowed);
+      if (bound <= tol * r.prefix.back()) {
+        t.floats += loads.size();
+        return r;
+      }
     }
   }
   std::vector<mat> a;
-  for (const mat* X : Xs) a.push_back(identity_plus_gram<double>(*X));
+  for (const rows_loader& load : loads) a.push_back(identity_plus_gram<double>(load()));
   return prefix_psi_greedy<double>(a, unit, bonus, allowed);
 }
 
@@ -190,23 +201,18 @@ inline tensor_matrix load(const checkpoint& in, const std::map<std::string, cons
   return m;
 }
 
-/// An FFN's three matrices as channel rows: gate rows, up rows, down columns.
-inline void ffn_values(const mat& gate, const mat& up, const mat& down, bool gated, channel_criterion crit,
-                       std::vector<std::int64_t> order, double tol, tally& t, std::vector<std::int64_t>& order_out,
-                       std::vector<double>& prefix) {
-  std::vector<const mat*> xs;
-  if (gated) xs.push_back(&gate);
-  xs.push_back(&up);
-  xs.push_back(&down);
+/// An FFN's matrices as channel rows (gate rows, up rows, down columns), loaded one at a time.
+inline void ffn_values(const std::vector<rows_loader>& loads, channel_criterion crit, std::vector<std::int64_t> order, double tol,
+                       tally& t, std::vector<std::int64_t>& order_out, std::vector<double>& prefix) {
   if (crit == channel_criterion::spectral) {
-    prefix_psi_greedy_result r = greedy(xs, 1, {}, [](std::int64_t, std::int64_t) { return true; }, tol, t);
+    prefix_psi_greedy_result r = greedy(loads, 1, {}, [](std::int64_t, std::int64_t) { return true; }, tol, t);
     order_out = std::move(r.order);
     prefix = std::move(r.prefix);
     return;
   }
   prefix.assign(order.size() + 1, 0.0);
-  for (const mat* X : xs) {
-    const std::vector<double> p = ordered(*X, order, 1, tol, t);
+  for (const rows_loader& load : loads) {
+    const std::vector<double> p = ordered(load(), order, 1, tol, t);
     for (std::size_t i = 0; i < p.size(); ++i) prefix[i] += p[i];
   }
   order_out = std::move(order);
@@ -287,7 +293,7 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           auto allowed = [&](std::int64_t u, std::int64_t step) {
             return step < std::int64_t(group_of_step.size()) && group_of_head[std::size_t(u)] == group_of_step[std::size_t(step)];
           };
-          prefix_psi_greedy_result r = pw::greedy({&O}, hd, v.q_psi, allowed, tol, tl);
+          prefix_psi_greedy_result r = pw::greedy({[&O] { return O; }}, hd, v.q_psi, allowed, tol, tl);
           // the prefix includes the bonuses (psi_W(Q_i)); keep psi_W(O_S) alone
           std::vector<double> op(r.prefix.size(), 0.0);
           double qs = 0;
@@ -319,9 +325,11 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
       std::iota(natural.begin(), natural.end(), 0);
       auto one = [&](const std::string& g, const std::string& u, const std::string& d, std::vector<std::int64_t> mag_order,
                      std::vector<std::int64_t>& order, std::vector<double>& prefix) {
-        const pw::tensor_matrix gt = b.ffn.gated ? load(g) : pw::tensor_matrix{}, ut = load(u), dt = load(d);
-        const mat G = b.ffn.gated ? mat(gt.t().transpose()) : mat(), U = ut.t().transpose(), D = dt.t(); // F x d each
-        pw::ffn_values(G, U, D, b.ffn.gated, settings.criterion, std::move(mag_order), tol, tl, order, prefix);
+        std::vector<pw::rows_loader> loads;
+        if (b.ffn.gated) loads.push_back([&, g] { return mat(load(g).t().transpose()); }); // F x d
+        loads.push_back([&, u] { return mat(load(u).t().transpose()); });
+        loads.push_back([&, d] { return mat(load(d).t()); });
+        pw::ffn_values(loads, settings.criterion, std::move(mag_order), tol, tl, order, prefix);
       };
       if (b.ffn.n_experts > 0) {
         const std::int64_t E = b.ffn.n_experts;
