@@ -188,10 +188,9 @@ struct tensor_matrix {
   cmap t() const { return cmap(data.data(), Eigen::Index(cols), Eigen::Index(rows)); }
 };
 
-inline tensor_matrix load(const checkpoint& in, const std::map<std::string, const tensor_entry*>& by_name, const std::string& name) {
+inline tensor_matrix load(const std::map<std::string, const tensor_entry*>& by_name, const std::string& name) {
   const auto it = by_name.find(name);
   if (it == by_name.end()) throw_invalid_argument(fn, "tensor '" + name + "' is missing from the checkpoint");
-  (void)in;
   tensor_matrix m;
   m.data = read_tensor(*it->second);
   m.rows = it->second->shape.at(0);
@@ -244,7 +243,7 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
     const block_spec& b = ls.base;
     layer_weight_values& v = out.layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    auto load = [&](const std::string& rest) { return pw::load(in, by_name, p + rest); };
+    auto load = [&](const std::string& rest) { return pw::load(by_name, p + rest); };
     // Attention: which KV head counts, and whether any option drops query heads.
     const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
     std::map<std::int64_t, bool> ks; // k -> some option with h < H
@@ -370,7 +369,6 @@ inline std::vector<std::int64_t> weight_expert_order(const prune_weight_values_t
 inline void apply_weight_scores(search::prune_space& space, const prune_weight_values_t& v) {
   constexpr std::string_view fn = "nsc::apply_weight_scores";
   if (v.layers.size() != space.layers.size()) throw_invalid_argument(fn, "the values are of another space (layer count)", v.layers.size());
-  namespace pw = detail::pw;
   space.fixed_nsc = 0;
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     search::prune_layer_space& ls = space.layers[l];
@@ -411,7 +409,6 @@ inline void apply_weight_scores(search::prune_space& space, const prune_weight_v
       for (std::int64_t i = 0; i < o.experts; ++i) s += x.expert_prefix.at(std::size_t(ord[std::size_t(i)])).at(std::size_t(o.width));
       o.nsc = s;
     }
-    (void)pw::fn;
   }
 }
 
