@@ -11,6 +11,7 @@
 #include <nsc/io/input_file.hpp>
 #include <nsc/io/safetensors.hpp>
 #include <nsc/io/safetensors_writer.hpp>
+#include <nsc/spectral/prefix_logdet.hpp>
 #include <nsc/io/weight_map.hpp>
 
 #include <catch2/catch.hpp>
@@ -485,4 +486,65 @@ TEST_CASE("safetensors writer: exact round trips, round to nearest even, checked
   CHECK(idx["weight_map"]["c"] == "model-00002-of-00003.safetensors");
   CHECK(idx["metadata"]["total_size"] == 55);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("prefix psi: every nested prefix from one factorisation, greedy and ordered, = numpy slogdet",
+          "[prefix_logdet]") {
+  // tests/data/prefix_logdet.json: tests/reference/gen_prefix_logdet.py (brute force over subsets)
+  std::ifstream f(std::string(NSC_TEST_DATA_DIR) + "/prefix_logdet.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  std::vector<Eigen::MatrixXd> X;
+  for (const auto& m : j["X"]) {
+    Eigen::MatrixXd x(Eigen::Index(m.size()), Eigen::Index(m[0].size()));
+    for (Eigen::Index r = 0; r < x.rows(); ++r)
+      for (Eigen::Index c = 0; c < x.cols(); ++c) x(r, c) = m[std::size_t(r)][std::size_t(c)].get<double>();
+    X.push_back(x);
+  }
+  auto close = [](const std::vector<double>& a, const nlohmann::json& b, double tol) {
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == Approx(b[i].get<double>()).margin(tol));
+  };
+  const auto all = [](std::int64_t, std::int64_t) { return true; };
+  SECTION("ordered: leading minors of one Cholesky, double and float32 within the stated bound") {
+    const std::vector<std::int64_t> order = j["order"].get<std::vector<std::int64_t>>();
+    close(nsc::prefix_psi_ordered<double>(X[0], order), j["ordered"], 1e-12);
+    const double lmax = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(X[0] * X[0].transpose()).eigenvalues().maxCoeff();
+    close(nsc::prefix_psi_ordered<float>(X[0], order), j["ordered"], nsc::prefix_psi_error<float>(12, 5, lmax, 12));
+  }
+  SECTION("greedy over rows of three matrices jointly (one pivot order)") {
+    for (int precision = 0; precision < 2; ++precision) {
+      nsc::prefix_psi_greedy_result r;
+      if (precision == 0) {
+        std::vector<Eigen::MatrixXd> a;
+        for (const auto& x : X) a.push_back(nsc::identity_plus_gram<double>(x));
+        r = nsc::prefix_psi_greedy<double>(a, 1, {}, all);
+      } else {
+        std::vector<Eigen::MatrixXf> a;
+        for (const auto& x : X) a.push_back(nsc::identity_plus_gram<float>(x));
+        r = nsc::prefix_psi_greedy<float>(a, 1, {}, all);
+      }
+      CHECK(r.order == j["greedy1"]["order"].get<std::vector<std::int64_t>>());
+      close(r.prefix, j["greedy1"]["prefix"], precision == 0 ? 1e-11 : 1e-3);
+    }
+  }
+  SECTION("greedy over units of 3 rows with bonuses, free and round-robin") {
+    const std::vector<double> bonus = j["greedy3"]["bonus"].get<std::vector<double>>();
+    std::vector<Eigen::MatrixXd> a{nsc::identity_plus_gram<double>(X[1])};
+    const auto r = nsc::prefix_psi_greedy<double>(a, 3, bonus, all);
+    CHECK(r.order == j["greedy3"]["order"].get<std::vector<std::int64_t>>());
+    close(r.prefix, j["greedy3"]["prefix"], 1e-11);
+    std::vector<Eigen::MatrixXd> b{nsc::identity_plus_gram<double>(X[1])};
+    const auto rr = nsc::prefix_psi_greedy<double>(b, 3, bonus, [](std::int64_t u, std::int64_t t) { return (u % 2 == 0) == (t % 2 == 0); });
+    CHECK(rr.order == j["round_robin"]["order"].get<std::vector<std::int64_t>>());
+    close(rr.prefix, j["round_robin"]["prefix"], 1e-11);
+  }
+  SECTION("bad input is refused by name") {
+    CHECK_THROWS_WITH(nsc::prefix_psi_ordered<double>(X[0], {0, 1}), Catch::Contains("nsc::prefix_psi_ordered: order must list every unit once"));
+    CHECK_THROWS_WITH(nsc::prefix_psi_ordered<double>(X[0], {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10}),
+                      Catch::Contains("must be a permutation"));
+    std::vector<Eigen::MatrixXd> a{nsc::identity_plus_gram<double>(X[0])};
+    CHECK_THROWS_WITH(nsc::prefix_psi_greedy<double>(a, 5, {}, all), Catch::Contains("nsc::prefix_psi_greedy: unit must divide n"));
+    a[0](3, 3) = std::nan("");
+    CHECK_THROWS_WITH(nsc::prefix_psi_greedy<double>(a, 1, {}, all), Catch::Contains("not positive definite"));
+  }
 }

@@ -29,6 +29,7 @@
 // --plot OUT.png runs scripts/plot_front.py (python3 with matplotlib) on the front; if that is not
 // possible it prints the command to run.
 #include "cli.hpp"
+#include "eigen_calls.hpp" // --score weights, --criterion spectral (compiled in cmd_weights.cpp)
 #include "gpu_option.hpp"
 #include "plot_front.hpp"
 
@@ -111,6 +112,7 @@ struct prune_args {
   double shard_size = 5e9;
   std::string criterion = "magnitude";
   const CLI::App* app = nullptr; ///< the subcommand: which flags were given (the defaults line)
+  std::string score = "shapes"; ///< --score: shapes (psi_MP / psi_FS of each option's shapes) or weights (psi_W)
 };
 
 std::string billions(double v) {
@@ -259,7 +261,7 @@ std::string prune_defaults(const prune_args& a, const nsc::search::prune_space_s
                      {"--attention", a.attention},
                      {"--estimator", a.estimator}});
   if (!a.uniform) f.push_back({"--emit-format", a.emit_format});
-  if (!a.weights.empty()) f.push_back({"--criterion", a.criterion});
+  if (!a.weights.empty()) f.insert(f.end(), {{"--criterion", a.criterion}, {"--score", a.score}});
   if (gpu)
     f.insert(f.end(), {{"--gpu-memory-utilization", nsc_cli::fmt(ss.serving->gpu_memory_utilization, 3)},
                        {"--reserve", nsc_cli::grouped((long long)ss.serving->reserve_bytes) + " bytes"},
@@ -349,7 +351,16 @@ int run_generic(const prune_args& a) {
 
   if (!a.weights.empty()) nsc::io::check_prune_checkpoint_family(m.model_type, ss.format); // before the search
   const auto t0 = std::chrono::steady_clock::now();
-  const prune_space space = make_prune_space(m.spec, ss);
+  prune_space space = make_prune_space(m.spec, ss);
+  // The checkpoint's spectra: --score weights values every option by psi_W of what it keeps;
+  // --criterion spectral orders heads / channels / experts by it (nsc/io/prune_weights.hpp).
+  std::optional<nsc::io::checkpoint> ck;
+  std::optional<nsc_cli::prune_weights_outcome> pw;
+  if (!a.weights.empty()) {
+    ck = nsc::io::open_checkpoint(a.weights);
+    nsc::io::check_prune_checkpoint_tensors(*ck, m.model_type, space);
+    if (a.score == "weights" || a.criterion == "spectral") pw = nsc_cli::prune_weights(*ck, space, a.criterion, a.score == "weights");
+  }
   { // Budgets: units and percentages of the unpruned model (its option-0 sums, exact).
     const prune_cost_vector un = prune_sum_candidate(space, std::vector<std::size_t>(2 * space.layers.size(), 0)).totals.cost;
     auto put = [&](prune_cost c, double x, const std::string& flag) {
@@ -462,8 +473,8 @@ int run_generic(const prune_args& a) {
     nsc::io::prune_checkpoint_settings cs;
     cs.shard_bytes = std::uint64_t(a.shard_size);
     cs.criterion = nsc::io::parse_channel_criterion(a.criterion);
-    ckpt = nsc::io::write_pruned_checkpoint(nsc::io::open_checkpoint(a.weights), m.model_type, space, b, cfg,
-                                            a.emit_checkpoint, cs);
+    if (pw) cs.orders = pw->orders;
+    ckpt = nsc::io::write_pruned_checkpoint(*ck, m.model_type, space, b, cfg, a.emit_checkpoint, cs);
     ckpt_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
   }
   nlohmann::json j = generic_json(b, T);
@@ -475,6 +486,10 @@ int run_generic(const prune_args& a) {
   j["uniform"] = a.uniform;
   j["loads"] = loads;
   if (a.uniform) j["uniform_models"] = r.uniform_models;
+  j["score"] = a.score;
+  if (a.score == "weights")
+    j["weight_score"] = {{"criterion", a.criterion}, {"best", b.dp_value}, {"unpruned", r.unpruned.dp_value},
+                         {"matrices", pw->matrices}, {"float32_matrices", pw->float_matrices}, {"seconds", pw->seconds}};
   nlohmann::json bj = nlohmann::json::object();
   for (const prune_budget& x : s.budgets) bj[std::string(to_string(x.cost))] = x.limit;
   j["budgets"] = bj;
@@ -550,7 +565,8 @@ int run_generic(const prune_args& a) {
                                                      : "kept",
               static_cast<long long>(ss.ffn_multiple), ffn_floor.c_str(),
               ss.format == prune_format::nsc ? "" : ", or no-op",
-              a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(), space.distinct_layers);
+              a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(),
+              a.score == "weights" ? space.layers.size() : space.distinct_layers); // --score weights: each layer its own values
   if (tied_shared && !a.keep_expert_width)
     std::printf("note     the experts' width is kept: the config's shared experts are n_shared_experts x "
                 "moe_intermediate_size, so it cannot narrow the routed experts alone\n");
@@ -596,6 +612,11 @@ int run_generic(const prune_args& a) {
   };
   row("unpruned", r.unpruned);
   row("best", b);
+  if (a.score == "weights")
+    std::printf("score    psi_W of the kept weights (--score weights, %s criterion; layers only): unpruned %.1f, best %.1f "
+                "(the knapsack's values; the NSC column is psi_%s of the shapes); %zu Grams (%zu in float32) in %s\n",
+                a.criterion.c_str(), r.unpruned.dp_value, b.dp_value, a.estimator == "fs" ? "FS" : "MP", pw->matrices,
+                pw->float_matrices, time_text(pw->seconds).c_str());
   (void)t;
   (void)u;
   // Runs of identical layers.
@@ -649,9 +670,14 @@ int run_generic(const prune_args& a) {
 }
 
 int run_prune(const prune_args& a) {
-  if (a.emit_checkpoint.empty() != a.weights.empty())
-    throw std::invalid_argument("nsc prune: --weights CKPT and --emit-checkpoint OUT go together (got only " +
-                                std::string(a.weights.empty() ? "--emit-checkpoint" : "--weights") + ")");
+  if (!a.emit_checkpoint.empty() && a.weights.empty())
+    throw std::invalid_argument("nsc prune: --emit-checkpoint OUT needs --weights CKPT (the checkpoint to slice)");
+  if (a.score == "weights" && a.weights.empty())
+    throw std::invalid_argument("nsc prune: --score weights needs --weights CKPT (psi_W of its matrices)");
+  if (a.criterion != "magnitude" && a.weights.empty())
+    throw std::invalid_argument("nsc prune: --criterion " + a.criterion + " needs --weights CKPT (with --emit-checkpoint or --score weights)");
+  if (!a.weights.empty() && a.emit_checkpoint.empty() && a.score != "weights")
+    throw std::invalid_argument("nsc prune: --weights CKPT is read by --emit-checkpoint OUT or --score weights (got neither)");
   if (!a.weights.empty() && a.space != "generic")
     throw std::invalid_argument("nsc prune: --weights / --emit-checkpoint need --space generic (LoRA adapters of the "
                                 "LoNAS space have no weights)");
@@ -895,8 +921,13 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
   sub->add_option("--shard-size", args->shard_size, "generic: bytes of data per safetensors shard at most (default 5e9)")
       ->check(CLI::Range(1.0, 1e15));
   sub->add_option("--criterion", args->criterion,
-                  "generic: which heads / channels / experts survive: magnitude (default; README \"Pruned checkpoints\")")
-      ->check(CLI::IsMember({"magnitude"}));
+                  "generic: which heads / channels / experts survive: magnitude (default) or spectral (largest psi_W of "
+                  "the kept matrices, greedy; README \"Pruned checkpoints\")")
+      ->check(CLI::IsMember({"magnitude", "spectral"}));
+  sub->add_option("--score", args->score,
+                  "generic: value of each option: shapes (default: psi_MP of its shapes, or psi_FS with --estimator fs) or "
+                  "weights (psi_W of the sub-matrices it keeps under --criterion; needs --weights)")
+      ->check(CLI::IsMember({"shapes", "weights"}));
   sub->add_option("--top", args->top, "generic: also the K best models")->check(CLI::Range(std::size_t(1), std::size_t(1000)));
   sub->add_option("--min-distance", args->min_distance,
                   "generic, --top: each model differs from every earlier one in >= D sublayers");

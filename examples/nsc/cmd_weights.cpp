@@ -36,6 +36,7 @@
 
 #include <nsc/io/checkpoint_psi.hpp>
 #include <nsc/io/input_file.hpp>
+#include <nsc/io/prune_weights.hpp>
 #include <nsc/io/safetensors.hpp>
 #include <nsc/io/weight_map.hpp>
 
@@ -303,4 +304,14 @@ nsc_cli::monte_carlo_summary nsc_cli::psi_w_monte_carlo(std::int64_t rows, std::
       nsc::psi_w_monte_carlo(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols), ini,
                              static_cast<Eigen::Index>(trials), seed, d);
   return {r.mean, r.standard_error, r.trials};
+}
+
+nsc_cli::prune_weights_outcome nsc_cli::prune_weights(const nsc::io::checkpoint& in, nsc::search::prune_space& space,
+                                                      const std::string& criterion, bool values) {
+  nsc::io::prune_weight_settings s;
+  s.criterion = nsc::io::parse_channel_criterion(criterion);
+  s.values = values;
+  auto v = std::make_shared<const nsc::io::prune_weight_values_t>(nsc::io::prune_weight_values(in, space, s));
+  if (values) nsc::io::apply_weight_scores(space, *v);
+  return {nsc::io::weight_orders(v), v->matrices, v->float_matrices, v->seconds};
 }

@@ -13,7 +13,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+
+namespace nsc::io {
+struct checkpoint;
+struct channel_orders;
+} // namespace nsc::io
+namespace nsc::search {
+struct prune_space;
+} // namespace nsc::search
 
 namespace nsc_cli {
 
@@ -35,6 +44,17 @@ struct monte_carlo_summary {
 monte_carlo_summary psi_w_monte_carlo(std::int64_t rows, std::int64_t cols, const nsc::init& ini,
                                       std::int64_t trials, std::uint64_t seed,
                                       const std::string& dist);
+
+/// nsc prune --score weights / --criterion spectral (nsc/io/prune_weights.hpp): the criterion's
+/// orders from the checkpoint `in`, and with `values` every option of `space` valued by psi_W of
+/// what it keeps (apply_weight_scores). Errors as there.
+struct prune_weights_outcome {
+  std::shared_ptr<const nsc::io::channel_orders> orders;
+  std::size_t matrices = 0, float_matrices = 0; ///< Grams factored (float32 ones)
+  double seconds = 0;
+};
+prune_weights_outcome prune_weights(const nsc::io::checkpoint& in, nsc::search::prune_space& space,
+                                    const std::string& criterion, bool values);
 
 } // namespace nsc_cli
 

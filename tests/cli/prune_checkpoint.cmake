@@ -7,7 +7,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "9 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "15 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -16,7 +16,7 @@ set_tests_properties(cli:prune_checkpoint_llama_cpp PROPERTIES SKIP_RETURN_CODE 
 set(_pc tests/data/prune_ckpt)
 nsc_cli_test(prune_checkpoint_needs_weights
   ARGS prune ${_pc}/llama/config.json --space generic --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "--weights CKPT and --emit-checkpoint OUT go together [(]got only --emit-checkpoint[)]")
+  PASS "--emit-checkpoint OUT needs --weights CKPT [(]the checkpoint to slice[)]")
 nsc_cli_test(prune_checkpoint_needs_generic
   ARGS prune ${_pc}/llama/config.json --space lonas --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "--weights / --emit-checkpoint need --space generic")
@@ -38,3 +38,14 @@ nsc_cli_test(prune_checkpoint_missing_tensor
   ARGS prune ${_pc}/llama/config.json --space generic --weights ${_pc}/llama/model-00001-of-00002.safetensors
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "tensor 'model.layers.[0-9]+[.][a-z_.]+' is missing from the checkpoint")
+# --score weights: every option's psi_W value and the knapsack's answer against numpy and brute force
+# (tests/tools/check_weight_scores.py: 3-layer llama and 2-layer mixtral, both criteria, params budgets).
+add_test(NAME cli:prune_weight_scores
+  COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_weight_scores.py $<TARGET_FILE:nsc_cli> ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:prune_weight_scores PROPERTIES PASS_REGULAR_EXPRESSION "10 cases, 0 failures")
+nsc_cli_test(prune_score_weights_needs_weights
+  ARGS prune ${_pc}/llama/config.json --space generic --score weights
+  PASS "--score weights needs --weights CKPT")
+nsc_cli_test(prune_weights_needs_a_use
+  ARGS prune ${_pc}/llama/config.json --space generic --weights ${_pc}/llama
+  PASS "--weights CKPT is read by --emit-checkpoint OUT or --score weights [(]got neither[)]")

@@ -8,9 +8,11 @@ Nothing here comes from nsc but the files under test. The script
     per-layer_config, DeciLM block_configs or nsc intermediate_sizes formats) to get every
     layer's query heads h, KV heads k, FFN width w, experts e, or a removed sublayer;
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
-    experts survive by the documented magnitude criterion (README "Pruned checkpoints":
-    ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the product
-    of the Frobenius norms per expert, contiguous KV groups mean-pooled) and requires
+    experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
+    magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
+    product of the Frobenius norms per expert; spectral: the greedy largest psi_W of the kept
+    matrices, recomputed by brute force with numpy's slogdet; contiguous KV groups mean-pooled;
+    --uniform's removed last layers) and requires
     OUT/nsc_prune.json and every emitted tensor to agree (kept rows / columns bit-exact, pooled
     K / V rows to float32 rounding);
  3. runs its own numpy forward pass (float64; llama / qwen3 / mixtral blocks: RMSNorm, RoPE,
@@ -91,14 +93,89 @@ def top(score, n):
     return sorted(idx)
 
 
-def select(orig_cfg, W, shapes):
-    """The documented magnitude criterion, from the original weights."""
+def psi_rows(X):
+    """psi_W of the matrix whose rows are X's: ln det(I + X X^T) (numpy's slogdet)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.shape[0] == 0:
+        return 0.0
+    sign, v = np.linalg.slogdet(np.eye(X.shape[0]) + X @ X.T)
+    assert sign > 0
+    return float(v)
+
+
+def round_robin(ranked):
+    """Rank 0 of every group, then rank 1 of every group, ... (exhausted groups skipped)."""
+    out, r = [], 0
+    while any(r < len(g) for g in ranked):
+        out += [g[r] for g in ranked if r < len(g)]
+        r += 1
+    return out
+
+
+_CACHE = {}
+
+
+def greedy_channels(mats, steps, key):
+    """The spectral FFN order by brute force: step by step the channel c maximising
+    sum_m psi_W(M_m[S + c]) (M_m's rows: gate rows, up rows, down columns); ties: lower c."""
+    if key in _CACHE and len(_CACHE[key]) >= steps:
+        return _CACHE[key][:steps]
+    grams = [M @ M.T for M in mats]
+    S = []
+    for _ in range(steps):
+        best, bv = None, -np.inf
+        for c in range(mats[0].shape[0]):
+            if c in S:
+                continue
+            idx = S + [c]
+            v = sum(np.linalg.slogdet(np.eye(len(idx)) + G[np.ix_(idx, idx)])[1] for G in grams)
+            if v > bv:
+                bv, best = v, c
+        S.append(best)
+    _CACHE[key] = S
+    return S
+
+
+def greedy_heads(q, o, groups, G, hd, key):
+    """The spectral query-head order for the KV groups: round-robin over the groups, each step the
+    group's head i maximising psi_W(Q_i) + psi_W(o_proj columns of the heads taken + i)."""
+    if key in _CACHE:
+        return _CACHE[key]
+    H = q.shape[0] // hd
+    qpsi = [psi_rows(q[i * hd:(i + 1) * hd]) for i in range(H)]
+    cands = [[i for x in g for i in range(x * G, (x + 1) * G)] for g in groups]
+    seq = round_robin([[j] * len(c) for j, c in enumerate(cands)])
+    S = []
+    for j in seq:
+        best, bv = None, -np.inf
+        for i in cands[j]:
+            if i in S:
+                continue
+            cols = [h * hd + r for h in S + [i] for r in range(hd)]
+            v = sum(qpsi[h] for h in S + [i]) + psi_rows(o[:, cols].T)
+            if v > bv:
+                bv, best = v, i
+        S.append(best)
+    _CACHE[key] = S
+    return S
+
+
+def ffn_mats(W, p, e=None):
+    if e is None:
+        return [W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"], W[p + "mlp.down_proj.weight"].T]
+    x = lambda m: W[p + f"block_sparse_moe.experts.{e}.{m}.weight"]
+    return [x("w1"), x("w3"), x("w2").T]
+
+
+def select(orig_cfg, W, shapes, criterion="magnitude"):
+    """The documented criterion (magnitude or spectral), from the original weights."""
     d, H = orig_cfg["hidden_size"], orig_cfg["num_attention_heads"]
     K = orig_cfg.get("num_key_value_heads", H)
     hd = orig_cfg.get("head_dim") or d // H
     G = H // K
     F = orig_cfg["intermediate_size"]
     E = orig_cfg.get("num_local_experts", 0)
+    spectral = criterion == "spectral"
     sel = []
     for l, s in enumerate(shapes):
         p = f"model.layers.{l}."
@@ -107,24 +184,41 @@ def select(orig_cfg, W, shapes):
             h, k = s["h"], s["k"]
             groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
             q, o = W[p + "self_attn.q_proj.weight"], W[p + "self_attn.o_proj.weight"]
-            imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
-            heads = []
-            for g in groups:
-                cand = [i for x in g for i in range(x * G, (x + 1) * G)]
-                heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
+            if spectral:
+                kept = set(greedy_heads(q, o, groups, G, hd, (id(W), l, "heads", k))[:h])
+                heads = [i for g in groups for x in g for i in range(x * G, (x + 1) * G) if i in kept]
+            else:
+                imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
+                heads = []
+                for g in groups:
+                    cand = [i for x in g for i in range(x * G, (x + 1) * G)]
+                    heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
             layer["attention"] = {"q_heads": heads, "kv_groups": groups}
         if s["w"] is not None:
+            w = s["w"]
+
             def chan(gate, up, down):
                 return list(np.linalg.norm(gate, axis=1) * np.linalg.norm(up, axis=1) * np.linalg.norm(down, axis=0))
+
+            def spec(e):
+                return sorted(greedy_channels(ffn_mats(W, p, e), w, (id(W), l, "ffn", e))) if w < F else list(range(F))
             if E:
                 x = lambda e, m: W[p + f"block_sparse_moe.experts.{e}.{m}.weight"]
-                eimp = [np.linalg.norm(x(e, "w1")) * np.linalg.norm(x(e, "w3")) * np.linalg.norm(x(e, "w2")) for e in range(E)]
-                ex = top(eimp, s["e"])
-                layer["ffn"] = {"experts": ex,
-                                "expert_channels": [top(chan(x(e, "w1"), x(e, "w3"), x(e, "w2")), s["w"]) for e in ex]}
+                if spectral:
+                    val = [sum(psi_rows(M[spec(e)]) for M in ffn_mats(W, p, e)) for e in range(E)]
+                    ex = top(val, s["e"])
+                    layer["ffn"] = {"experts": ex, "expert_channels": [spec(e) for e in ex]}
+                else:
+                    eimp = [np.linalg.norm(x(e, "w1")) * np.linalg.norm(x(e, "w3")) * np.linalg.norm(x(e, "w2")) for e in range(E)]
+                    ex = top(eimp, s["e"])
+                    layer["ffn"] = {"experts": ex,
+                                    "expert_channels": [top(chan(x(e, "w1"), x(e, "w3"), x(e, "w2")), w) for e in ex]}
             else:
-                layer["ffn"] = {"channels": top(chan(W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"],
-                                                     W[p + "mlp.down_proj.weight"]), s["w"])}
+                if spectral:
+                    layer["ffn"] = {"channels": spec(None)}
+                else:
+                    layer["ffn"] = {"channels": top(chan(W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"],
+                                                         W[p + "mlp.down_proj.weight"]), w)}
         sel.append(layer)
     return sel
 
@@ -326,8 +420,13 @@ def main():
     ecfg = json.load(open(os.path.join(out, "config.json")))
     Wo, We = read_safetensors_dir(orig), read_safetensors_dir(out)
     shapes = layer_shapes(ecfg)
-    sel = select(ocfg, Wo, shapes)
-    reported = json.load(open(os.path.join(out, "nsc_prune.json")))["layers"]
+    # --uniform removes the last layers: the emitted config has fewer, the original's last ones are removed
+    removed = ocfg["num_hidden_layers"] - len(shapes)
+    oshapes = shapes + [{"h": None, "k": None, "hd": None, "w": None, "e": None}] * removed
+    pj = json.load(open(os.path.join(out, "nsc_prune.json")))
+    criterion = pj.get("criterion", "magnitude")
+    sel = select(ocfg, Wo, oshapes, criterion)
+    reported = pj["layers"]
     if reported != sel:
         for l, (a, b) in enumerate(zip(reported, sel)):
             if a != b:
@@ -347,13 +446,14 @@ def main():
              "ffn": ({"experts": list(range(ocfg["num_local_experts"])),
                       "expert_channels": [list(range(ocfg["intermediate_size"]))] * ocfg["num_local_experts"]}
                      if ocfg.get("num_local_experts") else {"channels": list(range(ocfg["intermediate_size"]))})}
-            for _ in shapes]
+            for _ in oshapes]
     lu = forward(ocfg, Wo, masked_layers(ocfg, Wo, full), tokens)
     err = float(np.max(np.abs(le - lm)))
     moved = float(np.max(np.abs(lm - lu)))
-    kept = sum(1 for s in shapes if s["h"] is not None), sum(1 for s in shapes if s["w"] is not None)
-    print(f"{ocfg['model_type']}: {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
-          f"{sum(t.size for t in We.values())} weights, attention kept in {kept[0]} / FFN in {kept[1]} of {len(shapes)} layers; "
+    kept = sum(1 for s in oshapes if s["h"] is not None), sum(1 for s in oshapes if s["w"] is not None)
+    print(f"{ocfg['model_type']} ({criterion}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+          f"{sum(t.size for t in We.values())} weights, attention kept in {kept[0]} / FFN in {kept[1]} of {len(oshapes)} layers"
+          f"{f' (the last {removed} removed)' if removed else ''}; "
           f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
           f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
     if not err <= tol:

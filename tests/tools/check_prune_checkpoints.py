@@ -6,8 +6,9 @@ Usage: /usr/bin/python3 check_prune_checkpoints.py NSC SOURCE_DIR WORK_DIR
 
 For each case: nsc prune ... --json writes OUT; `nsc score OUT/config.json --json` must read
 back the search's params, FLOPs, KV bytes, memory and NSC exactly; nsc's reader must open OUT;
-tests/reference/check_pruned_checkpoint.py must find the selection, the tensors and the logits
-of OUT equal to the masked original's (1e-5). Prints "N cases, F failures".
+tests/reference/check_pruned_checkpoint.py must find the selection (magnitude or spectral
+criterion), the tensors and the logits of OUT equal to the masked original's (1e-5); --uniform
+cases remove the last layers. Prints "N cases, F failures".
 """
 import json
 import os
@@ -30,6 +31,17 @@ CASES = [
     ("qwen3_per_layer", "qwen3", "per-layer", ["--params", "35000", "--head-step", "1"]),
     ("mixtral_per_layer_experts", "mixtral", "per-layer", ["--params", "25000", "--head-step", "1"]),
     ("mixtral_per_layer_kv", "mixtral", "per-layer", ["--params", "30000", "--kv-bytes", "20000", "--head-step", "1"]),
+    # the spectral criterion (greedy largest psi_W; the checker recomputes it by brute-force slogdet)
+    ("llama_per_layer_spectral_weights", "llama", "per-layer",
+     ["--params", "45000", "--kv-bytes", "60000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("qwen3_per_layer_spectral", "qwen3", "per-layer", ["--params", "35000", "--head-step", "1", "--criterion", "spectral"]),
+    ("mixtral_per_layer_experts_spectral", "mixtral", "per-layer",
+     ["--params", "25000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # --uniform: the family's own architecture, the last layers removed (emit format None)
+    ("llama_uniform_depth", "llama", None, ["--uniform", "--params", "70000", "--min-ffn", "96", "--head-step", "1"]),
+    ("qwen3_uniform_spectral", "qwen3", None, ["--uniform", "--params", "40000", "--head-step", "1", "--criterion", "spectral"]),
+    ("mixtral_uniform_depth_spectral", "mixtral", None,
+     ["--uniform", "--params", "40000", "--keep-expert-width", "--expert-step", "0", "--criterion", "spectral"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
@@ -43,8 +55,8 @@ def main():
         orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
         out = os.path.join(work, name)
         shutil.rmtree(out, ignore_errors=True)
-        args = [nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--ffn-multiple", "16",
-                "--emit-format", fmt, "--weights", orig, "--emit-checkpoint", out, "--json"] + extra
+        args = [nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--ffn-multiple", "16"] + \
+            (["--emit-format", fmt] if fmt else []) + ["--weights", orig, "--emit-checkpoint", out, "--json"] + extra
         r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode != 0:
             print(f"FAIL {name}: nsc prune exit {r.returncode}: {r.stderr.strip()}")

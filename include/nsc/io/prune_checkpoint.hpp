@@ -22,7 +22,9 @@
 /// final norm, LM head) are copied as they are: a tied LM head stays tied (absent) and an
 /// untied one is copied.
 ///
-/// What survives (criterion `magnitude`, the only one; all from the weights, no data):
+/// What survives (criterion `magnitude`; `spectral`, the greedy largest psi_W, is stated in
+/// nsc/io/prune_weights.hpp, which computes its orders; both give nested orders, see
+/// channel_orders; all from the weights, no data):
 ///  * KV heads, K -> k: the K heads are cut into k contiguous groups, group j = KV heads
 ///    [floor(j K / k), floor((j + 1) K / k)), and the new KV head j is the mean of the group's
 ///    K rows and of its V rows (and biases): the GQA paper's mean-pooling conversion (Ainslie
@@ -70,7 +72,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -80,18 +84,26 @@
 
 namespace nsc::io {
 
-/// How surviving channels are chosen (the file comment states the rule).
-enum class channel_criterion { magnitude };
+/// How surviving channels are chosen (the file comment states the rules).
+enum class channel_criterion { magnitude, spectral };
 
 inline channel_criterion parse_channel_criterion(std::string_view s) {
   if (s == "magnitude") return channel_criterion::magnitude;
-  throw_invalid_argument("nsc::parse_channel_criterion", "criterion must be magnitude", s);
+  if (s == "spectral") return channel_criterion::spectral;
+  throw_invalid_argument("nsc::parse_channel_criterion", "criterion must be magnitude or spectral", s);
 }
+
+inline std::string_view to_string(channel_criterion c) { return c == channel_criterion::magnitude ? "magnitude" : "spectral"; }
+
+struct channel_orders;
 
 /// Options of write_pruned_checkpoint.
 struct prune_checkpoint_settings {
   std::uint64_t shard_bytes = 5'000'000'000; ///< data per shard at most (a larger tensor alone)
   channel_criterion criterion = channel_criterion::magnitude;
+  /// The criterion's orders (spectral: nsc/io/prune_weights.hpp's spectral_orders; null for
+  /// magnitude: magnitude_orders).
+  std::shared_ptr<const channel_orders> orders;
   bool copy_tokenizer = true; ///< copy tokenizer / generation files of an input directory
 };
 
@@ -108,7 +120,7 @@ struct layer_keep {
 
 /// The selection as JSON (nsc_prune.json): {"criterion", "layers": [{attention: null |
 /// {q_heads, kv_groups}, ffn: null | {channels} | {experts, expert_channels}}]}.
-inline nlohmann::json selection_json(const std::vector<layer_keep>& sel, channel_criterion) {
+inline nlohmann::json selection_json(const std::vector<layer_keep>& sel, channel_criterion criterion) {
   nlohmann::json layers = nlohmann::json::array();
   for (const layer_keep& l : sel) {
     nlohmann::json a = l.attention ? nlohmann::json{{"q_heads", l.q_heads}, {"kv_groups", l.kv_groups}}
@@ -119,7 +131,7 @@ inline nlohmann::json selection_json(const std::vector<layer_keep>& sel, channel
                            : nlohmann::json{{"experts", l.experts}, {"expert_channels", l.expert_channels}};
     layers.push_back({{"attention", std::move(a)}, {"ffn", std::move(f)}});
   }
-  return {{"criterion", "magnitude"}, {"layers", std::move(layers)}};
+  return {{"criterion", std::string(to_string(criterion))}, {"layers", std::move(layers)}};
 }
 
 namespace detail::pc {
@@ -325,132 +337,208 @@ inline std::optional<std::pair<std::int64_t, std::string>> expert_of(const std::
 /// The tensors of one layer, by the name after the layer prefix.
 using layer_tensors = std::map<std::string, const tensor_entry*>;
 
+/// The contiguous KV groups of k new KV heads from K: group j = [floor(j K / k), floor((j + 1) K / k)).
+inline std::vector<std::vector<std::int64_t>> kv_groups(std::int64_t K, std::int64_t k) {
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::int64_t j = 0; j < k; ++j) {
+    std::vector<std::int64_t> g;
+    for (std::int64_t x = j * K / k; x < (j + 1) * K / k; ++x) g.push_back(x);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+/// Round-robin over the KV groups of per-group rankings: rank 0 of group 0, 1, ..., k - 1, then
+/// rank 1 of every group, ...: the first h keep h / k heads of every group.
+inline std::vector<std::int64_t> round_robin(const std::vector<std::vector<std::int64_t>>& ranked) {
+  std::vector<std::int64_t> out;
+  for (std::size_t r = 0;; ++r) {
+    bool any = false;
+    for (const auto& g : ranked)
+      if (r < g.size()) out.push_back(g[r]), any = true;
+    if (!any) return out;
+  }
+}
+
+/// The query heads of new KV group j for k new KV heads (G = H / K per original KV head).
+inline std::vector<std::int64_t> group_candidates(const std::vector<std::int64_t>& group, std::int64_t G) {
+  std::vector<std::int64_t> cand;
+  for (std::int64_t x : group)
+    for (std::int64_t i = x * G; i < (x + 1) * G; ++i) cand.push_back(i);
+  return cand;
+}
+
+/// `score`'s indices, largest first (ties: the lower index).
+inline std::vector<std::int64_t> ranking(const std::vector<double>& score) {
+  std::vector<std::int64_t> idx(score.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(),
+                   [&](std::int64_t a, std::int64_t b) { return score[std::size_t(a)] > score[std::size_t(b)]; });
+  return idx;
+}
+
 } // namespace detail::pc
 
-/// Which heads, KV heads, channels and experts of each layer survive in `c` (the file
-/// comment's rule), from the checkpoint's weights; checks every layer tensor's name and shape
-/// against the space's model first (errors as in the file comment).
-inline std::vector<layer_keep> select_channels(const checkpoint& in, const search::prune_space& space,
-                                               const search::prune_candidate& c,
-                                               const prune_checkpoint_settings& settings = {}) {
+/// The nested orders of a criterion, best first: the kept set of size n is the first n of an
+/// order. Query heads for k new KV heads are listed round-robin over the k groups (see
+/// detail::pc::round_robin), so the first h keep h / k heads of every group.
+struct channel_orders {
+  std::function<std::vector<std::int64_t>(std::size_t layer, std::int64_t kv_heads)> heads;
+  std::function<std::vector<std::int64_t>(std::size_t layer)> channels;
+  /// experts, when the experts keep `width` channels each
+  std::function<std::vector<std::int64_t>(std::size_t layer, std::int64_t width)> experts;
+  std::function<std::vector<std::int64_t>(std::size_t layer, std::int64_t expert)> expert_channels;
+};
+
+/// The magnitude criterion's orders (the file comment), read from `in` lazily (each call
+/// streams the tensors it needs). Tensor names as the llama / mixtral layouts.
+inline channel_orders magnitude_orders(const checkpoint& in, const search::prune_space& space) {
   namespace pc = detail::pc;
-  (void)settings;
-  if (c.layers.size() != space.layers.size())
-    pc::fail("the candidate needs one choice per layer (" + std::to_string(space.layers.size()) + "), got " +
-             std::to_string(c.layers.size()));
-  std::vector<pc::layer_tensors> by_layer(space.layers.size());
+  auto by_layer = std::make_shared<std::vector<pc::layer_tensors>>(space.layers.size());
   for (const tensor_entry& t : in.tensors) {
     const auto lr = pc::layer_of(t.name);
     if (!lr) continue;
     if (lr->first >= std::int64_t(space.layers.size()))
       pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
                std::to_string(space.layers.size()) + " layers");
-    by_layer[std::size_t(lr->first)][lr->second] = &t;
+    (*by_layer)[std::size_t(lr->first)][lr->second] = &t;
   }
+  auto need = [by_layer](std::size_t l, const std::string& rest) -> const tensor_entry& {
+    const auto it = (*by_layer)[l].find(rest);
+    if (it == (*by_layer)[l].end())
+      pc::fail("tensor 'model.layers." + std::to_string(l) + "." + rest + "' is missing from the checkpoint");
+    return *it->second;
+  };
+  const search::prune_space* sp = &space;
+  auto channel_order = [need, sp](std::size_t l, const std::string& gate, const std::string& up, const std::string& down) {
+    const std::int64_t F = sp->layers[l].base.ffn.d_ff;
+    std::vector<double> g, u, d, unused, imp(std::size_t(F), 1.0);
+    if (!gate.empty()) pc::tensor_reader(need(l, gate)).square_norms(g, unused);
+    pc::tensor_reader(need(l, up)).square_norms(u, unused);
+    pc::tensor_reader(need(l, down)).square_norms(unused, d);
+    if (std::int64_t(u.size()) != F || std::int64_t(d.size()) != F || (!gate.empty() && std::int64_t(g.size()) != F))
+      pc::fail("layer " + std::to_string(l) + ": FFN matrices do not have " + std::to_string(F) + " channels");
+    for (std::int64_t x = 0; x < F; ++x)
+      imp[std::size_t(x)] = std::sqrt(u[std::size_t(x)]) * std::sqrt(d[std::size_t(x)]) *
+                            (gate.empty() ? 1.0 : std::sqrt(g[std::size_t(x)]));
+    return pc::ranking(imp);
+  };
+  auto ename = [](std::int64_t x, const char* m) { return "block_sparse_moe.experts." + std::to_string(x) + "." + m + ".weight"; };
+  channel_orders o;
+  o.heads = [need, sp](std::size_t l, std::int64_t k) {
+    const block_spec& b = sp->layers[l].base;
+    const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
+    std::vector<double> qr, qc, orow, ocol, imp(std::size_t(H), 0.0);
+    pc::tensor_reader(need(l, "self_attn.q_proj.weight")).square_norms(qr, qc);
+    pc::tensor_reader(need(l, "self_attn.o_proj.weight")).square_norms(orow, ocol);
+    if (std::int64_t(qr.size()) != H * hd || std::int64_t(ocol.size()) != H * hd)
+      pc::fail("layer " + std::to_string(l) + ": q_proj / o_proj do not have " + std::to_string(H * hd) + " head rows / columns");
+    for (std::int64_t i = 0; i < H; ++i) {
+      double q = 0, oo = 0;
+      for (std::int64_t r = 0; r < hd; ++r) q += qr[std::size_t(i * hd + r)], oo += ocol[std::size_t(i * hd + r)];
+      imp[std::size_t(i)] = std::sqrt(q) * std::sqrt(oo);
+    }
+    std::vector<std::vector<std::int64_t>> ranked;
+    for (const auto& g : pc::kv_groups(K, k)) {
+      const std::vector<std::int64_t> cand = pc::group_candidates(g, H / K);
+      std::vector<double> s;
+      for (std::int64_t i : cand) s.push_back(imp[std::size_t(i)]);
+      std::vector<std::int64_t> r;
+      for (std::int64_t t : pc::ranking(s)) r.push_back(cand[std::size_t(t)]);
+      ranked.push_back(std::move(r));
+    }
+    return pc::round_robin(ranked);
+  };
+  o.channels = [channel_order, sp](std::size_t l) {
+    return channel_order(l, sp->layers[l].base.ffn.gated ? "mlp.gate_proj.weight" : "", "mlp.up_proj.weight",
+                         "mlp.down_proj.weight");
+  };
+  o.experts = [need, ename, sp](std::size_t l, std::int64_t) {
+    const std::int64_t E = sp->layers[l].base.ffn.n_experts;
+    std::vector<double> imp(std::size_t(E), 1.0);
+    for (std::int64_t x = 0; x < E; ++x) {
+      double p = 1;
+      for (const char* m : {"w1", "w3", "w2"}) {
+        std::vector<double> r, cc;
+        pc::tensor_reader(need(l, ename(x, m))).square_norms(r, cc);
+        p *= std::sqrt(std::accumulate(r.begin(), r.end(), 0.0));
+      }
+      imp[std::size_t(x)] = p;
+    }
+    return pc::ranking(imp);
+  };
+  o.expert_channels = [channel_order, ename](std::size_t l, std::int64_t x) {
+    return channel_order(l, ename(x, "w1"), ename(x, "w3"), ename(x, "w2"));
+  };
+  return o;
+}
+
+/// Which heads, KV heads, channels and experts of each layer survive in `c` (the file
+/// comment's rule): the first entries of `orders` (magnitude_orders when null), kept in their
+/// original order. Errors as in the file comment.
+inline std::vector<layer_keep> select_channels(const checkpoint& in, const search::prune_space& space,
+                                               const search::prune_candidate& c,
+                                               const prune_checkpoint_settings& settings = {},
+                                               const channel_orders* orders = nullptr) {
+  namespace pc = detail::pc;
+  (void)settings;
+  if (c.layers.size() != space.layers.size())
+    pc::fail("the candidate needs one choice per layer (" + std::to_string(space.layers.size()) + "), got " +
+             std::to_string(c.layers.size()));
+  const channel_orders mag = orders ? channel_orders{} : magnitude_orders(in, space);
+  const channel_orders& ord = orders ? *orders : mag;
+  auto first = [](const std::vector<std::int64_t>& order, std::int64_t n) {
+    std::vector<std::int64_t> v(order.begin(), order.begin() + std::min<std::ptrdiff_t>(n, std::ptrdiff_t(order.size())));
+    std::sort(v.begin(), v.end());
+    return v;
+  };
   std::vector<layer_keep> out(space.layers.size());
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     const block_spec& b = space.layers[l].base;
     const search::prune_layer_choice& ch = c.layers[l];
-    const pc::layer_tensors& lt = by_layer[l];
-    auto need = [&](const std::string& rest) -> const tensor_entry& {
-      const auto it = lt.find(rest);
-      if (it == lt.end())
-        pc::fail("tensor 'model.layers." + std::to_string(l) + "." + rest + "' is missing from the checkpoint");
-      return *it->second;
-    };
     layer_keep& k = out[l];
     if (ch.lora_rank != 0) pc::fail("LoRA adapters (the LoNAS space) have no checkpoint: use --space generic");
     // attention
     k.attention = !ch.attention_none;
     if (k.attention) {
-      const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
+      const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads();
       const std::int64_t h = ch.heads > 0 ? ch.heads : H, kk = ch.kv_heads > 0 ? ch.kv_heads : K;
       if (kk < 1 || kk > K || h % kk != 0)
         pc::fail("layer " + std::to_string(l) + ": " + std::to_string(kk) + " KV heads from " + std::to_string(K) +
                  " with " + std::to_string(h) + " query heads cannot be made by pooling (need 1 <= k <= K, k | h)");
       const std::int64_t G = H / K;
-      for (std::int64_t j = 0; j < kk; ++j) {
-        std::vector<std::int64_t> g;
-        for (std::int64_t x = j * K / kk; x < (j + 1) * K / kk; ++x) g.push_back(x);
-        k.kv_groups.push_back(std::move(g));
-      }
-      std::vector<double> imp(std::size_t(H), 1.0);
-      if (h < H) {
-        std::vector<double> qr, qc, orow, ocol;
-        pc::tensor_reader(need("self_attn.q_proj.weight")).square_norms(qr, qc);
-        pc::tensor_reader(need("self_attn.o_proj.weight")).square_norms(orow, ocol);
-        if (std::int64_t(qr.size()) != H * hd || std::int64_t(ocol.size()) != H * hd)
-          pc::fail("layer " + std::to_string(l) + ": q_proj / o_proj do not have " + std::to_string(H * hd) +
-                   " head rows / columns");
-        for (std::int64_t i = 0; i < H; ++i) {
-          double q = 0, o = 0;
-          for (std::int64_t r = 0; r < hd; ++r) {
-            q += qr[std::size_t(i * hd + r)];
-            o += ocol[std::size_t(i * hd + r)];
-          }
-          imp[std::size_t(i)] = std::sqrt(q) * std::sqrt(o);
-        }
-      }
+      k.kv_groups = pc::kv_groups(K, kk);
       const std::int64_t per = h / kk;
       for (std::int64_t j = 0; j < kk; ++j) {
-        std::vector<std::int64_t> cand;
-        for (std::int64_t x : k.kv_groups[std::size_t(j)])
-          for (std::int64_t i = x * G; i < (x + 1) * G; ++i) cand.push_back(i);
+        const std::vector<std::int64_t> cand = pc::group_candidates(k.kv_groups[std::size_t(j)], G);
         if (std::int64_t(cand.size()) < per)
           pc::fail("layer " + std::to_string(l) + ": new KV head " + std::to_string(j) + " pools " +
                    std::to_string(k.kv_groups[std::size_t(j)].size()) + " KV heads with " + std::to_string(cand.size()) +
                    " query heads, fewer than the " + std::to_string(per) + " it needs (h / k = " + std::to_string(h) +
                    " / " + std::to_string(kk) + ")");
-        std::vector<double> s;
-        for (std::int64_t i : cand) s.push_back(imp[std::size_t(i)]);
-        for (std::int64_t t : pc::top_indices(s, per)) k.q_heads.push_back(cand[std::size_t(t)]);
       }
+      const std::vector<std::int64_t> kept = h < H ? first(ord.heads(l, kk), h) : std::vector<std::int64_t>{};
+      for (std::int64_t j = 0; j < kk; ++j)
+        for (std::int64_t i : pc::group_candidates(k.kv_groups[std::size_t(j)], G))
+          if (h == H || std::binary_search(kept.begin(), kept.end(), i)) k.q_heads.push_back(i);
     }
     // FFN
     k.ffn = !ch.ffn_none;
     if (k.ffn) {
       const std::int64_t F = b.ffn.d_ff, w = ch.ffn_width > 0 ? ch.ffn_width : F;
-      auto channel_importance = [&](const std::string& gate, const std::string& up, const std::string& down) {
-        std::vector<double> g, u, d, unused, imp(std::size_t(F), 1.0);
-        if (!gate.empty()) pc::tensor_reader(need(gate)).square_norms(g, unused);
-        pc::tensor_reader(need(up)).square_norms(u, unused);
-        pc::tensor_reader(need(down)).square_norms(unused, d);
-        if (std::int64_t(u.size()) != F || std::int64_t(d.size()) != F || (!gate.empty() && std::int64_t(g.size()) != F))
-          pc::fail("layer " + std::to_string(l) + ": FFN matrices do not have " + std::to_string(F) + " channels");
-        for (std::int64_t x = 0; x < F; ++x)
-          imp[std::size_t(x)] = std::sqrt(u[std::size_t(x)]) * std::sqrt(d[std::size_t(x)]) *
-                                (gate.empty() ? 1.0 : std::sqrt(g[std::size_t(x)]));
-        return imp;
-      };
       std::vector<std::int64_t> all(static_cast<std::size_t>(w));
       std::iota(all.begin(), all.end(), 0);
       if (b.ffn.n_experts > 0) {
         const std::int64_t E = b.ffn.n_experts, e = ch.experts > 0 ? ch.experts : E;
-        auto ename = [](std::int64_t x, const char* m) {
-          return "block_sparse_moe.experts." + std::to_string(x) + "." + m + ".weight";
-        };
-        std::vector<double> imp(std::size_t(E), 1.0);
-        if (e < E)
-          for (std::int64_t x = 0; x < E; ++x) {
-            double p = 1;
-            for (const char* m : {"w1", "w3", "w2"}) {
-              std::vector<double> r, cc;
-              pc::tensor_reader(need(ename(x, m))).square_norms(r, cc);
-              p *= std::sqrt(std::accumulate(r.begin(), r.end(), 0.0));
-            }
-            imp[std::size_t(x)] = p;
-          }
-        k.experts = pc::top_indices(imp, e);
-        for (std::int64_t x : k.experts)
-          k.expert_channels.push_back(w < F ? pc::top_indices(channel_importance(ename(x, "w1"), ename(x, "w3"),
-                                                                                 ename(x, "w2")),
-                                                              w)
-                                            : all);
+        if (e < E) {
+          k.experts = first(ord.experts(l, w), e);
+        } else {
+          k.experts.resize(std::size_t(E));
+          std::iota(k.experts.begin(), k.experts.end(), 0);
+        }
+        for (std::int64_t x : k.experts) k.expert_channels.push_back(w < F ? first(ord.expert_channels(l, x), w) : all);
       } else {
-        k.channels = w < F ? pc::top_indices(channel_importance(b.ffn.gated ? "mlp.gate_proj.weight" : "",
-                                                                "mlp.up_proj.weight", "mlp.down_proj.weight"),
-                                             w)
-                           : all;
+        k.channels = w < F ? first(ord.channels(l), w) : all;
       }
     }
   }
@@ -466,27 +554,11 @@ inline void check_prune_checkpoint_family(std::string_view model_type, search::p
                      "names nsc knows): use --emit-format per-layer or nsc");
 }
 
-/// Result of write_pruned_checkpoint.
-struct prune_checkpoint_result {
-  std::vector<layer_keep> selection;
-  std::vector<std::filesystem::path> files; ///< every file written
-  std::size_t tensors = 0;                  ///< tensors written
-  std::uint64_t bytes = 0;                  ///< their data bytes
-};
-
-/// Writes the checkpoint of candidate `c` of `space` (built from the config of model_type
-/// `model_type` that `in` holds the weights of) into `out_dir`, with `config` as
-/// out_dir/config.json (nsc::prune_emit_config's, already verified by the caller). See the file
-/// comment for the rules, the errors and the memory.
-inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std::string_view model_type,
-                                                       const search::prune_space& space,
-                                                       const search::prune_candidate& c,
-                                                       const nlohmann::json& config,
-                                                       const std::filesystem::path& out_dir,
-                                                       const prune_checkpoint_settings& settings = {}) {
+/// Refuses a checkpoint whose layer tensors are not exactly those the family's layout names for
+/// the space's model (a missing, unknown or mis-shaped tensor; the file comment's messages).
+inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_view model_type,
+                                           const search::prune_space& space) {
   namespace pc = detail::pc;
-  namespace fs = std::filesystem;
-  check_prune_checkpoint_family(model_type, space.settings.format);
   const pc::family fam = pc::find_layout(model_type);
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     const block_spec& b = space.layers[l].base;
@@ -555,8 +627,35 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     if (pc::layer_of(t.name) && !known.count(t.name))
       pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
+}
+
+/// Result of write_pruned_checkpoint.
+struct prune_checkpoint_result {
+  std::vector<layer_keep> selection;
+  std::vector<std::filesystem::path> files; ///< every file written
+  std::size_t tensors = 0;                  ///< tensors written
+  std::uint64_t bytes = 0;                  ///< their data bytes
+};
+
+/// Writes the checkpoint of candidate `c` of `space` (built from the config of model_type
+/// `model_type` that `in` holds the weights of) into `out_dir`, with `config` as
+/// out_dir/config.json (nsc::prune_emit_config's, already verified by the caller). See the file
+/// comment for the rules, the errors and the memory.
+inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std::string_view model_type,
+                                                       const search::prune_space& space,
+                                                       const search::prune_candidate& c,
+                                                       const nlohmann::json& config,
+                                                       const std::filesystem::path& out_dir,
+                                                       const prune_checkpoint_settings& settings = {}) {
+  namespace pc = detail::pc;
+  namespace fs = std::filesystem;
+  check_prune_checkpoint_family(model_type, space.settings.format);
+  const pc::family fam = pc::find_layout(model_type);
+  check_prune_checkpoint_tensors(in, model_type, space);
   prune_checkpoint_result res;
-  res.selection = select_channels(in, space, c, settings); // may refuse: before anything is created
+  if (settings.criterion == channel_criterion::spectral && !settings.orders)
+    pc::fail("the spectral criterion needs its orders (nsc/io/prune_weights.hpp: spectral_orders)");
+  res.selection = select_channels(in, space, c, settings, settings.orders.get()); // may refuse: before anything is created
   // The output directory: new or empty.
   std::error_code ec;
   if (fs::exists(out_dir, ec)) {

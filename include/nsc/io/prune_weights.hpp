@@ -1,0 +1,427 @@
+/// \file nsc/io/prune_weights.hpp
+/// The trained spectra in a prune space: psi_W of the kept sub-matrices of every option of
+/// every layer (`nsc prune --score weights`), and the spectral criterion's orders of heads,
+/// channels and experts (`--criterion spectral`). Needs Eigen (nsc::eigen; nsc::eigen_blas for
+/// OpenBLAS's products, factorisations and threads) and nlohmann-json.
+///
+/// Synopsis
+///
+///     auto v = prune_weight_values(checkpoint, space, {.criterion = channel_criterion::spectral});
+///     apply_weight_scores(space, v);       // every option's value: psi_W of what it keeps
+///     auto orders = weight_orders(v);      // channel_orders for write_pruned_checkpoint
+///
+/// What is kept follows the criterion's nested orders (nsc/io/prune_checkpoint.hpp: the kept
+/// set of size n is the first n), so one order per matrix gives every option:
+///  * magnitude: the orders of magnitude_orders (||Q_i|| ||O_i|| per query head, ||gate_c||
+///    ||up_c|| ||down_c|| per channel, the product of Frobenius norms per expert);
+///  * spectral: the greedy orders of largest psi_W. FFN channels: the next channel c maximises
+///    psi_W(gate_S) + psi_W(up_S) + psi_W(down_S) over S = the channels taken plus c (rows of
+///    gate / up, columns of down): one pivoted Cholesky of I + G for the three Grams at once
+///    (nsc/spectral/prefix_logdet.hpp). Query heads for k KV heads: round-robin over the k
+///    KV groups (every group keeps h / k), the next head of a group maximising psi_W(Q_i) +
+///    psi_W(O_S) (O_S: the o_proj columns of the heads taken plus i; Q is scored per head, so
+///    psi_W(Q_i) adds). Experts for a width w: the E' largest psi_W of an expert's three kept
+///    sub-matrices at width w (its own channel order); the router's rows follow. KV heads are
+///    mean-pooled in contiguous groups under both criteria (the GQA conversion).
+///
+/// The value of an option is psi_W of the sub-matrices it keeps, scored as nsc score scores a
+/// model (Q per head, K and V per KV head, o_proj and FFN matrices whole, one per expert, the
+/// router): attention (h, k): sum of psi_W(Q_i) over the first h heads of k's order + psi_W of
+/// each pooled K and V head + psi_W(o_proj's columns of those heads); FFN width w: psi_W of the
+/// first w channels' gate rows, up rows and down columns; MoE (E', w): the E' experts' values
+/// at w + psi_W of their router rows; a removed sublayer 0. Embeddings and the LM head are not
+/// valued (the same in every option): space.fixed_nsc becomes 0.
+///
+/// Cost: per FFN matrix one Gram n^2 d and one factorisation n^3 / 3 (n the channels, d the
+/// hidden size) giving every width; per attention layer an o_proj Gram and one factorisation
+/// per KV head count offered with fewer query heads; per-head Q, K and V blocks (head_dim^2 d).
+/// Precision: double, except matrices with n^2 d >= 2^30 flops, which are formed and factored
+/// in float32 when prefix_psi_error<float> (sqrt(n + d) 2^-24 (1 + lambda_max) n, lambda_max by
+/// 20 power iterations) is at most float_tolerance (default 1e-3) of the matrix's psi_W;
+/// otherwise in double. Memory: one tensor at a time in double (twice: as stored and as channel
+/// rows) plus its n x n Gram (Llama-3-8B's FFN: 2 x 470 MB + 822 MB in float32); the spectral
+/// FFN order holds its three Grams at once.
+#ifndef NSC_IO_PRUNE_WEIGHTS_HPP
+#define NSC_IO_PRUNE_WEIGHTS_HPP
+
+#include <nsc/io/prune_checkpoint.hpp>
+#include <nsc/io/safetensors.hpp>
+#include <nsc/spectral/prefix_logdet.hpp>
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nsc::io {
+
+/// Options of prune_weight_values.
+struct prune_weight_settings {
+  channel_criterion criterion = channel_criterion::magnitude;
+  /// float32 for a large matrix when its error bound is at most this share of its psi_W.
+  double float_tolerance = 1e-3;
+  bool values = true; ///< false: the orders only (what --criterion spectral needs without --score weights)
+  /// Called after each layer with (layers done, layers).
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+/// One layer's orders and prefix values.
+struct layer_weight_values {
+  std::vector<double> q_psi;                        ///< psi_W(Q_i) per query head
+  std::map<std::int64_t, std::vector<std::int64_t>> head_order; ///< per KV head count k (h < H offered)
+  std::map<std::int64_t, std::vector<double>> o_prefix;         ///< per k: psi_W(O of the first h heads), h = 0..H
+  std::map<std::int64_t, double> kv_value;          ///< per k: sum of psi_W of the pooled K and V heads
+  double o_full = 0;                                ///< psi_W(o_proj)
+  std::vector<std::int64_t> channel_order;          ///< dense FFN
+  std::vector<double> ffn_prefix;                   ///< dense FFN: value of the first w channels, w = 0..F
+  std::vector<std::vector<std::int64_t>> expert_channel_order; ///< MoE, per expert
+  std::vector<std::vector<double>> expert_prefix;   ///< MoE, per expert, w = 0..F
+  std::vector<std::int64_t> expert_magnitude_order; ///< MoE, magnitude criterion
+  Eigen::MatrixXd router;                           ///< MoE: router rows as columns (d x E)
+};
+
+/// prune_weight_values's answer.
+struct prune_weight_values_t {
+  channel_criterion criterion = channel_criterion::magnitude;
+  std::vector<layer_weight_values> layers;
+  std::size_t matrices = 0, float_matrices = 0; ///< Grams factored, in float32
+  double seconds = 0;
+};
+
+namespace detail::pw {
+
+inline constexpr std::string_view fn = "nsc::prune_weight_values";
+
+using mat = Eigen::MatrixXd;
+using cmap = Eigen::Map<const Eigen::MatrixXd>;
+
+/// ln det(I + X X^T) of a small block (double).
+template <class D>
+double psi_rows(const Eigen::MatrixBase<D>& X) {
+  mat g = identity_plus_gram<double>(X);
+  Eigen::LLT<mat> l(g);
+  if (l.info() != Eigen::Success) throw_invalid_argument(fn, "a Cholesky factorisation failed (non-finite weights?)");
+  double s = 0;
+  for (Eigen::Index i = 0; i < g.rows(); ++i) s += 2 * std::log(l.matrixLLT()(i, i));
+  return s;
+}
+
+/// lambda_max of X X^T by 20 power iterations (a lower estimate; enough for an error bound).
+inline double lambda_max(const mat& X) {
+  Eigen::VectorXd v = Eigen::VectorXd::Ones(X.rows());
+  for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = 0.5 + double((i * 7919) % 1000) / 1000.0;
+  double lam = 0;
+  for (int it = 0; it < 20; ++it) {
+    Eigen::VectorXd w = X * (X.transpose() * v);
+    lam = w.norm() / std::max(v.norm(), 1e-300);
+    if (!(lam > 0)) return 0;
+    v = w / w.norm();
+  }
+  return lam;
+}
+
+struct tally {
+  std::size_t matrices = 0, floats = 0;
+};
+
+inline bool big(const mat& X) { return double(X.rows()) * double(X.rows()) * double(X.cols()) >= double(1 << 30); }
+
+/// Prefix psi of X's rows in `order` (units of `unit` rows): float32 where allowed.
+inline std::vector<double> ordered(const mat& X, const std::vector<std::int64_t>& order, std::int64_t unit, double tol,
+                                   tally& t) {
+  ++t.matrices;
+  if (big(X)) {
+    std::vector<double> p = prefix_psi_ordered<float>(X, order, unit);
+    if (prefix_psi_error<float>(X.rows(), X.cols(), lambda_max(X), X.rows()) <= tol * p.back()) {
+      ++t.floats;
+      return p;
+    }
+  }
+  return prefix_psi_ordered<double>(X, order, unit);
+}
+
+/// Produces one matrix (its rows: the units' vectors) when called: matrices are loaded one at a
+/// time and freed after their Gram is formed (memory: one tensor and the Grams).
+using rows_loader = std::function<mat()>;
+
+/// The greedy order and prefix of the matrices' rows (shared pivots), float32 where allowed.
+inline prefix_psi_greedy_result greedy(const std::vector<rows_loader>& loads, std::int64_t unit, const std::vector<double>& bonus,
+                                       const std::function<bool(std::int64_t, std::int64_t)>& allowed, double tol, tally& t) {
+  t.matrices += loads.size();
+  double bound = 0;
+  bool use_float = true;
+  {
+    std::vector<Eigen::MatrixXf> a;
+    for (const rows_loader& load : loads) {
+      const mat X = load();
+      if (!big(X)) {
+        use_float = false;
+        break;
+      }
+      bound += prefix_psi_error<float>(X.rows(), X.cols(), lambda_max(X), X.rows());
+      a.push_back(identity_plus_gram<float>(X));
+    }
+    if (use_float) {
+      prefix_psi_greedy_result r = prefix_psi_greedy<float>(a, unit, bonus, allowed);
+      if (bound <= tol * r.prefix.back()) {
+        t.floats += loads.size();
+        return r;
+      }
+    }
+  }
+  std::vector<mat> a;
+  for (const rows_loader& load : loads) a.push_back(identity_plus_gram<double>(load()));
+  return prefix_psi_greedy<double>(a, unit, bonus, allowed);
+}
+
+/// A tensor as a column-major matrix of its transpose (stored (r, c) row-major: c x r).
+struct tensor_matrix {
+  std::vector<double> data;
+  std::int64_t rows = 0, cols = 0; ///< as stored
+  cmap t() const { return cmap(data.data(), Eigen::Index(cols), Eigen::Index(rows)); }
+};
+
+inline tensor_matrix load(const std::map<std::string, const tensor_entry*>& by_name, const std::string& name) {
+  const auto it = by_name.find(name);
+  if (it == by_name.end()) throw_invalid_argument(fn, "tensor '" + name + "' is missing from the checkpoint");
+  tensor_matrix m;
+  m.data = read_tensor(*it->second);
+  m.rows = it->second->shape.at(0);
+  m.cols = it->second->shape.size() > 1 ? it->second->shape[1] : 1;
+  for (double x : m.data)
+    if (!std::isfinite(x)) throw_invalid_argument(fn, "tensor '" + name + "' has non-finite entries; psi_W needs finite weights");
+  return m;
+}
+
+/// An FFN's matrices as channel rows (gate rows, up rows, down columns), loaded one at a time.
+inline void ffn_values(const std::vector<rows_loader>& loads, channel_criterion crit, std::vector<std::int64_t> order, double tol,
+                       tally& t, std::vector<std::int64_t>& order_out, std::vector<double>& prefix) {
+  if (crit == channel_criterion::spectral) {
+    prefix_psi_greedy_result r = greedy(loads, 1, {}, [](std::int64_t, std::int64_t) { return true; }, tol, t);
+    order_out = std::move(r.order);
+    prefix = std::move(r.prefix);
+    return;
+  }
+  prefix.assign(order.size() + 1, 0.0);
+  for (const rows_loader& load : loads) {
+    const std::vector<double> p = ordered(load(), order, 1, tol, t);
+    for (std::size_t i = 0; i < p.size(); ++i) prefix[i] += p[i];
+  }
+  order_out = std::move(order);
+}
+
+} // namespace detail::pw
+
+/// The orders (and with settings.values the option values) of every layer of `space` from the
+/// checkpoint `in` (the layouts of nsc/io/prune_checkpoint.hpp: llama, mistral, qwen2, qwen3,
+/// mixtral; check tensor names and shapes first with write_pruned_checkpoint's checks, which
+/// the CLI runs before the search). Errors: std::invalid_argument "nsc::prune_weight_values:
+/// ..." for a missing tensor, non-finite weights, a failed factorisation; the readers'.
+inline prune_weight_values_t prune_weight_values(const checkpoint& in, const search::prune_space& space,
+                                                 const prune_weight_settings& settings = {}) {
+  namespace pw = detail::pw;
+  using pw::mat;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::map<std::string, const tensor_entry*> by_name;
+  for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
+  const channel_orders mag = magnitude_orders(in, space);
+  const bool spectral = settings.criterion == channel_criterion::spectral;
+  const double tol = settings.float_tolerance;
+  pw::tally tl;
+  prune_weight_values_t out;
+  out.criterion = settings.criterion;
+  out.layers.resize(space.layers.size());
+  for (std::size_t l = 0; l < space.layers.size(); ++l) {
+    const search::prune_layer_space& ls = space.layers[l];
+    const block_spec& b = ls.base;
+    layer_weight_values& v = out.layers[l];
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    auto load = [&](const std::string& rest) { return pw::load(by_name, p + rest); };
+    // Attention: which KV head counts, and whether any option drops query heads.
+    const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
+    std::map<std::int64_t, bool> ks; // k -> some option with h < H
+    for (const auto& o : ls.attention)
+      if (!o.none && o.heads > 0) ks[o.kv_heads] = ks[o.kv_heads] || o.heads < H;
+    if (!ks.empty() && b.attention.kind == attention_kind::standard) {
+      const pw::tensor_matrix q = load("self_attn.q_proj.weight"), o = load("self_attn.o_proj.weight");
+      const mat O = o.t(); // (H hd) x d: head i = rows [i hd, (i + 1) hd)
+      if (settings.values || spectral) {
+        const pw::cmap Q = q.t(); // d x (H hd)
+        for (std::int64_t i = 0; i < H; ++i) v.q_psi.push_back(pw::psi_rows(Q.middleCols(i * hd, hd).transpose()));
+      }
+      if (settings.values) {
+        const pw::tensor_matrix kt = load("self_attn.k_proj.weight"), vt = load("self_attn.v_proj.weight");
+        const pw::cmap Kt = kt.t(), Vt = vt.t(); // d x (K hd)
+        for (const auto& [k, drop] : ks) {
+          double s = 0;
+          for (const auto& g : detail::pc::kv_groups(K, k)) {
+            mat km = mat::Zero(hd, Kt.rows()), vm = mat::Zero(hd, Vt.rows());
+            for (std::int64_t x : g) {
+              km += Kt.middleCols(x * hd, hd).transpose();
+              vm += Vt.middleCols(x * hd, hd).transpose();
+            }
+            km /= double(g.size());
+            vm /= double(g.size());
+            s += pw::psi_rows(km) + pw::psi_rows(vm);
+          }
+          v.kv_value[k] = s;
+        }
+      }
+      std::vector<std::int64_t> natural(static_cast<std::size_t>(H));
+      std::iota(natural.begin(), natural.end(), 0);
+      bool full_done = false;
+      for (const auto& [k, drop] : ks) {
+        if (!drop) continue;
+        if (spectral) {
+          // round-robin over the groups: the group of each step, as detail::pc::round_robin orders them
+          std::vector<std::vector<std::int64_t>> cands;
+          for (const auto& g : detail::pc::kv_groups(K, k)) cands.push_back(detail::pc::group_candidates(g, H / K));
+          std::vector<std::vector<std::int64_t>> marks;
+          for (std::size_t j = 0; j < cands.size(); ++j) marks.push_back(std::vector<std::int64_t>(cands[j].size(), std::int64_t(j)));
+          const std::vector<std::int64_t> group_of_step = detail::pc::round_robin(marks);
+          std::vector<std::int64_t> group_of_head(static_cast<std::size_t>(H), -1);
+          for (std::size_t j = 0; j < cands.size(); ++j)
+            for (std::int64_t i : cands[j]) group_of_head[std::size_t(i)] = std::int64_t(j);
+          auto allowed = [&](std::int64_t u, std::int64_t step) {
+            return step < std::int64_t(group_of_step.size()) && group_of_head[std::size_t(u)] == group_of_step[std::size_t(step)];
+          };
+          prefix_psi_greedy_result r = pw::greedy({[&O] { return O; }}, hd, v.q_psi, allowed, tol, tl);
+          // the prefix includes the bonuses (psi_W(Q_i)); keep psi_W(O_S) alone
+          std::vector<double> op(r.prefix.size(), 0.0);
+          double qs = 0;
+          for (std::size_t s = 1; s < r.prefix.size(); ++s) {
+            qs += v.q_psi[std::size_t(r.order[s - 1])];
+            op[s] = r.prefix[s] - qs;
+          }
+          v.head_order[k] = std::move(r.order);
+          v.o_prefix[k] = std::move(op);
+        } else {
+          v.head_order[k] = mag.heads(l, k);
+          if (settings.values) v.o_prefix[k] = pw::ordered(O, v.head_order[k], hd, tol, tl);
+        }
+        if (settings.values && !full_done) v.o_full = v.o_prefix[k].back(), full_done = true;
+      }
+      if (settings.values && !full_done) v.o_full = pw::ordered(O, natural, hd, tol, tl).back();
+    }
+    // FFN
+    bool ffn_cut = false, ffn_any = false, experts_cut = false;
+    for (const auto& o : ls.ffn)
+      if (!o.none && o.width > 0) {
+        ffn_any = true;
+        ffn_cut = ffn_cut || o.width < b.ffn.d_ff;
+        experts_cut = experts_cut || (o.experts > 0 && o.experts < b.ffn.n_experts);
+      }
+    if (ffn_any && b.ffn.kind == ffn_kind::standard && (settings.values || ffn_cut || experts_cut)) {
+      const std::int64_t F = b.ffn.d_ff;
+      std::vector<std::int64_t> natural(static_cast<std::size_t>(F));
+      std::iota(natural.begin(), natural.end(), 0);
+      auto one = [&](const std::string& g, const std::string& u, const std::string& d, std::vector<std::int64_t> mag_order,
+                     std::vector<std::int64_t>& order, std::vector<double>& prefix) {
+        std::vector<pw::rows_loader> loads;
+        if (b.ffn.gated) loads.push_back([&, g] { return mat(load(g).t().transpose()); }); // F x d
+        loads.push_back([&, u] { return mat(load(u).t().transpose()); });
+        loads.push_back([&, d] { return mat(load(d).t()); });
+        pw::ffn_values(loads, settings.criterion, std::move(mag_order), tol, tl, order, prefix);
+      };
+      if (b.ffn.n_experts > 0) {
+        const std::int64_t E = b.ffn.n_experts;
+        auto ename = [](std::int64_t x, const char* m) { return "block_sparse_moe.experts." + std::to_string(x) + "." + m + ".weight"; };
+        v.expert_channel_order.resize(std::size_t(E));
+        v.expert_prefix.resize(std::size_t(E));
+        for (std::int64_t x = 0; x < E; ++x)
+          one(ename(x, "w1"), ename(x, "w3"), ename(x, "w2"),
+              !spectral && ffn_cut ? mag.expert_channels(l, x) : natural, v.expert_channel_order[std::size_t(x)],
+              v.expert_prefix[std::size_t(x)]);
+        if (!spectral && (experts_cut || settings.values)) v.expert_magnitude_order = mag.experts(l, F);
+        v.router = load("block_sparse_moe.gate.weight").t(); // d x E
+      } else {
+        one("mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight",
+            spectral ? natural : (ffn_cut ? mag.channels(l) : natural), v.channel_order, v.ffn_prefix);
+      }
+    }
+    if (settings.progress) settings.progress(l + 1, space.layers.size());
+  }
+  out.matrices = tl.matrices;
+  out.float_matrices = tl.floats;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+/// The expert order of a MoE layer for experts of width w: magnitude's, or (spectral) the
+/// largest values at w first (ties: the lower index).
+inline std::vector<std::int64_t> weight_expert_order(const prune_weight_values_t& v, std::size_t l, std::int64_t w) {
+  const layer_weight_values& x = v.layers.at(l);
+  if (v.criterion == channel_criterion::magnitude) return x.expert_magnitude_order;
+  std::vector<double> s;
+  for (const auto& p : x.expert_prefix) s.push_back(p.at(std::size_t(w)));
+  return detail::pc::ranking(s);
+}
+
+/// Every option's value (nsc) in `space` := psi_W of what it keeps (the file comment);
+/// space.fixed_nsc := 0. `v` must come from prune_weight_values(..., space, {values = true}).
+inline void apply_weight_scores(search::prune_space& space, const prune_weight_values_t& v) {
+  constexpr std::string_view fn = "nsc::apply_weight_scores";
+  if (v.layers.size() != space.layers.size()) throw_invalid_argument(fn, "the values are of another space (layer count)", v.layers.size());
+  space.fixed_nsc = 0;
+  for (std::size_t l = 0; l < space.layers.size(); ++l) {
+    search::prune_layer_space& ls = space.layers[l];
+    const layer_weight_values& x = v.layers[l];
+    const std::int64_t H = ls.base.attention.n_heads;
+    for (auto& o : ls.attention) {
+      if (o.none) {
+        o.nsc = 0;
+        continue;
+      }
+      if (o.heads == 0) continue; // not standard attention: kept as scored
+      double s = x.kv_value.at(o.kv_heads);
+      if (o.heads < H) {
+        const std::vector<std::int64_t>& ord = x.head_order.at(o.kv_heads);
+        for (std::int64_t i = 0; i < o.heads; ++i) s += x.q_psi.at(std::size_t(ord[std::size_t(i)]));
+        s += x.o_prefix.at(o.kv_heads).at(std::size_t(o.heads));
+      } else {
+        for (double q : x.q_psi) s += q;
+        s += x.o_full;
+      }
+      o.nsc = s;
+    }
+    std::map<std::int64_t, std::vector<double>> router_prefix; // per width (spectral) or one (magnitude)
+    for (auto& o : ls.ffn) {
+      if (o.none) {
+        o.nsc = 0;
+        continue;
+      }
+      if (ls.base.ffn.kind != ffn_kind::standard) continue;
+      if (o.experts == 0) {
+        o.nsc = x.ffn_prefix.at(std::size_t(o.width));
+        continue;
+      }
+      const std::vector<std::int64_t> ord = weight_expert_order(v, l, o.width);
+      const std::int64_t key = v.criterion == channel_criterion::magnitude ? 0 : o.width;
+      if (!router_prefix.count(key)) router_prefix[key] = prefix_psi_ordered<double>(x.router.transpose(), ord, 1);
+      double s = router_prefix[key].at(std::size_t(o.experts));
+      for (std::int64_t i = 0; i < o.experts; ++i) s += x.expert_prefix.at(std::size_t(ord[std::size_t(i)])).at(std::size_t(o.width));
+      o.nsc = s;
+    }
+  }
+}
+
+/// The orders of `v` as channel_orders (write_pruned_checkpoint's settings.orders).
+inline std::shared_ptr<const channel_orders> weight_orders(std::shared_ptr<const prune_weight_values_t> v) {
+  auto o = std::make_shared<channel_orders>();
+  o->heads = [v](std::size_t l, std::int64_t k) { return v->layers.at(l).head_order.at(k); };
+  o->channels = [v](std::size_t l) { return v->layers.at(l).channel_order; };
+  o->experts = [v](std::size_t l, std::int64_t w) { return weight_expert_order(*v, l, w); };
+  o->expert_channels = [v](std::size_t l, std::int64_t x) { return v->layers.at(l).expert_channel_order.at(std::size_t(x)); };
+  return o;
+}
+
+} // namespace nsc::io
+
+#endif // NSC_IO_PRUNE_WEIGHTS_HPP

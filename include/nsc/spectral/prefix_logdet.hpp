@@ -1,0 +1,252 @@
+/// \file nsc/spectral/prefix_logdet.hpp
+/// psi_W of every nested column subset at once: for a matrix W whose columns (or blocks of
+/// `unit` columns: attention heads) are taken in some order, psi_W(W_S) = ln det(I + W_S^T W_S)
+/// for every prefix S of the order, from one Gram matrix and one Cholesky factorisation.
+/// Needs Eigen (link nsc::eigen; nsc::eigen_blas puts the Gram product and the factorisation
+/// in OpenBLAS, with its threads).
+///
+/// Synopsis
+///
+///     auto p = prefix_psi_ordered<float>(X, order, unit);   // X: n x d, row r = column r of W
+///     p[k]  = ln det(I + W_S^T W_S), S = the first k units of `order`         (p[0] = 0)
+///     auto g = prefix_psi_greedy<double>(grams, unit, bonus, allowed);       // the greedy order
+///     g.order[t]   the unit taken at step t: the allowed unit with the largest
+///                  bonus[u] + sum_m ln det(Schur complement of unit u in I + G_m given g.order[0..t))
+///     g.prefix[k]  sum_m ln det(I + G_m[S_k, S_k]) + sum of the bonuses of S_k
+///
+/// Why one factorisation gives every prefix: with L L^T = P (I + G) P^T (P the order), the
+/// leading k x k block of L is the Cholesky factor of the leading k x k block of P (I + G) P^T,
+/// so ln det(I + G[S_k, S_k]) = 2 sum_{i < k} ln L_ii. The greedy variant is a pivoted Cholesky
+/// whose pivot maximises the gain in log-determinant: the Schur complement of a candidate given
+/// the units taken is what its diagonal block of the partially factored matrix holds, and
+/// ln det of that block is exactly the increase of ln det when the unit is added (the
+/// determinant of a block matrix). Several matrices on the same index set (an FFN's gate rows,
+/// up rows and down columns) share one pivot order: the gain is the sum over the matrices.
+///
+/// Accuracy. I + G >= I, so every pivot is >= 1 and the factorisation is backward stable
+/// (nsc/spectral/eigen_backend.hpp's Cholesky route). In Real = float, forming G in float and
+/// factoring it errs on every prefix by at most about
+///     E_k = sqrt(n + d) eps_f (1 + lambda_max) k,    eps_f = 2^-24,
+/// (eigen_backend.hpp's bound for the Cholesky route, with k the prefix size); prefix_psi_error
+/// gives it. Callers compare it with their tolerance and redo the matrix in double when it is
+/// exceeded (nsc/io/prune_weights.hpp does: tolerance 1e-4 of the full psi).
+/// Cost: the Gram n^2 d, the factorisation n^3 / 3 (ordered: Eigen's blocked LLT; greedy: a
+/// panel-blocked right-looking pivoted Cholesky, n^3 / 3 in rank-128 updates plus n^2 x 64
+/// in matrix-vector products), memory n^2 Reals per matrix (the Gram, factored in place).
+#ifndef NSC_SPECTRAL_PREFIX_LOGDET_HPP
+#define NSC_SPECTRAL_PREFIX_LOGDET_HPP
+
+#include <nsc/error_handling.hpp>
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+
+#include <cmath>
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace nsc {
+
+/// The lower triangle of I + X X^T (n x n, X: n x d) in Real.
+template <class Real, class Derived>
+Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> identity_plus_gram(const Eigen::MatrixBase<Derived>& X) {
+  using M = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+  M g = M::Identity(X.rows(), X.rows());
+  g.template selfadjointView<Eigen::Lower>().rankUpdate(X.template cast<Real>());
+  return g;
+}
+
+/// Prefix psi in a fixed order: p[k] = ln det(I + X_S X_S^T), S = rows of the first k units
+/// (unit consecutive rows each) of `order` (a permutation of 0 .. n / unit - 1), k = 0 .. n /
+/// unit. Rows of X are the columns of W. Errors: std::invalid_argument "nsc::prefix_psi_ordered:
+/// ..." for a unit not dividing n, an order that is not a permutation, a factorisation that
+/// fails (non-finite input).
+template <class Real, class Derived>
+std::vector<double> prefix_psi_ordered(const Eigen::MatrixBase<Derived>& X, const std::vector<std::int64_t>& order,
+                                       std::int64_t unit = 1) {
+  constexpr std::string_view fn = "nsc::prefix_psi_ordered";
+  const std::int64_t n = X.rows();
+  if (unit < 1 || n % unit != 0) throw_invalid_argument(fn, "unit must divide the rows", unit);
+  const std::int64_t U = n / unit;
+  if (std::int64_t(order.size()) != U) throw_invalid_argument(fn, "order must list every unit once", order.size());
+  std::vector<char> seen(std::size_t(U), 0);
+  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> P(n, X.cols());
+  for (std::int64_t t = 0; t < U; ++t) {
+    const std::int64_t u = order[std::size_t(t)];
+    if (u < 0 || u >= U || seen[std::size_t(u)]++) throw_invalid_argument(fn, "order must be a permutation of the units", u);
+    P.middleRows(t * unit, unit) = X.middleRows(u * unit, unit).template cast<Real>();
+  }
+  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> g = identity_plus_gram<Real>(P);
+  P.resize(0, 0);
+  Eigen::LLT<Eigen::Ref<Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>>, Eigen::Lower> llt(g);
+  if (llt.info() != Eigen::Success) throw_invalid_argument(fn, "the Cholesky factorisation of I + G failed (non-finite entries?)");
+  std::vector<double> p(std::size_t(U) + 1, 0.0);
+  for (std::int64_t t = 0; t < U; ++t) {
+    double s = 0;
+    for (std::int64_t i = t * unit; i < (t + 1) * unit; ++i) s += 2 * std::log(double(g(i, i)));
+    p[std::size_t(t) + 1] = p[std::size_t(t)] + s;
+  }
+  return p;
+}
+
+/// The error bound of the Real route for a prefix of k units (see the file comment):
+/// sqrt(n + d) eps (1 + lambda_max) k unit, lambda_max the largest eigenvalue of X X^T.
+template <class Real>
+double prefix_psi_error(std::int64_t n, std::int64_t d, double lambda_max, std::int64_t k_rows) {
+  return std::sqrt(double(n + d)) * double(std::numeric_limits<Real>::epsilon()) / 2 * (1 + lambda_max) * double(k_rows);
+}
+
+/// The greedy order's result.
+struct prefix_psi_greedy_result {
+  std::vector<std::int64_t> order; ///< units in the order taken
+  std::vector<double> prefix;      ///< prefix[k]: the value of the first k (prefix[0] = 0)
+};
+
+/// The greedy nested order over units of `unit` consecutive indices of the matrices `a` (each
+/// n x n, I + G_m, only the lower triangle read; destroyed): at step t the unit u with
+/// allowed(u, t) maximising bonus[u] + sum_m ln det(S_m(u)), S_m(u) the Schur complement of u's
+/// block in a_m given the units taken (ties: the lower unit). Stops when no unit is allowed.
+/// Errors: std::invalid_argument "nsc::prefix_psi_greedy: ..." for matrices of different or
+/// non-square shapes, a unit not dividing n, a bonus of the wrong length, a pivot that is not
+/// positive definite (non-finite input).
+template <class Real>
+prefix_psi_greedy_result prefix_psi_greedy(std::vector<Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>>& a,
+                                           std::int64_t unit, const std::vector<double>& bonus,
+                                           const std::function<bool(std::int64_t, std::int64_t)>& allowed) {
+  using M = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+  constexpr std::string_view fn = "nsc::prefix_psi_greedy";
+  if (a.empty()) throw_invalid_argument(fn, "needs at least one matrix");
+  const std::int64_t n = a[0].rows();
+  for (const M& m : a)
+    if (m.rows() != n || m.cols() != n) throw_invalid_argument(fn, "every matrix must be n x n with one n", m.rows());
+  if (unit < 1 || n % unit != 0) throw_invalid_argument(fn, "unit must divide n", unit);
+  const std::int64_t U = n / unit;
+  if (!bonus.empty() && std::int64_t(bonus.size()) != U) throw_invalid_argument(fn, "bonus needs one value per unit", bonus.size());
+  const std::size_t nm = a.size();
+  const std::int64_t panel = std::max<std::int64_t>(1, 128 / unit); // units per panel
+  std::vector<std::int64_t> rem(static_cast<std::size_t>(U)); // remaining units, ascending; a_m holds their rows
+  for (std::int64_t u = 0; u < U; ++u) rem[std::size_t(u)] = u;
+  std::int64_t nr = n; // current dimension of the compacted matrices
+  prefix_psi_greedy_result out;
+  out.prefix.push_back(0.0);
+  // The symmetric n x unit column block of unit position c (rows of every remaining unit).
+  auto column = [&](const M& owner, std::int64_t c, M& col) {
+    const Eigen::Map<const M> m(owner.data(), nr, nr); // the compacted nr x nr data at stride nr
+    const std::int64_t r0 = c * unit;
+    col.resize(nr, unit);
+    col.topRows(r0) = m.block(r0, 0, unit, r0).transpose();
+    col.bottomRows(nr - r0) = m.block(r0, r0, nr - r0, unit);
+    for (std::int64_t i = 0; i < unit; ++i)
+      for (std::int64_t j = i + 1; j < unit; ++j) col(r0 + i, j) = m(r0 + j, r0 + i);
+  };
+  auto logdet = [&](const M& s, bool& ok) {
+    if (unit == 1) {
+      ok = s(0, 0) > 0;
+      return ok ? std::log(double(s(0, 0))) : 0.0;
+    }
+    Eigen::LLT<M> l(s);
+    ok = l.info() == Eigen::Success;
+    double v = 0;
+    if (ok)
+      for (std::int64_t i = 0; i < unit; ++i) v += 2 * std::log(double(l.matrixLLT()(i, i)));
+    return v;
+  };
+  std::int64_t step = 0;
+  std::vector<M> lp(nm), diag(nm); // panel columns; residual diagonal blocks (unit x unit each, stacked)
+  M col, lnew;
+  while (!rem.empty()) {
+    const std::int64_t R = std::int64_t(rem.size());
+    for (std::size_t m = 0; m < nm; ++m) {
+      lp[m].resize(nr, panel * unit);
+      diag[m].resize(nr, unit);
+      const Eigen::Map<const M> x(a[m].data(), nr, nr);
+      for (std::int64_t c = 0; c < R; ++c) // the diagonal blocks (lower triangle mirrored)
+        diag[m].middleRows(c * unit, unit) =
+            x.block(c * unit, c * unit, unit, unit).template selfadjointView<Eigen::Lower>();
+    }
+    std::vector<char> taken(static_cast<std::size_t>(R), 0);
+    std::int64_t t = 0;
+    bool stop = false;
+    for (; t < panel; ++t) {
+      std::int64_t best = -1;
+      double best_gain = -std::numeric_limits<double>::infinity();
+      for (std::int64_t c = 0; c < R; ++c) {
+        if (taken[std::size_t(c)] || !allowed(rem[std::size_t(c)], step)) continue;
+        double g = bonus.empty() ? 0.0 : bonus[std::size_t(rem[std::size_t(c)])];
+        for (std::size_t m = 0; m < nm; ++m) {
+          bool ok = true;
+          g += logdet(diag[m].middleRows(c * unit, unit), ok);
+          if (!ok) throw_invalid_argument(fn, "a Schur complement is not positive definite (non-finite or non-PSD input)", rem[std::size_t(c)]);
+        }
+        if (g > best_gain) best_gain = g, best = c;
+      }
+      if (best < 0) {
+        stop = true;
+        break;
+      }
+      taken[std::size_t(best)] = 1;
+      double gain = bonus.empty() ? 0.0 : bonus[std::size_t(rem[std::size_t(best)])];
+      for (std::size_t m = 0; m < nm; ++m) {
+        column(a[m], best, col);
+        if (t > 0) col.noalias() -= lp[m].leftCols(t * unit) * lp[m].block(best * unit, 0, unit, t * unit).transpose();
+        Eigen::LLT<M> l(M(col.middleRows(best * unit, unit)));
+        if (l.info() != Eigen::Success) throw_invalid_argument(fn, "a pivot block is not positive definite (non-finite input)", rem[std::size_t(best)]);
+        for (std::int64_t i = 0; i < unit; ++i) gain += 2 * std::log(double(l.matrixLLT()(i, i)));
+        lnew = col.transpose();
+        l.matrixL().solveInPlace(lnew); // L^-1 col^T: the new columns of the factor, transposed
+        lp[m].middleCols(t * unit, unit) = lnew.transpose();
+        for (std::int64_t c = 0; c < R; ++c)
+          if (!taken[std::size_t(c)])
+            diag[m].middleRows(c * unit, unit).noalias() -=
+                lp[m].block(c * unit, t * unit, unit, unit) * lp[m].block(c * unit, t * unit, unit, unit).transpose();
+      }
+      out.order.push_back(rem[std::size_t(best)]);
+      out.prefix.push_back(out.prefix.back() + gain);
+      ++step;
+    }
+    // Compact every matrix to the units not taken and apply the panel's update (lower triangle).
+    std::vector<std::int64_t> keep;
+    for (std::int64_t c = 0; c < R; ++c)
+      if (!taken[std::size_t(c)]) keep.push_back(c);
+    const std::int64_t nk = std::int64_t(keep.size()) * unit;
+    if (stop || keep.empty()) break;
+    // Runs of kept units (contiguous rows in the compacted layout) for a memmove per column.
+    std::vector<std::pair<std::int64_t, std::int64_t>> runs; // (first kept position, count)
+    for (std::size_t q = 0; q < keep.size(); ++q)
+      if (q > 0 && keep[q] == keep[q - 1] + 1) ++runs.back().second;
+      else runs.push_back({std::int64_t(q), 1});
+    for (std::size_t m = 0; m < nm; ++m) {
+      Real* p = a[m].data();
+      for (std::int64_t jb = 0; jb < std::int64_t(keep.size()); ++jb) // in place: destinations never pass sources
+        for (std::int64_t jj = 0; jj < unit; ++jj) {
+          const std::int64_t j = jb * unit + jj, sj = keep[std::size_t(jb)] * unit + jj;
+          for (const auto& [q0, cnt] : runs) {
+            const std::int64_t q1 = q0 + cnt; // kept positions [q0, q1), rows >= j only (lower triangle)
+            if (q1 <= jb) continue;
+            const std::int64_t qs = std::max(q0, jb);
+            const std::int64_t i = qs * unit, si = keep[std::size_t(qs)] * unit, len = (q1 - qs) * unit;
+            std::memmove(p + j * nk + i, p + sj * nr + si, std::size_t(len) * sizeof(Real));
+          }
+        }
+      M rows(nk, t * unit);
+      for (std::int64_t jb = 0; jb < std::int64_t(keep.size()); ++jb)
+        rows.middleRows(jb * unit, unit) = lp[m].block(keep[std::size_t(jb)] * unit, 0, unit, t * unit);
+      Eigen::Map<M> y(p, nk, nk);
+      y.template selfadjointView<Eigen::Lower>().rankUpdate(rows, Real(-1));
+    }
+    std::vector<std::int64_t> r2;
+    for (std::int64_t c : keep) r2.push_back(rem[std::size_t(c)]);
+    rem = std::move(r2);
+    nr = nk;
+  }
+  return out;
+}
+
+} // namespace nsc
+
+#endif // NSC_SPECTRAL_PREFIX_LOGDET_HPP

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""ctest driver of `nsc prune --score weights` (nsc/io/prune_weights.hpp) on the tiny llama (3 layers)
+and mixtral (2 layers, 6 experts) checkpoints of tests/data/prune_ckpt: every option of the space valued independently in numpy (psi_W
+of the kept sub-matrices by slogdet, the kept sets by tests/reference/check_pruned_checkpoint.py's
+magnitude / brute-force spectral criterion), then the knapsack solved by brute force over all
+combinations of the three layers' (attention, FFN) options under a params budget.
+
+Usage: /usr/bin/python3 check_weight_scores.py NSC SOURCE_DIR
+
+For each criterion and budget, nsc's answer must have the brute-force optimum's value (its
+weight_score.best, and numpy's value of the layers nsc chose, to 1e-9 relative), its unpruned
+value must equal numpy's, and its params must meet the budget. Prints "N cases, F failures".
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "reference"))
+import check_pruned_checkpoint as ref  # noqa: E402
+
+BUDGETS = [40000, 60000, 85000]
+MOE_BUDGETS = [25000, 40000]
+STEP = 16  # --ffn-multiple
+
+
+def options(cfg):
+    """The per-layer space of --emit-format per-layer --head-step 1 --ffn-multiple 16: attention (h, k)
+    (the model's own first), k | h, k <= min(K, h), or removed; FFN widths F, multiples of 16 below F, or removed
+    (MoE: (experts E' from E down to top-k, width))."""
+    H, K, F = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["intermediate_size"]
+    att = [(H, K)] + [(h, k) for h in range(H, 0, -1) for k in range(min(K, h), 0, -1) if h % k == 0 and (h, k) != (H, K)]
+    att.append(None)
+    widths = [F] + list(range((F - 1) // STEP * STEP, STEP - 1, -STEP))
+    E = cfg.get("num_local_experts", 0)
+    ffn = [(e, w) for e in range(E, cfg["num_experts_per_tok"] - 1, -1) for w in widths] if E else widths
+    return att, ffn + [None]
+
+
+def values(cfg, W, criterion):
+    """Per layer: [(value, params)] of every attention option and of every FFN option, numpy only."""
+    d, H, K = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd = cfg.get("head_dim") or d // H
+    L = cfg["num_hidden_layers"]
+    att, ffn = options(cfg)
+    out = []
+    for l in range(L):
+        p = f"model.layers.{l}."
+        q, o = W[p + "self_attn.q_proj.weight"], W[p + "self_attn.o_proj.weight"]
+        kw, vw = W[p + "self_attn.k_proj.weight"], W[p + "self_attn.v_proj.weight"]
+        none = {"h": None, "k": None, "hd": hd, "w": None, "e": 0}
+        A = []
+        for hk in att:
+            if hk is None:
+                A.append((0.0, 0, None))
+                continue
+            h, k = hk
+            shapes = [none] * L
+            shapes[l] = {"h": h, "k": k, "hd": hd, "w": None, "e": 0}
+            s = ref.select(cfg, W, shapes, criterion)[l]["attention"]
+            v = sum(ref.psi_rows(q[i * hd:(i + 1) * hd]) for i in s["q_heads"])
+            for g in s["kv_groups"]:
+                v += ref.psi_rows(np.mean([kw[x * hd:(x + 1) * hd] for x in g], axis=0))
+                v += ref.psi_rows(np.mean([vw[x * hd:(x + 1) * hd] for x in g], axis=0))
+            cols = [i * hd + r for i in s["q_heads"] for r in range(hd)]
+            v += ref.psi_rows(o[:, cols].T)
+            A.append((v, 2 * h * hd * d + 2 * k * hd * d + d, hk))
+        Fo = []
+        for w in ffn:
+            if w is None:
+                Fo.append((0.0, 0, None))
+                continue
+            shapes = [none] * L
+            if isinstance(w, tuple):  # MoE: the kept experts' matrices and their router rows
+                e, ww = w
+                shapes[l] = {"h": None, "k": None, "hd": hd, "w": ww, "e": e}
+                f = ref.select(cfg, W, shapes, criterion)[l]["ffn"]
+                v = ref.psi_rows(W[p + "block_sparse_moe.gate.weight"][f["experts"]])
+                for x, ch in zip(f["experts"], f["expert_channels"]):
+                    v += sum(ref.psi_rows(M[ch]) for M in ref.ffn_mats(W, p, x))
+                Fo.append((v, e * 3 * ww * d + e * d + d, w))
+                continue
+            shapes[l] = {"h": None, "k": None, "hd": hd, "w": w, "e": 0}
+            ch = ref.select(cfg, W, shapes, criterion)[l]["ffn"]["channels"]
+            v = ref.psi_rows(W[p + "mlp.gate_proj.weight"][ch]) + ref.psi_rows(W[p + "mlp.up_proj.weight"][ch]) + \
+                ref.psi_rows(W[p + "mlp.down_proj.weight"][:, ch].T)
+            Fo.append((v, 3 * w * d + d, w))
+        out.append((A, Fo))
+    return out
+
+
+def brute_force(vals, fixed, budget):
+    """The best sum of option values over every combination of every layer's (attention, FFN) options."""
+    per = []
+    for A, Fo in vals:
+        per.append(np.array([[a[0] + f[0] for f in Fo] for a in A]).ravel())
+        per[-1] = (per[-1], np.array([[a[1] + f[1] for f in Fo] for a in A]).ravel())
+    v, c = per[0]
+    for pv, pc in per[1:]:
+        v = (v[:, None] + pv[None, :]).ravel()
+        c = (c[:, None] + pc[None, :]).ravel()
+    ok = c + fixed <= budget
+    return float(v[ok].max())
+
+
+def main():
+    nsc, src = sys.argv[1:3]
+    failures = cases = 0
+    for model, criterion, budgets in [("llama", "magnitude", BUDGETS), ("llama", "spectral", BUDGETS),
+                                      ("mixtral", "magnitude", MOE_BUDGETS), ("mixtral", "spectral", MOE_BUDGETS)]:
+        orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
+        cfg = json.load(open(os.path.join(orig, "config.json")))
+        W = ref.read_safetensors_dir(orig)
+        d, V = cfg["hidden_size"], cfg["vocab_size"]
+        fixed = 2 * V * d + d  # embeddings, untied LM head, final norm
+        vals = values(cfg, W, criterion)
+        unpruned = sum(A[0][0] + Fo[0][0] for A, Fo in vals)
+        for budget in budgets:
+            cases += 1
+            r = subprocess.run([nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--emit-format",
+                                "per-layer", "--head-step", "1", "--ffn-multiple", str(STEP), "--params", str(budget),
+                                "--weights", orig, "--score", "weights", "--criterion", criterion, "--json"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"FAIL {criterion} {budget}: nsc prune exit {r.returncode}: {r.stderr.strip()}")
+                failures += 1
+                continue
+            j = json.loads(r.stdout)
+            best = brute_force(vals, fixed, budget)
+            # numpy's value of the layers nsc chose
+            chosen = 0.0
+            for (A, Fo), lay in zip(vals, j["layers"]):
+                a = None if lay["attention"] is None else (lay["attention"]["heads"], lay["attention"]["kv_heads"])
+                f = lay["ffn"] if lay["ffn"] is None or "experts" not in lay else (lay["experts"], lay["ffn"])
+                chosen += next(x[0] for x in A if x[2] == a) + next(x[0] for x in Fo if x[2] == f)
+            ws = j["weight_score"]
+            errs = [abs(ws["best"] - best) / best, abs(chosen - best) / best, abs(ws["unpruned"] - unpruned) / unpruned]
+            good = max(errs) <= 1e-9 and j["params_total"] <= budget
+            failures += not good
+            shapes = ", ".join(("-" if l["attention"] is None else f"{l['attention']['heads']}/{l['attention']['kv_heads']}") +
+                               " " + ("-" if l["ffn"] is None else str(l["ffn"])) for l in j["layers"])
+            print(f"{'ok  ' if good else 'FAIL'} {model} {criterion} params <= {budget}: nsc {ws['best']:.10g}, brute force {best:.10g}, "
+                  f"numpy value of nsc's layers {chosen:.10g}; unpruned nsc {ws['unpruned']:.10g} numpy {unpruned:.10g}; "
+                  f"layers (heads/KV FFN) {shapes}; params {j['params_total']}")
+    print(f"{cases} cases, {failures} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
