@@ -16,19 +16,17 @@
 ///
 /// Distance (a diverse pool, Puzzle's sequential definition): with min_distance D >= 2 the i-th
 /// selection is the best one differing from each of the first i - 1 in at least D groups.
-/// Method, when K + k - 1 <= mmck_max_dims: each earlier selection s_j becomes one more budget
-/// dimension, the agreement count (cost 1 for the option s_j chose in that group, else 0) with
-/// budget G - D, and the i-th selection is one exact solve_mmck (single_budget) of the
-/// extended instance -- Puzzle's MIP cut sum_g x_{g, s_j(g)} <= G - D as a knapsack dimension.
-/// Otherwise the selections of Lawler's order are taken greedily (kept only if far enough from
-/// every kept one; the same definition, exact), stopping after settings.max_enumerated
-/// selections (a clear error). (D above the number of groups leaves the best selection alone.)
+/// Method: the first is the optimum (solve_mmck); each next one is best_far_from
+/// (nsc/search/diverse_pool.hpp: a Lagrangian-bounded DP over the groups whose states carry the
+/// distance to each earlier selection, capped at D), exact, within mmck.max_work and
+/// mmck.max_table_bytes. (D above the number of groups leaves the best selection alone.)
 ///
 /// Ties: equal values come out in the order their subproblems were created (deterministic).
 #ifndef NSC_SEARCH_K_BEST_HPP
 #define NSC_SEARCH_K_BEST_HPP
 
 #include <nsc/error_handling.hpp>
+#include <nsc/search/diverse_pool.hpp>
 #include <nsc/search/multi_knapsack.hpp>
 
 #include <cstddef>
@@ -48,13 +46,9 @@ struct k_best_settings {
   mmck_settings mmck{};             ///< for the subproblems (single_budget is forced)
 };
 
-/// One of the k best selections.
+/// One of the k best selections (choice: original option index per group; cost: total per budget).
 template <class Value>
-struct k_best_selection {
-  std::vector<std::size_t> choice;  ///< original option index per group
-  Value value;
-  std::vector<std::int64_t> cost;   ///< total cost per budget
-};
+using k_best_selection = mmck_selection<Value>;
 
 /// The k best distinct selections with cost <= budget (see the file comment), value
 /// descending; fewer when fewer selections fit (none: empty). Domain as solve_mmck.
@@ -120,27 +114,19 @@ std::vector<k_best_selection<Value>> k_best(const mmck_groups<Value>& groups,
     if (b.value < a.value) return false;
     return a.seq > b.seq;
   };
-  if (s.min_distance >= 2 && K + s.k - 1 <= mmck_max_dims) {
-    // agreement dimensions (see the file comment)
+  if (s.min_distance >= 2) {
+    // each member the exact best at distance >= D from the earlier ones (diverse_pool.hpp)
     std::vector<k_best_selection<Value>> out;
-    mmck_groups<Value> g = groups;
-    std::vector<std::int64_t> b = budget;
-    const std::int64_t room = std::int64_t(G) - std::int64_t(s.min_distance);
-    while (out.size() < s.k) {
-      if (!out.empty()) {
-        if (room < 0) break;
-        const auto& last = out.back().choice;
-        for (std::size_t i = 0; i < G; ++i)
-          for (std::size_t j = 0; j < g[i].size(); ++j) g[i][j].cost.push_back(j == last[i] ? 1 : 0);
-        b.push_back(room);
-      }
-      const auto r = solve_mmck(g, b, ms);
-      const auto ch = r.choice(b);
-      if (!ch) break;
-      k_best_selection<Value> x{*ch, *r.best(b), std::vector<std::int64_t>(K, 0)};
-      for (std::size_t i = 0; i < G; ++i)
-        for (std::size_t k = 0; k < K; ++k) x.cost[k] += groups[i][x.choice[i]].cost[k];
-      out.push_back(std::move(x));
+    far_settings fs;
+    fs.max_work = s.mmck.max_work;
+    fs.max_table_bytes = s.mmck.max_table_bytes;
+    if (auto e = solve(sub{})) out.push_back({e->choice, e->value, e->cost});
+    std::vector<std::vector<std::size_t>> earlier;
+    while (!out.empty() && out.size() < s.k) {
+      earlier.push_back(out.back().choice);
+      auto x = best_far_from(groups, budget, earlier, s.min_distance, fs);
+      if (!x) break;
+      out.push_back(std::move(*x));
     }
     return out;
   }
