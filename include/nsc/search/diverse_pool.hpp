@@ -23,14 +23,16 @@
 ///    x(lambda, mu) seen, which is also an incumbent).
 ///  * States after g groups: (cost vector, capped distances min(D, d_t), value, loss). A state
 ///    is dropped when a completion cannot fit (cost + the remaining groups' minima > B), cannot
-///    get far enough (d_t + remaining groups < D), when its loss passes the gap UB - T (every
+///    get far enough (d_t + remaining groups < D), when a candidate of the same capped distances
+///    and cost has a larger value (a hash set), when its loss passes the gap UB - T (every
 ///    selection of value >= T keeps all its prefixes' losses within it), or when another state
 ///    of the same capped distances has cost <= and value >= (dominance: that state completed
 ///    like the dropped one is feasible and at least as good). Options are tried in ascending
 ///    loss per group, so the work is proportional to the states that survive.
-///  * Threshold T: the best of the incumbent and UB - delta, delta growing x4 per round. A round
+///  * Threshold T: the best of the incumbent and UB - delta, delta doubling per round (from 1e-7 of |UB| + the
+///    value range). A round
 ///    whose best full state reaches T is optimal (every selection of value >= T survived);
-///    otherwise the next round lowers T to that best state (or UB - 4 delta), and a round whose
+///    otherwise the next round lowers T to that best state (or UB - 2 delta), and a round whose
 ///    gap exceeds every possible loss prunes nothing (exact, or a proof of infeasibility).
 /// Exactness is tested against brute force on thousands of random instances (tests in
 /// tests/test_multi_knapsack.cpp, "[pool]").
@@ -57,6 +59,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace nsc::search {
@@ -272,6 +275,19 @@ std::optional<mmck_selection<Value>> best_far_from(const mmck_groups<Value>& gro
       std::vector<ld> cl;
       std::vector<std::uint32_t> cp, co;
       std::vector<std::int64_t> c(K);
+      auto key_hash = [&](std::uint32_t a) {
+        std::uint64_t h = 1469598103934665603ull;
+        for (std::size_t k = 0; k < K; ++k) h = (h ^ std::uint64_t(cc[a * K + k])) * 1099511628211ull;
+        for (std::size_t t = 0; t < T; ++t) h = (h ^ cd[a * T + t]) * 1099511628211ull;
+        return std::size_t(h ^ (h >> 29));
+      };
+      auto key_equal = [&](std::uint32_t a, std::uint32_t b) {
+        return std::equal(cc.begin() + std::ptrdiff_t(a * K), cc.begin() + std::ptrdiff_t(a * K + K),
+                          cc.begin() + std::ptrdiff_t(b * K)) &&
+               std::equal(cd.begin() + std::ptrdiff_t(a * T), cd.begin() + std::ptrdiff_t(a * T + T),
+                          cd.begin() + std::ptrdiff_t(b * T));
+      };
+      std::unordered_set<std::uint32_t, decltype(key_hash), decltype(key_equal)> same(16, key_hash, key_equal);
       for (std::size_t i = 0; i < n; ++i) {
         for (std::uint32_t j : order[g]) {
           const ld l = lsum[i] + loss[g][j];
@@ -307,6 +323,24 @@ std::optional<mmck_selection<Value>> best_far_from(const mmck_groups<Value>& gro
           cl.push_back(l);
           cp.push_back(std::uint32_t(i));
           co.push_back(j);
+          // an equal (distances, cost) candidate: keep the better value (the first on ties)
+          const std::uint32_t me = std::uint32_t(cv.size() - 1);
+          if (auto [it, fresh] = same.insert(me); !fresh) {
+            const std::uint32_t b = *it;
+            if (cv[b] < cv[me]) {
+              cv[b] = cv[me];
+              cl[b] = cl[me];
+              cp[b] = cp[me];
+              co[b] = co[me];
+            }
+            cc.resize(cc.size() - K);
+            cd.resize(cd.size() - T);
+            cv.pop_back();
+            cl.pop_back();
+            cp.pop_back();
+            co.pop_back();
+            continue;
+          }
           if ((cv.size() & 4095) == 0 && cv.size() * per_state + held > s.max_table_bytes) {
             char msg[320];
             std::snprintf(msg, sizeof msg,
@@ -432,7 +466,7 @@ std::optional<mmck_selection<Value>> best_far_from(const mmck_groups<Value>& gro
   };
 
   std::vector<stage_links> links;
-  ld delta = std::max(max_loss_sum * 1e-4L, 4 * slack);
+  ld delta = std::max(1e-7L * (std::abs(UB) + vscale), 4 * slack);
   ld threshold = UB - delta;
   if (incumbent && static_cast<ld>(*incumbent) > threshold) threshold = static_cast<ld>(*incumbent);
   for (;;) {
@@ -442,7 +476,7 @@ std::optional<mmck_selection<Value>> best_far_from(const mmck_groups<Value>& gro
     auto got = round(last ? max_loss_sum + 1 : gap, links);
     if (last) return got;
     if (got && !(static_cast<ld>(got->value) < threshold - slack)) return got;
-    delta *= 4;
+    delta *= 2;
     ld next = UB - delta;
     if (got) next = std::max(next, static_cast<ld>(got->value));
     if (incumbent) next = std::max(next, static_cast<ld>(*incumbent));
