@@ -402,6 +402,87 @@ TEST_CASE("k best equals brute-force sorting, with and without a Hamming distanc
   }
 }
 
+TEST_CASE("diverse pool member (best_far_from) equals brute force: integer and real values, minimisation",
+          "[mmck][pool][brute]") {
+  // random instances (identical groups, zero costs, ties), 1..3 earlier selections (random, or
+  // the solver's own pool), D = 1..G+1; values integer, or real (minimisation = negated
+  // measured values in [0, 1) with 3 decimals, as the block library passes them)
+  std::mt19937_64 rng(2121);
+  auto dist = [](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+    std::size_t d = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) d += a[i] != b[i];
+    return d;
+  };
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 300;
+#else
+  const int trials = 4000;
+#endif
+  std::size_t nonempty = 0, rounds = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(1 + trial % 3);
+    auto gi = random_instance(rng, K, trial % 2 == 0);
+    if (trial % 5 == 4) {  // larger: 6..8 groups of 2..3 options (the bound prunes, several rounds)
+      gi.clear();
+      const std::size_t G = std::size_t(uni(rng, 6, 8));
+      for (std::size_t i = 0; i < G; ++i)
+        gi.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, std::size_t(uni(rng, 2, 3)), 9, 100));
+    }
+    if (gi.empty()) continue;
+    const cost_v B = random_budget(rng, K, gi.size());
+    const bool real = trial % 4 >= 2;
+    mmck_groups<double> gd;
+    for (const auto& grp : gi) {
+      gd.emplace_back();
+      for (const auto& o : grp) gd.back().push_back({-double(uni(rng, 0, 999)) / 1000.0, o.cost});
+    }
+    const std::size_t G = gi.size();
+    const std::size_t D = std::size_t(uni(rng, 1, i64(G) + 1));
+    std::vector<std::vector<std::size_t>> earlier(std::size_t(uni(rng, 1, 3)));
+    for (auto& e : earlier)
+      for (std::size_t g = 0; g < G; ++g) e.push_back(std::size_t(uni(rng, 0, i64(gi[g].size()) - 1)));
+    auto check = [&](const auto& groups) {
+      using V = std::decay_t<decltype(groups[0][0].value)>;
+      std::optional<V> best;
+      for_each_selection(groups, [&](const std::vector<std::size_t>& ch) {
+        if (!fits(cost_of(groups, ch, K), B)) return;
+        for (const auto& e : earlier)
+          if (dist(ch, e) < D) return;
+        const V v = value_of(groups, ch);
+        if (!best || *best < v) best = v;
+      });
+      nsc::search::far_info info;
+      const auto x = nsc::search::best_far_from(groups, B, earlier, D, {}, &info);
+      rounds += info.rounds > 1;
+      REQUIRE(x.has_value() == best.has_value());
+      if (!x) return;
+      ++nonempty;
+      REQUIRE(x->value == *best);  // same summation order (group order): bitwise
+      REQUIRE(value_of(groups, x->choice) == x->value);
+      REQUIRE(cost_of(groups, x->choice, K) == x->cost);
+      REQUIRE(fits(x->cost, B));
+      for (const auto& e : earlier) REQUIRE(dist(x->choice, e) >= D);
+    };
+    if (real) check(gd);
+    else check(gi);
+  }
+  REQUIRE(nonempty > std::size_t(trials) / 5);
+  REQUIRE(rounds > std::size_t(trials) / 50);  // the threshold had to come down
+}
+
+TEST_CASE("diverse pool: errors and refusals", "[mmck][pool][errors]") {
+  mmck_groups<i64> g{{{1, {1}}, {2, {2}}}, {{1, {1}}, {2, {2}}}};
+  REQUIRE_THROWS_WITH(nsc::search::best_far_from(g, {4}, {{0}}, 1),
+                      Contains("nsc::search::best_far_from: every earlier selection needs one option per group (got 1)"));
+  REQUIRE_THROWS_WITH(nsc::search::best_far_from(g, {4}, {{0, 2}}, 1),
+                      Contains("an earlier selection's option index must exist (got 2)"));
+  REQUIRE(!nsc::search::best_far_from(g, {4}, {{0, 0}}, 3));
+  REQUIRE(nsc::search::best_far_from(g, {4}, {{1, 1}}, 2)->value == 2);
+  nsc::search::far_settings fs;
+  fs.max_work = 1;
+  REQUIRE_THROWS_WITH(nsc::search::best_far_from(g, {4}, {{1, 1}}, 1, fs), Contains("more than max_work = 1"));
+}
+
 TEST_CASE("k best: errors and limits", "[mmck][kbest][errors]") {
   mmck_groups<i64> g{{{1, {1}}, {2, {2}}}};
   nsc::search::k_best_settings s;

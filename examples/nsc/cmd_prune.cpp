@@ -32,6 +32,7 @@
 #include "eigen_calls.hpp" // --score weights, --criterion spectral (compiled in cmd_weights.cpp)
 #include "gpu_option.hpp"
 #include "plot_front.hpp"
+#include "units_option.hpp"
 
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
@@ -935,8 +936,9 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                   "generic, --front: list an epsilon-cover (every Pareto point within (1 + eps) in each cost of a listed one)")
       ->check(CLI::Range(1e-9, 1000.0));
   sub->add_option("--max-memory", args->max_memory,
-                  "memory cap in bytes for the solver's tables and the listed front (default 2^30); larger queries are "
+                  "memory cap for the solver's tables and the listed front (bytes as 6GiB, 500MB or 1e9; default 1GiB); larger queries are "
                   "refused with what would fit")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::bytes, "nsc prune: --max-memory"))
       ->check(CLI::Range(1e6, 1e15));
   sub->add_option("--params", args->params, "upper bound on params (5.7e9, 7B, 80%)");
   sub->add_option("--tflops", args->tflops, "upper bound on TFLOPs at --seq-len instead")

@@ -906,8 +906,9 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
                   "each cost of a listed one with >= its value)")
       ->check(CLI::Range(1e-9, 1000.0));
   sub->add_option("--max-memory", g->max_memory,
-                  "memory cap in bytes for the solver's tables and the listed front (default 2^30); larger "
+                  "memory cap for the solver's tables and the listed front (bytes as 6GiB, 500MB or 1e9; default 1GiB); larger "
                   "queries are refused with what would fit")
+      ->transform(nsc_cli::units(nsc::io::quantity_kind::bytes, "nsc search: --max-memory"))
       ->check(CLI::Range(1e6, 1e15));
   sub->add_option("--max-work", g->max_work,
                   "work cap of the sparse path (candidate states examined, default 5e8, seconds); a larger "

@@ -273,3 +273,12 @@ file(WRITE ${_nsc_search_dir}/bad_transformer_cost.json
 nsc_cli_test(search_space_bad_transformer_cost
   ARGS search --space ${_nsc_search_dir}/bad_transformer_cost.json
   PASS "/transformer/cost/1: unknown cost; expected one of params, flops [(]got \"latency\"[)]")
+# a diverse pool at 80 layers (Puzzle's sequential definition; exact values from pulp + CBC in
+# benchmarks/bench_library_cbc.py), and --max-memory in the CLI's byte units
+nsc_cli_test(search_library_pool
+  ARGS search --library examples/libraries/synthetic_80x16.json --minimize --budget stats.memory_mib=80000
+       --budget stats.runtime_ms=50000 --top 3 --min-distance 20 --max-memory 500MB
+  PASS "1  metrics.kl_div 4.34481,.*2  metrics.kl_div 4.367234,.*3  metrics.kl_div 4.377248,")
+nsc_cli_test(search_max_memory_units
+  ARGS search --library examples/libraries/synthetic_80x16.json --minimize --budget stats.memory_mib=80000 --max-memory 6Gx
+  PASS "nsc search: --max-memory: cannot read '6Gx' [(]unknown unit[)]")

@@ -1,0 +1,489 @@
+/// \file nsc/search/diverse_pool.hpp
+/// The best selection of a K-budget multiple-choice knapsack at Hamming distance >= D from each
+/// of a list of earlier selections, exactly: one member of a diverse pool (Puzzle's sequential
+/// definition: the i-th member is the best selection differing from each of the first i - 1 in
+/// at least D groups).
+///
+/// Synopsis
+/// --------
+///     auto x = nsc::search::best_far_from(groups, {B_1, ..., B_K}, {s_1, ..., s_t}, D);
+///     x->choice, x->value, x->cost          // std::nullopt: no selection fits and is far enough
+///
+/// Problem: maximise sum_g v_{g, x_g} subject to sum_g c_{g, x_g, k} <= B_k (every k) and
+/// d_t(x) = #{g : x_g != s_t(g)} >= D (every earlier s_t).
+///
+/// Method: a Lagrangian-bounded state DP over the groups in order.
+///  * Bound. With multipliers lambda_k >= 0 (budgets, costs normalised by B_k) and mu_t >= 0
+///    (distances, normalised by D), reduced values r_gj = v_gj - sum_k lambda_k c_gjk / B_k +
+///    sum_t mu_t [j != s_t(g)] / D give, for every feasible x,
+///        v(x) <= UB - loss(x),  UB = sum_g max_j r_gj + sum_k lambda_k - sum_t mu_t,
+///        loss(x) = sum_g (max_j r_gj - r_{g, x_g}) >= 0,
+///    since lambda . (1 - c(x)/B) >= 0 and mu . (d(x)/D - 1) >= 0. The multipliers minimise UB
+///    (the LP dual) by projected subgradient steps (Polyak steps against the best feasible
+///    x(lambda, mu) seen, which is also an incumbent).
+///  * States after g groups: (cost vector, capped distances min(D, d_t), value, loss). A state
+///    is dropped when a completion cannot fit (cost + the remaining groups' minima > B), cannot
+///    get far enough (d_t + remaining groups < D), when a candidate of the same capped distances
+///    and cost has a larger value (a hash set), when its loss passes the gap UB - T (every
+///    selection of value >= T keeps all its prefixes' losses within it), or when another state
+///    of the same capped distances has cost <= and value >= (dominance: that state completed
+///    like the dropped one is feasible and at least as good). Options are tried in ascending
+///    loss per group, so the work is proportional to the states that survive.
+///  * Threshold T: the best of the incumbent and UB - delta, delta doubling per round (from 1e-7 of |UB| + the
+///    value range). A round
+///    whose best full state reaches T is optimal (every selection of value >= T survived);
+///    otherwise the next round lowers T to that best state (or UB - 2 delta), and a round whose
+///    gap exceeds every possible loss prunes nothing (exact, or a proof of infeasibility).
+/// Exactness is tested against brute force on thousands of random instances (tests in
+/// tests/test_multi_knapsack.cpp, "[pool]").
+///
+/// Ties: the largest value, then the lexicographically smallest cost vector; among those, the
+/// first in the DP's order (deterministic).
+///
+/// Bounds: every round's states are counted against settings.max_work (candidate states
+/// examined, summed over rounds; 0 = none) and each stage's arrays against
+/// settings.max_table_bytes before they are allocated; a query past either is refused with
+/// std::invalid_argument naming what it needed.
+#ifndef NSC_SEARCH_DIVERSE_POOL_HPP
+#define NSC_SEARCH_DIVERSE_POOL_HPP
+
+#include <nsc/error_handling.hpp>
+#include <nsc/search/multi_knapsack.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+namespace nsc::search {
+
+/// One selection of a K-budget instance: original option index per group, value, total costs.
+template <class Value>
+struct mmck_selection {
+  std::vector<std::size_t> choice;
+  Value value;
+  std::vector<std::int64_t> cost;
+};
+
+/// Settings of best_far_from.
+struct far_settings {
+  std::uint64_t max_work = 0;                          ///< candidate states over all rounds; 0: none
+  std::size_t max_table_bytes = std::size_t{1} << 30;  ///< one stage's arrays plus the back-pointers
+};
+
+/// What best_far_from did.
+struct far_info {
+  std::uint64_t candidates = 0;  ///< candidate states examined (all rounds)
+  std::uint64_t states = 0;      ///< states kept (last round, all stages)
+  std::size_t rounds = 0;        ///< threshold rounds
+  std::size_t peak_bytes = 0;    ///< largest stage arrays plus back-pointers
+  double upper_bound = 0;        ///< the Lagrangian bound UB
+  double incumbent = 0;          ///< the subgradient's best feasible value (when found)
+};
+
+/// The best selection with cost <= budget differing from every earlier selection in at least
+/// D groups (see the file comment); std::nullopt when there is none. D = 0 or no earlier
+/// selections: the plain optimum. Domain as solve_mmck; each earlier selection has one valid
+/// option index per group; at most 65,535 groups.
+/// Errors: std::invalid_argument "nsc::search::best_far_from: <rule> (got ...)", the refusals
+/// of max_work / max_table_bytes, and those of solve_mmck's validation.
+template <mck_value Value>
+std::optional<mmck_selection<Value>> best_far_from(const mmck_groups<Value>& groups,
+                                                   const std::vector<std::int64_t>& budget,
+                                                   const std::vector<std::vector<std::size_t>>& earlier,
+                                                   std::size_t D, const far_settings& s = {},
+                                                   far_info* info = nullptr) {
+  constexpr std::string_view fn = "nsc::search::best_far_from";
+  detail::mmck_validate(groups, budget);
+  const std::size_t G = groups.size(), K = budget.size();
+  if (G > 65535) throw_invalid_argument(fn, "at most 65535 groups", G);
+  for (const auto& e : earlier) {
+    if (e.size() != G) throw_invalid_argument(fn, "every earlier selection needs one option per group", e.size());
+    for (std::size_t g = 0; g < G; ++g)
+      if (e[g] >= groups[g].size()) throw_invalid_argument(fn, "an earlier selection's option index must exist", e[g]);
+  }
+  const std::size_t T = D == 0 ? 0 : earlier.size();
+  if (T > 0 && D > G) return std::nullopt;
+  using ld = long double;
+  far_info local;
+  far_info& inf = info ? *info : local;
+  inf = far_info{};
+
+  // ---- multipliers (projected subgradient on the Lagrangian dual) ----
+  std::vector<ld> scale(K);
+  for (std::size_t k = 0; k < K; ++k) scale[k] = budget[k] > 0 ? ld(budget[k]) : 1;
+  std::vector<ld> lam(K, 0), mu(T, 0);
+  std::vector<std::vector<ld>> bonus(G);  // per group and option: sum_t mu_t [j == s_t(g)]
+  std::vector<std::size_t> x(G);
+  std::optional<Value> incumbent;
+  std::vector<std::size_t> incumbent_choice;
+  ld vscale = 0;
+  for (const auto& grp : groups) {
+    ld lo = static_cast<ld>(grp[0].value), hi = lo;
+    for (const auto& o : grp) {
+      lo = std::min(lo, static_cast<ld>(o.value));
+      hi = std::max(hi, static_cast<ld>(o.value));
+    }
+    vscale += hi - lo;
+  }
+  if (!(vscale > 0)) vscale = 1;
+  // Lagrangian value at (lam, mu) and its maximiser x
+  auto lagrangian = [&](std::vector<ld>* r_out) {
+    ld L = 0;
+    for (std::size_t k = 0; k < K; ++k) L += lam[k];
+    ld mus = 0;
+    for (std::size_t t = 0; t < T; ++t) mus += mu[t];
+    L -= mus;
+    for (std::size_t g = 0; g < G; ++g) {
+      auto& b = bonus[g];
+      b.assign(groups[g].size(), 0);
+      for (std::size_t t = 0; t < T; ++t) b[earlier[t][g]] += mu[t];
+      ld best = -INFINITY;
+      for (std::size_t j = 0; j < groups[g].size(); ++j) {
+        const auto& o = groups[g][j];
+        ld r = static_cast<ld>(o.value) + (mus - b[j]) / ld(D == 0 ? 1 : D);
+        for (std::size_t k = 0; k < K; ++k) r -= lam[k] * ld(o.cost[k]) / scale[k];
+        if (r_out) r_out[g].push_back(r);
+        if (r > best) {
+          best = r;
+          x[g] = j;
+        }
+      }
+      L += best;
+    }
+    return L;
+  };
+  auto consider = [&]() {  // x feasible? then an incumbent
+    std::vector<std::int64_t> c(K, 0);
+    for (std::size_t g = 0; g < G; ++g)
+      for (std::size_t k = 0; k < K; ++k)
+        if (!detail::mmck_add(c[k], groups[g][x[g]].cost[k], c[k])) return;
+    for (std::size_t k = 0; k < K; ++k)
+      if (c[k] > budget[k]) return;
+    for (std::size_t t = 0; t < T; ++t) {
+      std::size_t d = 0;
+      for (std::size_t g = 0; g < G; ++g) d += x[g] != earlier[t][g];
+      if (d < D) return;
+    }
+    Value v{};
+    for (std::size_t g = 0; g < G; ++g) v = v + groups[g][x[g]].value;
+    if (!incumbent || *incumbent < v) {
+      incumbent = v;
+      incumbent_choice = x;
+    }
+  };
+  ld best_L = lagrangian(nullptr);
+  consider();
+  std::vector<ld> best_lam = lam, best_mu = mu;
+  {
+    ld theta = 1;
+    int stall = 0;
+    ld L = best_L;
+    for (int it = 0; it < 300 && theta > 1e-5L && K + T > 0; ++it) {
+      std::vector<ld> gl(K, 1), gm(T, -1);
+      for (std::size_t g = 0; g < G; ++g) {
+        const auto& o = groups[g][x[g]];
+        for (std::size_t k = 0; k < K; ++k) gl[k] -= ld(o.cost[k]) / scale[k];
+        for (std::size_t t = 0; t < T; ++t)
+          if (x[g] != earlier[t][g]) gm[t] += 1 / ld(D);
+      }
+      ld norm = 0;
+      for (std::size_t k = 0; k < K; ++k)
+        if (!(lam[k] == 0 && gl[k] > 0)) norm += gl[k] * gl[k];
+      for (std::size_t t = 0; t < T; ++t)
+        if (!(mu[t] == 0 && gm[t] > 0)) norm += gm[t] * gm[t];
+      if (norm == 0) break;  // x(lam, mu) is feasible with zero slack terms: UB is attained
+      const ld target = incumbent ? static_cast<ld>(*incumbent) : best_L - 0.02L * vscale;
+      const ld step = theta * std::max(L - target, 1e-6L * vscale) / norm;
+      for (std::size_t k = 0; k < K; ++k) lam[k] = std::max<ld>(0, lam[k] - step * gl[k]);
+      for (std::size_t t = 0; t < T; ++t) mu[t] = std::max<ld>(0, mu[t] - step * gm[t]);
+      L = lagrangian(nullptr);
+      consider();
+      if (L < best_L) {
+        best_L = L;
+        best_lam = lam;
+        best_mu = mu;
+        stall = 0;
+      } else if (++stall >= 20) {
+        theta /= 2;
+        stall = 0;
+      }
+    }
+  }
+  lam = best_lam;
+  mu = best_mu;
+  std::vector<std::vector<ld>> r(G);
+  const ld UB = lagrangian(r.data());
+  std::vector<std::vector<ld>> loss(G);
+  std::vector<std::vector<std::uint32_t>> order(G);
+  ld max_loss_sum = 0, rabs = 0;
+  for (std::size_t g = 0; g < G; ++g) {
+    const ld m = *std::max_element(r[g].begin(), r[g].end());
+    rabs += std::abs(m);
+    loss[g].resize(r[g].size());
+    ld worst = 0;
+    for (std::size_t j = 0; j < r[g].size(); ++j) {
+      loss[g][j] = m - r[g][j];
+      worst = std::max(worst, loss[g][j]);
+    }
+    max_loss_sum += worst;
+    order[g].resize(r[g].size());
+    std::iota(order[g].begin(), order[g].end(), 0u);
+    std::stable_sort(order[g].begin(), order[g].end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return loss[g][a] < loss[g][b]; });
+  }
+  inf.upper_bound = double(UB);
+  if (incumbent) inf.incumbent = double(static_cast<ld>(*incumbent));
+  const ld slack = 1e-9L * (rabs + std::abs(UB) + vscale) + 1e-12L;
+  // suffix minima of the costs
+  std::vector<std::int64_t> rem((G + 1) * K, 0);
+  for (std::size_t g = G; g-- > 0;)
+    for (std::size_t k = 0; k < K; ++k) {
+      std::int64_t m = groups[g][0].cost[k];
+      for (const auto& o : groups[g]) m = std::min(m, o.cost[k]);
+      if (!detail::mmck_add(rem[(g + 1) * K + k], m, rem[g * K + k])) rem[g * K + k] = INT64_MAX;
+    }
+  for (std::size_t k = 0; k < K; ++k)
+    if (rem[k] > budget[k]) return std::nullopt;
+
+  // ---- one round: every state with loss <= gap ----
+  struct stage_links {
+    std::vector<std::uint32_t> parent, option;
+  };
+  const std::size_t per_state = K * sizeof(std::int64_t) + T * sizeof(std::uint16_t) + sizeof(Value) +
+                                sizeof(ld) + 2 * sizeof(std::uint32_t);
+  auto round = [&](ld gap, std::vector<stage_links>& links) -> std::optional<mmck_selection<Value>> {
+    std::vector<std::int64_t> cost(K, 0);
+    std::vector<std::uint16_t> dist(T, 0);
+    std::vector<Value> value(1, Value{});
+    std::vector<ld> lsum(1, 0);
+    links.assign(G, {});
+    std::size_t held = 0;  // back-pointer bytes so far
+    inf.states = 1;
+    for (std::size_t g = 0; g < G; ++g) {
+      const std::size_t n = value.size(), left = G - g - 1;
+      std::vector<std::int64_t> cc;
+      std::vector<std::uint16_t> cd;
+      std::vector<Value> cv;
+      std::vector<ld> cl;
+      std::vector<std::uint32_t> cp, co;
+      std::vector<std::int64_t> c(K);
+      auto key_hash = [&](std::uint32_t a) {
+        std::uint64_t h = 1469598103934665603ull;
+        for (std::size_t k = 0; k < K; ++k) h = (h ^ std::uint64_t(cc[a * K + k])) * 1099511628211ull;
+        for (std::size_t t = 0; t < T; ++t) h = (h ^ cd[a * T + t]) * 1099511628211ull;
+        return std::size_t(h ^ (h >> 29));
+      };
+      auto key_equal = [&](std::uint32_t a, std::uint32_t b) {
+        return std::equal(cc.begin() + std::ptrdiff_t(a * K), cc.begin() + std::ptrdiff_t(a * K + K),
+                          cc.begin() + std::ptrdiff_t(b * K)) &&
+               std::equal(cd.begin() + std::ptrdiff_t(a * T), cd.begin() + std::ptrdiff_t(a * T + T),
+                          cd.begin() + std::ptrdiff_t(b * T));
+      };
+      std::unordered_set<std::uint32_t, decltype(key_hash), decltype(key_equal)> same(16, key_hash, key_equal);
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::uint32_t j : order[g]) {
+          const ld l = lsum[i] + loss[g][j];
+          if (l > gap + 2 * slack) break;
+          if (s.max_work != 0 && inf.candidates >= s.max_work) {
+            char msg[320];
+            std::snprintf(msg, sizeof msg,
+                          "the pool member needs more than max_work = %llu candidate states (bound %.6g, gap %.3g "
+                          "after %zu rounds); raise the work cap, or lower the distance or the pool size",
+                          (unsigned long long)s.max_work, double(UB), double(gap), inf.rounds);
+            throw_invalid_argument(fn, msg);
+          }
+          ++inf.candidates;
+          const auto& o = groups[g][j];
+          bool ok = true;
+          for (std::size_t k = 0; k < K && ok; ++k) {
+            ok = detail::mmck_add(cost[i * K + k], o.cost[k], c[k]) && c[k] <= budget[k] - rem[(g + 1) * K + k];
+          }
+          if (!ok) continue;
+          const std::size_t base = cd.size();
+          for (std::size_t t = 0; t < T; ++t) {
+            std::size_t d = dist[i * T + t] + (j != earlier[t][g] ? 1 : 0);
+            if (d > D) d = D;
+            if (d + left < D) ok = false;
+            cd.push_back(std::uint16_t(d));
+          }
+          if (!ok) {
+            cd.resize(base);
+            continue;
+          }
+          cc.insert(cc.end(), c.begin(), c.end());
+          cv.push_back(value[i] + o.value);
+          cl.push_back(l);
+          cp.push_back(std::uint32_t(i));
+          co.push_back(j);
+          // an equal (distances, cost) candidate: keep the better value (the first on ties)
+          const std::uint32_t me = std::uint32_t(cv.size() - 1);
+          if (auto [it, fresh] = same.insert(me); !fresh) {
+            const std::uint32_t b = *it;
+            if (cv[b] < cv[me]) {
+              cv[b] = cv[me];
+              cl[b] = cl[me];
+              cp[b] = cp[me];
+              co[b] = co[me];
+            }
+            cc.resize(cc.size() - K);
+            cd.resize(cd.size() - T);
+            cv.pop_back();
+            cl.pop_back();
+            cp.pop_back();
+            co.pop_back();
+            continue;
+          }
+          if ((cv.size() & 4095) == 0 && cv.size() * per_state + held > s.max_table_bytes) {
+            char msg[320];
+            std::snprintf(msg, sizeof msg,
+                          "the pool member's states need more than %zu bytes at group %zu (%zu candidate states); "
+                          "more than max_table_bytes",
+                          cv.size() * per_state + held, g, cv.size());
+            throw_invalid_argument(fn, msg, s.max_table_bytes);
+          }
+        }
+      }
+      const std::size_t m = cv.size();
+      inf.peak_bytes = std::max(inf.peak_bytes, m * per_state + held);
+      if (m == 0) return std::nullopt;
+      // dominance within blocks of equal capped distances
+      std::vector<std::uint32_t> idx(m);
+      std::iota(idx.begin(), idx.end(), 0u);
+      std::sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
+        for (std::size_t t = 0; t < T; ++t)
+          if (cd[a * T + t] != cd[b * T + t]) return cd[a * T + t] < cd[b * T + t];
+        for (std::size_t k = 0; k < K; ++k)
+          if (cc[a * K + k] != cc[b * K + k]) return cc[a * K + k] < cc[b * K + k];
+        if (cv[b] < cv[a]) return true;
+        if (cv[a] < cv[b]) return false;
+        return a < b;
+      });
+      std::vector<std::uint32_t> keep;
+      std::size_t lo = 0;
+      while (lo < m) {
+        std::size_t hi = lo + 1;
+        while (hi < m && std::equal(cd.begin() + std::ptrdiff_t(idx[hi] * T), cd.begin() + std::ptrdiff_t(idx[hi] * T + T),
+                                    cd.begin() + std::ptrdiff_t(idx[lo] * T)))
+          ++hi;
+        if (K == 1) {
+          std::optional<Value> best;
+          for (std::size_t q = lo; q < hi; ++q)
+            if (!best || *best < cv[idx[q]]) {
+              best = cv[idx[q]];
+              keep.push_back(idx[q]);
+            }
+        } else if (K == 2) {
+          // sorted by c0, then c1, then value descending: a Fenwick prefix maximum over c1
+          std::vector<std::int64_t> ys;
+          for (std::size_t q = lo; q < hi; ++q) ys.push_back(cc[idx[q] * 2 + 1]);
+          std::sort(ys.begin(), ys.end());
+          ys.erase(std::unique(ys.begin(), ys.end()), ys.end());
+          std::vector<Value> fv(ys.size() + 1);
+          std::vector<char> fh(ys.size() + 1, 0);
+          for (std::size_t q = lo; q < hi; ++q) {
+            const std::uint32_t a = idx[q];
+            const std::size_t y = std::size_t(std::lower_bound(ys.begin(), ys.end(), cc[a * 2 + 1]) - ys.begin()) + 1;
+            bool dominated = false;
+            for (std::size_t p = y; p > 0 && !dominated; p -= p & (~p + 1))
+              dominated = fh[p] && !(fv[p] < cv[a]);
+            if (dominated) continue;
+            keep.push_back(a);
+            for (std::size_t p = y; p <= ys.size(); p += p & (~p + 1))
+              if (!fh[p] || fv[p] < cv[a]) {
+                fv[p] = cv[a];
+                fh[p] = 1;
+              }
+          }
+        } else {
+          const std::size_t first = keep.size();
+          for (std::size_t q = lo; q < hi; ++q) {
+            const std::uint32_t a = idx[q];
+            bool dominated = false;
+            for (std::size_t p = first; p < keep.size() && !dominated; ++p) {
+              const std::uint32_t b = keep[p];
+              bool le = !(cv[b] < cv[a]);
+              for (std::size_t k = 0; k < K && le; ++k) le = cc[b * K + k] <= cc[a * K + k];
+              dominated = le;
+            }
+            inf.candidates += keep.size() - first;
+            if (!dominated) keep.push_back(a);
+          }
+        }
+        lo = hi;
+      }
+      std::sort(keep.begin(), keep.end());
+      const std::size_t n2 = keep.size();
+      std::vector<std::int64_t> nc(n2 * K);
+      std::vector<std::uint16_t> nd(n2 * T);
+      std::vector<Value> nv(n2);
+      std::vector<ld> nl(n2);
+      auto& lk = links[g];
+      lk.parent.resize(n2);
+      lk.option.resize(n2);
+      for (std::size_t q = 0; q < n2; ++q) {
+        const std::uint32_t a = keep[q];
+        std::copy_n(cc.begin() + std::ptrdiff_t(a * K), K, nc.begin() + std::ptrdiff_t(q * K));
+        std::copy_n(cd.begin() + std::ptrdiff_t(a * T), T, nd.begin() + std::ptrdiff_t(q * T));
+        nv[q] = cv[a];
+        nl[q] = cl[a];
+        lk.parent[q] = cp[a];
+        lk.option[q] = co[a];
+      }
+      held += n2 * 2 * sizeof(std::uint32_t);
+      inf.states += n2;
+      cost.swap(nc);
+      dist.swap(nd);
+      value.swap(nv);
+      lsum.swap(nl);
+    }
+    // every surviving state is feasible (costs checked, distances D)
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < value.size(); ++i) {
+      if (value[best] < value[i]) best = i;
+      else if (!(value[i] < value[best]) &&
+               std::lexicographical_compare(cost.begin() + std::ptrdiff_t(i * K), cost.begin() + std::ptrdiff_t(i * K + K),
+                                            cost.begin() + std::ptrdiff_t(best * K),
+                                            cost.begin() + std::ptrdiff_t(best * K + K)))
+        best = i;
+    }
+    mmck_selection<Value> out{std::vector<std::size_t>(G), value[best],
+                              std::vector<std::int64_t>(cost.begin() + std::ptrdiff_t(best * K),
+                                                        cost.begin() + std::ptrdiff_t(best * K + K))};
+    std::size_t at = best;
+    for (std::size_t g = G; g-- > 0;) {
+      out.choice[g] = links[g].option[at];
+      at = links[g].parent[at];
+    }
+    return out;
+  };
+
+  std::vector<stage_links> links;
+  ld delta = std::max(1e-7L * (std::abs(UB) + vscale), 4 * slack);
+  ld threshold = UB - delta;
+  if (incumbent && static_cast<ld>(*incumbent) > threshold) threshold = static_cast<ld>(*incumbent);
+  for (;;) {
+    ++inf.rounds;
+    const ld gap = UB - threshold;
+    const bool last = gap >= max_loss_sum;
+    auto got = round(last ? max_loss_sum + 1 : gap, links);
+    if (last) return got;
+    if (got && !(static_cast<ld>(got->value) < threshold - slack)) return got;
+    delta *= 2;
+    ld next = UB - delta;
+    if (got) next = std::max(next, static_cast<ld>(got->value));
+    if (incumbent) next = std::max(next, static_cast<ld>(*incumbent));
+    threshold = std::min(next, threshold - slack);
+  }
+}
+
+} // namespace nsc::search
+
+#endif // NSC_SEARCH_DIVERSE_POOL_HPP
