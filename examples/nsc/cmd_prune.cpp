@@ -257,7 +257,7 @@ std::string prune_defaults(const prune_args& a, const nsc::search::prune_space_s
   f.insert(f.end(), {{"--weight-dtype", ss.load.stored ? ss.load.stored->name + " (" + ss.load.stored->source + ")" : a.weight_dtype},
                      {"--kv-dtype", a.kv_dtype},
                      {"--seq-len", std::to_string(a.seq_len)},
-                     {"--context", a.context > 0 ? std::to_string(a.context) : "--seq-len"},
+                     {"--context", std::to_string(a.context > 0 ? a.context : a.seq_len) + (a.context > 0 ? "" : " (--seq-len)")},
                      {"--batch", std::to_string(a.batch)},
                      {"--attention", a.attention},
                      {"--estimator", a.estimator}});

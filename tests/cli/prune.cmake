@@ -135,7 +135,7 @@ nsc_prune_round_trip(qwen3next_nsc_params_memory
   WORKLOAD --seq-len 4096 --context 32768 --batch 16)
 # Issue 18d: Granite 4.0 (granitemoehybrid; its shared_mlp is the FFN the space prunes).
 nsc_prune_round_trip(granite4_micro_nsc_memory
-  ARGS examples/configs/granite-4.0-micro.json --space generic --memory 5e9 --emit-format nsc
+  ARGS examples/configs/granite-4.0-micro.json --space generic --memory 5.5e9 --emit-format nsc
   WORKLOAD --seq-len 4096 --context 8192 --batch 4)
 nsc_exit_code_test(prune_generic_decilm_nemotron_h CODE 2
   ARGS prune examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --emit-format decilm

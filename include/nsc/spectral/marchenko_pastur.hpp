@@ -431,7 +431,7 @@ RealType pdf(const marchenko_pastur_distribution<RealType, Policy>& d, const Rea
   using boost::math::isnan;
   using std::sqrt;
   static const char* function = "nsc::pdf(const marchenko_pastur_distribution<%1%>&, %1%)";
-  RealType r;
+  RealType r{}; // set by check_parameters / check_domain before any use
   if (d.check_parameters(function, r)) return r;
   if (detail::check_domain(!(isnan)(lambda), function, "argument must not be NaN (got %1%)",
                            lambda, r, Policy()))
@@ -447,7 +447,7 @@ template <class RealType, class Policy>
 RealType cdf(const marchenko_pastur_distribution<RealType, Policy>& d, const RealType& lambda) {
   using boost::math::isnan;
   static const char* function = "nsc::cdf(const marchenko_pastur_distribution<%1%>&, %1%)";
-  RealType r;
+  RealType r{}; // set by check_parameters / check_domain before any use
   if (d.check_parameters(function, r)) return r;
   if (detail::check_domain(!(isnan)(lambda), function, "argument must not be NaN (got %1%)",
                            lambda, r, Policy()))
@@ -465,7 +465,7 @@ RealType quantile(const marchenko_pastur_distribution<RealType, Policy>& d,
   using boost::math::isfinite;
   static const char* function =
       "nsc::quantile(const marchenko_pastur_distribution<%1%>&, %1%)";
-  RealType r;
+  RealType r{}; // set by check_parameters / check_domain before any use
   if (d.check_parameters(function, r)) return r;
   if (detail::check_domain(isfinite(prob) && prob >= 0 && prob <= 1, function,
                            "probability must be in [0, 1] (got %1%)", prob, r, Policy()))
