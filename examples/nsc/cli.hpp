@@ -59,7 +59,6 @@ inline void write_text_file(const std::string& path, const std::string& text) {
                              std::strerror(!ok_write ? write_errno : flush_errno));
 }
 
-/// Prints a JSON value on one line to stdout.
 /// The defaults an answer used: "--flag value" for every (flag, value) the user did not give, in
 /// order, joined by ", " (README "Defaults": every answer prints the defaults it rests on).
 inline std::string defaults_text(const CLI::App& sub, const std::vector<std::pair<std::string, std::string>>& flags) {
@@ -69,6 +68,7 @@ inline std::string defaults_text(const CLI::App& sub, const std::vector<std::pai
   return s.empty() ? "none (every setting given)" : s;
 }
 
+/// Prints a JSON value on one line to stdout.
 inline void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump().c_str()); }
 
 /// Formats a double with `prec` significant digits (for tables).

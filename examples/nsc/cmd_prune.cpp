@@ -254,7 +254,7 @@ std::string prune_defaults(const prune_args& a, const nsc::search::prune_space_s
     f.push_back({"--ep", std::to_string(a.ep)});
     f.push_back({"--keep-expert-width", ss.expert_width ? "not given (expert width on the FFN grid)" : "(kept)"});
   }
-  f.insert(f.end(), {{"--weight-dtype", ss.load.stored ? ss.load.stored->name + " (" + ss.load.stored->source + ")" : a.weight_dtype},
+  f.insert(f.end(), {{"--weight-dtype", ss.load.stored ? nsc_cli::weights_text(ss.load.stored->name, ss.load.stored->source) : a.weight_dtype},
                      {"--kv-dtype", a.kv_dtype},
                      {"--seq-len", std::to_string(a.seq_len)},
                      {"--context", std::to_string(a.context > 0 ? a.context : a.seq_len) + (a.context > 0 ? "" : " (--seq-len)")},
