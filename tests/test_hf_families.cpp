@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 42); // every file in examples/configs
+  CHECK(seen == 48); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1412,4 +1412,102 @@ TEST_CASE("Issue 18d families: cohere, cohere2, internlm2, seed_oss, granitemoeh
   g["mamba_n_heads"] = 3;
   g["mamba_n_groups"] = 1;
   CHECK_THROWS_WITH(read_hf_config(g), Contains("field 'mamba_n_heads' must divide mamba_expand x hidden_size = 32"));
+}
+
+TEST_CASE("Issue 18e families: falcon, internlm3, ernie4_5, exaone4, hunyuan_v1_dense by hand", "[hf_families][params]") {
+  using Catch::Contains;
+  auto total = [](const json& c) { return count(hf_network(read_hf_config(c), 16)).total(); };
+  auto file_total = [](const char* f) { return count(hf_network(read_hf_config_file(configs + f), 256)).total(); };
+  // Published totals. Falcon's checkpoints store the tied LM head as its own tensor: the hub's
+  // 41,835,970,560 (falcon-40b) and 7,217,189,760 (falcon-7b) are the instantiated model plus
+  // vocab x hidden.
+  CHECK(file_total("falcon-40b-instruct.json") + 65024 * 8192 == 41835970560);
+  CHECK(file_total("falcon-7b-instruct.json") + 65024 * 4544 == 7217189760);
+  CHECK(file_total("ernie-4.5-0.3b-pt.json") == 360748032);
+  // Falcon-7B: multi_query (one K and one V head of 64 although num_kv_heads is 71), one
+  // LayerNorm per layer (parallel_attn, no num_ln_in_parallel_attn), tied head.
+  const hf_model f7 = read_hf_config_file(configs + "falcon-7b-instruct.json");
+  CHECK(f7.spec.blocks[0].attention.n_kv_heads == 1);
+  CHECK(f7.spec.blocks[0].n_norms == 1);
+  CHECK(f7.spec.lm_head == lm_head_kind::tied);
+  CHECK(f7.spec.name == "tiiuae/falcon-7b-instruct");
+  // Falcon-40B: new_decoder_architecture, 8 KV heads, ln_attn + ln_mlp.
+  const hf_model f40 = read_hf_config_file(configs + "falcon-40b-instruct.json");
+  CHECK(f40.spec.blocks[0].attention.n_kv_heads == 8);
+  CHECK(f40.spec.blocks[0].n_norms == 2);
+  // A tiny falcon: d 16, 4 heads of 4, 2 layers, vocab 10; LayerNorms with bias (2 d each).
+  json c = {{"model_type", "falcon"}, {"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+            {"vocab_size", 10}};
+  const int64_t mlp = 2 * 16 * 64; // dense_h_to_4h, dense_4h_to_h (4 d)
+  CHECK(total(c) == 160 + 2 * ((16 + 2 * 4) * 16 + 256 + mlp + 32) + 32); // multi_query, 1 LayerNorm
+  c["multi_query"] = false;                                             // MHA: 3 d rows
+  CHECK(total(c) == 160 + 2 * (3 * 256 + 256 + mlp + 32) + 32);
+  c["parallel_attn"] = false; // input_layernorm + post_attention_layernorm
+  CHECK(total(c) == 160 + 2 * (3 * 256 + 256 + mlp + 64) + 32);
+  c["bias"] = true; // every Linear biased: q, k, v rows, dense, both MLP matrices
+  CHECK(total(c) == 160 + 2 * (3 * 256 + 256 + mlp + 64 + 48 + 16 + 64 + 16) + 32);
+  c = {{"model_type", "falcon"}, {"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+       {"vocab_size", 10}, {"new_decoder_architecture", true}, {"num_kv_heads", 2}, {"ffn_hidden_size", 24},
+       {"tie_word_embeddings", false}};
+  CHECK(total(c) == 2 * 160 + 2 * ((16 + 2 * 8) * 16 + 256 + 2 * 16 * 24 + 64) + 32);
+  c["num_ln_in_parallel_attn"] = 1; // one shared input_layernorm
+  CHECK(total(c) == 2 * 160 + 2 * ((16 + 2 * 8) * 16 + 256 + 2 * 16 * 24 + 32) + 32);
+  c["num_kv_heads"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'num_kv_heads' must divide num_attention_heads = 4 (got 3)"));
+  c["num_kv_heads"] = 2;
+  c["alibi"] = true;
+  CHECK(read_hf_config(c).notes.back().find("ALiBi") != std::string::npos);
+  // A tiny llama-shaped body for the others: d 16, 2 layers, 4 heads of 4, 2 KV heads, FFN 8.
+  const json body = {{"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+                     {"num_key_value_heads", 2}, {"intermediate_size", 8}, {"vocab_size", 10}};
+  const int64_t attn = 16 * 16 + 2 * 16 * 8 + 16 * 16, ffn = 3 * 16 * 8;
+  // internlm3: qkv_bias on q, k, v (16 + 8 + 8); `bias` on o_proj (16) and the MLP (8 + 8 + 16); untied.
+  c = body;
+  c["model_type"] = "internlm3";
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32) + 16);
+  c["qkv_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 32) + 16);
+  c["bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 32 + 16 + 32) + 16);
+  CHECK(file_total("internlm3-8b-instruct.json") == 8804241408);
+  // ernie4_5: use_bias on q, k, v, o and the MLP; tied by default.
+  c = body;
+  c["model_type"] = "ernie4_5";
+  CHECK(total(c) == 160 + 2 * (attn + ffn + 32) + 16);
+  c["use_bias"] = true;
+  CHECK(total(c) == 160 + 2 * (attn + ffn + 32 + 48 + 32) + 16);
+  // hunyuan_v1_dense: query/key_layernorm (4 + 4) always; attention_bias on q, k, v, o; mlp_bias is not read.
+  c = body;
+  c["model_type"] = "hunyuan_v1_dense";
+  c["mlp_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 8) + 16);
+  c["attention_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 8 + 48) + 16);
+  CHECK(file_total("hy-mt2-7b.json") == 7504568320);
+  // exaone4: q/k norms per head; layers 0-2 slide (4096), layer 3 is global; null window: all global.
+  c = body;
+  c["model_type"] = "exaone4";
+  c["num_hidden_layers"] = 4;
+  CHECK(total(c) == 2 * 160 + 4 * (attn + ffn + 32 + 8) + 16);
+  transformer_spec e = expand(read_hf_config(c).spec);
+  CHECK(e.blocks[0].attention.sliding_window == 4096);
+  CHECK(e.blocks[2].attention.sliding_window == 4096);
+  CHECK(e.blocks[3].attention.sliding_window == 0);
+  c["sliding_window"] = nullptr;
+  e = expand(read_hf_config(c).spec);
+  for (const block_spec& b : e.blocks) CHECK(b.attention.sliding_window == 0);
+  c["sliding_window"] = 128;
+  c["layer_types"] = {"full_attention", "sliding_attention", "full_attention", "sliding_attention"};
+  e = expand(read_hf_config(c).spec);
+  CHECK(e.blocks[0].attention.sliding_window == 0);
+  CHECK(e.blocks[1].attention.sliding_window == 128);
+  c.erase("layer_types");
+  c["sliding_window_pattern"] = "LLLG"; // the remote code's string form: give layer_types
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'sliding_window_pattern' must be a positive integer"));
+  const hf_model ex = read_hf_config_file(configs + "exaone-4.0-32b.json");
+  CHECK(count(hf_network(ex, 256)).total() == 32003216384);
+  // The model card's "30.95B without embeddings" (rounded): 32,003,216,384 - 2 x 102,400 x 5,120.
+  CHECK(count(hf_network(ex, 256)).total() - 2 * 102400 * 5120 == 30954640384);
+  CHECK(expand(ex.spec).blocks[63].attention.sliding_window == 0);
+  CHECK(expand(ex.spec).blocks[62].attention.sliding_window == 4096);
 }

@@ -863,6 +863,15 @@ READERS.update({"nemotron_h": nemotron_h, "qwen3_next": qwen3_next})
 #     shared_intermediate_size); num_local_experts E > 0: block_sparse_moe router.layer Linear(d, E)
 #     and experts input_linear (E, 2 I, d), output_linear (E, d, I) (top num_experts_per_tok).
 # ---------------------------------------------------------------------------------------------
+def lm_head(m, tie, V, d):
+    """The LM head: tied (its MACs only, no parameters) or its own Linear(d, V)."""
+    if tie:
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, "head")
+    return m
+
+
 def family_18d(c, t):
     m = Model()
     d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
@@ -925,14 +934,99 @@ def family_18d(c, t):
                 m.lin(pre + "mlp." + nm, I, d, bias=mb)
             m.lin(pre + "mlp.down_proj", d, I, bias=mb)
     m.norm("norm", d)
-    if tie:
-        m.tied_head_macs = V * d
-    else:
-        m.lin("lm_head", V, d, "head")
-    return m
+    return lm_head(m, tie, V, d)
 
 
 READERS.update({t: family_18d for t in ("cohere", "cohere2", "internlm2", "seed_oss", "granitemoehybrid")})
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 18e families, written from their modeling files:
+#   falcon (FalconForCausalLM): word_embeddings (V, d); per layer self_attention.query_key_value
+#     Linear(d, (H + 2 kv) hd, bias=bias) with hd = d / H and kv = num_kv_heads (null: H) when
+#     new_decoder_architecture or not multi_query, else 1 (multi_query: d + 2 hd rows); dense
+#     Linear(d, d, bias); mlp dense_h_to_4h Linear(d, F, bias), dense_4h_to_h Linear(F, d, bias), F =
+#     ffn_hidden_size (null: 4 d); LayerNorms (weight + bias): input_layernorm +
+#     post_attention_layernorm when not parallel_attn; else ln_attn + ln_mlp when
+#     num_ln_in_parallel_attn == 2 (null: 2 for new_decoder_architecture), else input_layernorm;
+#     ln_f; lm_head tied unless tie_word_embeddings is false.
+#   internlm3 (remote code InternLM3ForCausalLM): q/k/v Linear(bias=qkv_bias), o_proj and
+#     gate/up/down Linear(bias=bias), head_dim from the config, 2 RMSNorms per layer, untied.
+#   ernie4_5 (Ernie4_5ForCausalLM): q/k/v/o and gate/up/down Linear(bias=use_bias), 2 RMSNorms,
+#     tied by default.
+#   exaone4 (Exaone4ForCausalLM): q/k/v/o without bias, q_norm / k_norm RMSNorm(head_dim),
+#     post_attention_layernorm + post_feedforward_layernorm, unbiased MLP; layer_types, else layer
+#     i slides (window sliding_window, 4096) iff (i + 1) % sliding_window_pattern (4) != 0; no
+#     sliding layer when sliding_window is null.
+#   hunyuan_v1_dense (HunYuanDenseV1ForCausalLM): q/k/v/o Linear(bias=attention_bias),
+#     query_layernorm / key_layernorm RMSNorm(head_dim), unbiased MLP, 2 RMSNorms.
+# ---------------------------------------------------------------------------------------------
+def family_18e(c, t):
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    if t == "falcon":
+        hd = d // H
+        new = g(c, "new_decoder_architecture", False)
+        kv = g(c, "num_kv_heads", H) if (new or not g(c, "multi_query", True)) else 1
+        b = g(c, "bias", False)
+        F = g(c, "ffn_hidden_size", 4 * d)
+        nln = g(c, "num_ln_in_parallel_attn", 2 if new else None)
+        norms = 2 if (not g(c, "parallel_attn", True) or nln == 2) else 1
+        for i in range(L):
+            pre = "h.%d." % i
+            m.lin(pre + "self_attention.query_key_value.q", H * hd, d, bias=b)  # the rows of the fused matrix
+            m.lin(pre + "self_attention.query_key_value.k", kv * hd, d, bias=b)
+            m.lin(pre + "self_attention.query_key_value.v", kv * hd, d, bias=b)
+            m.lin(pre + "self_attention.dense", d, d, bias=b)
+            m.lin(pre + "mlp.dense_h_to_4h", F, d, bias=b)
+            m.lin(pre + "mlp.dense_4h_to_h", d, F, bias=b)
+            for k in range(norms):
+                m.norm(pre + "ln%d" % k, d, bias=True)
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None))
+        m.norm("ln_f", d, bias=True)
+        tie = g(c, "tie_word_embeddings", True)
+    else:
+        kv = g(c, "num_key_value_heads", H)
+        hd = g(c, "head_dim", d // H)
+        I = c["intermediate_size"]
+        if t == "internlm3":
+            qb, ob, mb = g(c, "qkv_bias", False), g(c, "bias", False), g(c, "bias", False)
+        elif t == "ernie4_5":
+            qb = ob = mb = g(c, "use_bias", False)
+        elif t == "hunyuan_v1_dense":
+            qb = ob = g(c, "attention_bias", False)
+            mb = False
+        else:  # exaone4
+            qb = ob = mb = False
+        lt = c.get("layer_types")
+        W = g(c, "sliding_window", 4096) if t == "exaone4" and not ("sliding_window" in c and c["sliding_window"] is None) else None
+        pat = g(c, "sliding_window_pattern", 4)
+        for i in range(L):
+            pre = "layers.%d." % i
+            m.lin(pre + "self_attn.q_proj", H * hd, d, bias=qb)
+            m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=qb)
+            m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=qb)
+            m.lin(pre + "self_attn.o_proj", d, H * hd, bias=ob)
+            if t in ("exaone4", "hunyuan_v1_dense"):
+                m.norm(pre + "self_attn.q_norm", hd)
+                m.norm(pre + "self_attn.k_norm", hd)
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp." + nm, I, d, bias=mb)
+            m.lin(pre + "mlp.down_proj", d, I, bias=mb)
+            m.norm(pre + "norm_a", d)
+            m.norm(pre + "norm_b", d)
+            window = None
+            if W is not None:
+                sliding = lt[i] == "sliding_attention" if lt else (i + 1) % pat != 0
+                window = W if sliding else None
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=window))
+        m.norm("norm", d)
+        tie = g(c, "tie_word_embeddings", t == "ernie4_5")
+    return lm_head(m, tie, V, d)
+
+
+READERS.update({t: family_18e for t in ("falcon", "internlm3", "ernie4_5", "exaone4", "hunyuan_v1_dense")})
 
 
 def build(c):
@@ -1020,6 +1114,14 @@ PUBLISHED.update({"qwen3-coder-next": 79674391296, "nemotron-h-8b-base-8k": 8100
 # snapshot of ByteDance-Seed/Seed-OSS-36B-Instruct lists it.
 PUBLISHED.update({"aya-expanse-8b": 8028033024, "internlm2_5-7b-chat": 7737708544, "granite-4.0-micro": 3402836480,
                   "seed-oss-36b-instruct": 36151104512})
+# Issue 18e. falcon-40b-instruct: the hub's safetensors total of tiiuae/falcon-40b (same shapes), as a
+# public model catalogue lists it (total_parameters_source: safetensors); falcon-7b-instruct:
+# tiiuae/falcon-7b's model_size in a public training benchmark table. Both count the LM head,
+# which the checkpoints store as its own tensor although FalconForCausalLM ties it to the
+# embedding: published = instantiated + vocab x hidden (checked in main). ernie-4.5-0.3b-pt: a
+# third-party count (params=360748032 for family ernie, L=18, d=1024) of baidu/ERNIE-4.5-0.3B-PT.
+PUBLISHED_STORED_HEAD = {"falcon-7b-instruct": 7217189760, "falcon-40b-instruct": 41835970560}
+PUBLISHED.update({"ernie-4.5-0.3b-pt": 360748032})
 
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
 
@@ -1110,6 +1212,14 @@ def main():
         out["models"][name] = r
         print("%-26s total %16d active %16d kv/token %8d" % (name, r["params_total"], r["params_active"],
                                                               r["kv_cache_bytes_per_token"]))
+    for name, pub in PUBLISHED_STORED_HEAD.items():  # issue 18e: tied head stored as its own tensor
+        c = json.load(open(os.path.join(CONFIGS, name + ".json")))
+        r = out["models"][name]
+        r["published_total_stored_head"] = pub
+        stored = r["params_total"] + c["vocab_size"] * c["hidden_size"]
+        print(name, "instantiated", r["params_total"], "+ stored head copy =", stored, "published", pub)
+        if stored != pub:
+            bad += 1
     for name, hub_total in LLAMA4_HUB.items():
         c = json.load(open(os.path.join(CONFIGS, name + ".json")))
         vision = llama4_vision(c["vision_config"], c["text_config"]["hidden_size"])

@@ -201,7 +201,8 @@ inline constexpr std::string_view hf_supported_model_types =
     "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, "
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
-    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
+    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
+    "hunyuan_v1_dense (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -268,6 +269,9 @@ struct family {
   /// layer); the Mamba-2 fields are mamba_*; the dense FFN is the shared_mlp, and with
   /// num_local_experts > 0 every layer is a MoE whose shared_mlp is an ungated shared expert.
   bool mamba_layer_types = false;
+  /// EXAONE 4: `sliding_window: null` (explicitly) means no sliding layer (Exaone4Config sets
+  /// sliding_window_pattern 0), where the table default would otherwise apply.
+  bool null_window_is_full = false;
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -580,6 +584,45 @@ inline const std::vector<family>& families() {
     granite_hybrid.defaults = R"({"mamba_n_heads": 128, "mamba_d_head": "auto", "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_d_conv": 4,
                                   "mamba_expand": 2, "mamba_conv_bias": true, "mamba_proj_bias": false, "num_local_experts": 0})";
     t.push_back(granite_hybrid);
+    // Issue 18e families.
+    family falcon; // FalconForCausalLM: fused query_key_value, biased LayerNorms, GELU MLP; KV heads and norms per layer in read_family
+    falcon.model_type = "falcon";
+    falcon.kv_heads = nullptr;
+    falcon.head_dim = false;
+    falcon.ffn = "ffn_hidden_size";
+    falcon.ffn_default_mult = 4;
+    falcon.eps = "layer_norm_epsilon";
+    falcon.norm = norm_kind::layernorm;
+    falcon.gated = false;
+    falcon.attention_bias = falcon.mlp_bias = "bias";
+    falcon.tie_default = true;
+    falcon.per_layer_config = false;
+    t.push_back(falcon);
+    family internlm3 = llama; // InternLM3ForCausalLM (remote code): qkv_bias on q, k, v; `bias` on o_proj and the MLP
+    internlm3.model_type = "internlm3";
+    internlm3.attention_bias = "qkv_bias";
+    internlm3.qkv_only_bias = true;
+    internlm3.out_bias_flag = "bias";
+    internlm3.mlp_bias = "bias";
+    t.push_back(internlm3);
+    family ernie = llama; // Ernie4_5ForCausalLM: use_bias on q, k, v, o and the MLP; tied head by default
+    ernie.model_type = "ernie4_5";
+    ernie.attention_bias = ernie.mlp_bias = "use_bias";
+    ernie.tie_default = true;
+    t.push_back(ernie);
+    family exaone4 = llama; // Exaone4ForCausalLM: q/k norms per head, post-attention / post-feedforward norms, 3 local : 1 global
+    exaone4.model_type = "exaone4";
+    exaone4.attention_bias = exaone4.mlp_bias = nullptr;
+    exaone4.qk_norm = qk_norm_kind::per_head;
+    exaone4.window = window_rule::pattern;
+    exaone4.null_window_is_full = true;
+    exaone4.defaults = R"({"sliding_window": 4096, "sliding_window_pattern": 4})";
+    t.push_back(exaone4);
+    family hunyuan = llama; // HunYuanDenseV1ForCausalLM: attention_bias (q, k, v, o), query/key_layernorm per head, unbiased MLP
+    hunyuan.model_type = "hunyuan_v1_dense";
+    hunyuan.mlp_bias = nullptr;
+    hunyuan.qk_norm = qk_norm_kind::per_head;
+    t.push_back(hunyuan);
     return t;
   }();
   return table;
@@ -1064,6 +1107,10 @@ struct sliding_rule {
       break;
     case window_rule::alternate: cuts.periodic(0, 2, "the sliding window"); break;
     case window_rule::pattern: {
+      if (fam.null_window_is_full && f.c.contains("sliding_window") && f.c["sliding_window"].is_null()) {
+        rule = window_rule::none;
+        break;
+      }
       const char* key = f.has("sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
       pattern = f.optional(key, 6);
       cuts.periodic(pattern - 1, pattern, "the sliding window");
@@ -1827,7 +1874,25 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   }
 
   // Family peculiarities the table does not express.
-  if (type == "bert") {
+  if (type == "falcon") { // FalconAttention / FalconDecoderLayer
+    const bool new_arch = f.flag("new_decoder_architecture", false);
+    std::int64_t kv_heads = 1; // multi_query: one K and one V head (query_key_value of hidden + 2 head_dim rows)
+    if (new_arch || !f.flag("multi_query", true)) {
+      kv_heads = f.optional("num_kv_heads", heads); // FalconConfig: num_attention_heads when null
+      if (heads % kv_heads != 0)
+        bad("num_kv_heads", "must divide num_attention_heads = " + std::to_string(heads), *f.get("num_kv_heads"));
+    }
+    // Two LayerNorms (input_layernorm + post_attention_layernorm, or ln_attn + ln_mlp), or one
+    // input_layernorm shared by the parallel attention and MLP.
+    const std::int64_t ln_parallel = f.optional("num_ln_in_parallel_attn", new_arch ? 2 : 1);
+    const std::int64_t norms = !f.flag("parallel_attn", true) || ln_parallel == 2 ? 2 : 1;
+    for (block_spec& x : s.blocks) {
+      x.attention.n_kv_heads = kv_heads;
+      x.n_norms = norms;
+    }
+    if (f.flag("alibi", false))
+      m.notes.push_back("ALiBi positions (alibi: true): no parameters, no count changes");
+  } else if (type == "bert") {
     s.embeddings.token_types = f.optional("type_vocab_size", 2, 0);
     s.embeddings.norm = norm_kind::layernorm;
     s.final_norm = norm_kind::none;
