@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 48); // every file in examples/configs
+  CHECK(seen == 49); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1510,4 +1510,71 @@ TEST_CASE("Issue 18e families: falcon, internlm3, ernie4_5, exaone4, hunyuan_v1_
   CHECK(count(hf_network(ex, 256)).total() - 2 * 102400 * 5120 == 30954640384);
   CHECK(expand(ex.spec).blocks[63].attention.sliding_window == 0);
   CHECK(expand(ex.spec).blocks[62].attention.sliding_window == 4096);
+}
+
+TEST_CASE("glm_moe_dsa (GLM-5): DeepSeek-V3.2's structure, shared top-k layers by hand", "[hf_families][dsa]") {
+  using Catch::Contains;
+  const hf_model glm = read_hf_config_file(configs + "glm-5.json");
+  const int64_t total = count(hf_network(glm, 256)).total();
+  // The hub's 753,864,139,008 (zai-org/GLM-5) = the model + its MTP layer (with its indexer).
+  CHECK(total == 743911218432);
+  REQUIRE(glm.mtp_layers == 1);
+  CHECK(total + count(hf_mtp_network(glm, 256)).total() == 753864139008);
+  CHECK(expand(glm.spec).blocks[77].attention.index_n_heads == 32);
+  // GLM-5.2 / 5.3's schedule (index_topk_freq 4, index_skip_topk_offset 3): layers 0-2 and 6, 10,
+  // ..., 74 run their indexer (21), the 57 others reuse its top-k: no indexer weights
+  // (wq_b 32 x 128 x 2048, wk 128 x 6144, k_norm 2 x 128, weights_proj 32 x 6144 each), no
+  // indexer cache (128 fp8 bytes + one fp32 scale per token), the same top-k cap.
+  json c = json::parse(std::ifstream(configs + "glm-5.json"));
+  c["index_topk_freq"] = 4;
+  c["index_skip_topk_offset"] = 3;
+  const hf_model g53 = read_hf_config(c);
+  const int64_t indexer = 32 * 128 * 2048 + 128 * 6144 + 2 * 128 + 32 * 6144;
+  CHECK(count(hf_network(g53, 256)).total() == total - 57 * indexer);
+  const transformer_spec e = expand(g53.spec);
+  int64_t full = 0;
+  for (std::size_t i = 0; i < e.blocks.size(); ++i) {
+    const attention_spec& a = e.blocks[i].attention;
+    const bool run = i < 3 || (i - 2) % 4 == 0;
+    CHECK(a.index_n_heads == (run ? 32 : 0));
+    CHECK(a.index_topk == 2048);
+    full += run;
+  }
+  CHECK(full == 21);
+  workload w;
+  w.context = 4096;
+  const deployment d5 = deploy(glm.spec, w), d53 = deploy(g53.spec, w);
+  CHECK(d5.kv_bytes_per_token - d53.kv_bytes_per_token == std::uint64_t(57 * (128 + 4)));
+  CHECK(d5.decode_macs - d53.decode_macs == u128(57) * u128(indexer - 2 * 128) + u128(57) * u128(32 * 129) * u128(4096));
+  CHECK(g53.notes[0].find("57 more layers reuse the top-k") != std::string::npos);
+  // The same schedule as a list (indexer_types) and as letters (index_topk_pattern).
+  json types = json::array();
+  std::string letters;
+  for (int i = 0; i < 78; ++i) {
+    const bool run = i < 3 || (i - 2) % 4 == 0;
+    types.push_back(run ? "full" : "shared");
+    letters += run ? 'F' : 'S';
+  }
+  json l = json::parse(std::ifstream(configs + "glm-5.json"));
+  l["indexer_types"] = types;
+  same_everything(read_hf_config(l).spec, g53.spec);
+  l.erase("indexer_types");
+  l["index_topk_pattern"] = letters;
+  same_everything(read_hf_config(l).spec, g53.spec);
+  // Errors name the field.
+  l["index_topk_pattern"] = "S" + letters.substr(1);
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'index_topk_pattern' makes layer 0 \"shared\""));
+  l["index_topk_pattern"] = letters.substr(1);
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'index_topk_pattern' must list num_hidden_layers = 78 entries"));
+  l.erase("index_topk_pattern");
+  types[5] = "partial";
+  l["indexer_types"] = types;
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'indexer_types[5]' must be \"full\" or \"shared\" (F or S)"));
+  l.erase("indexer_types");
+  json mlp = json::array();
+  for (int i = 0; i < 78; ++i) mlp.push_back(i < 3 ? "dense" : "sparse");
+  l["mlp_layer_types"] = mlp;
+  CHECK(count(hf_network(read_hf_config(l), 256)).total() == total);
+  l["mlp_layer_types"][3] = "dense";
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'mlp_layer_types[3]' must be \"sparse\" as first_k_dense_replace"));
 }

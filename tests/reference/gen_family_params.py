@@ -566,6 +566,10 @@ PUBLISHED_18A = {
     # ibm-granite/granite-3.1-1b-a400m-instruct: model.safetensors.index.json total_size
     # 5,338,513,408 bytes of float32 (torch_dtype float32)
     "granite-3.1-1b-a400m-instruct": (1334628352, "index total_size / 4 (float32)"),
+    # zai-org/GLM-5: the hub's safetensors total as a public model table lists it (total_params
+    # 753,864,139,008): the model (78 indexer layers) + its MTP layer 78 (with its indexer; the
+    # embedding and head are shared, not stored again)
+    "glm-5": (753864139008, "hub safetensors total: model + 1 MTP module"),
     # XiaomiMiMo MiMo-7B: model.safetensors.index.json total_size 15,666,819,072 bytes of bf16, which
     # holds the main model and its MTP module (model.mtp_layers.0)
     "mimo-7b": (7833409536, "index total_size / 2 (bf16): main model + 1 MTP module"),
@@ -1027,6 +1031,33 @@ def family_18e(c, t):
 
 
 READERS.update({t: family_18e for t in ("falcon", "internlm3", "ernie4_5", "exaone4", "hunyuan_v1_dense")})
+
+
+def glm_moe_dsa(c, t):
+    """GlmMoeDsaForCausalLM (modular_glm_moe_dsa.py): DeepSeek-V3.2's layers (deepseek_v32 above;
+    the router's e_score_correction_bias always, Glm4Moe's router), except that a layer whose
+    indexer_types entry is "shared" has no indexer (self.indexer = None) and reuses the previous
+    full layer's top-k. indexer_types absent: index_topk_pattern (F / S), else layer i is full iff
+    max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0 (offset 2, freq 1)."""
+    c = dict(c)
+    c["topk_method"] = "noaux_tc"
+    m = deepseek_v32(c, t)
+    L = c["num_hidden_layers"]
+    types = c.get("indexer_types")
+    if types is None and c.get("index_topk_pattern") is not None:
+        types = ["full" if ch == "F" else "shared" for ch in c["index_topk_pattern"]]
+    if types is None:
+        freq, off = g(c, "index_topk_freq", 1), g(c, "index_skip_topk_offset", 2)
+        types = ["full" if max(i - off + 1, 0) % freq == 0 else "shared" for i in range(L)]
+    for i in range(L):
+        if types[i] == "shared":
+            pre = "layers.%d.indexer." % i
+            m.p = [e for e in m.p if not e[0].startswith(pre)]
+            del m.layers[i]["indexer_per_key"], m.layers[i]["indexer_bytes"]
+    return m
+
+
+READERS["glm_moe_dsa"] = glm_moe_dsa
 
 
 def build(c):

@@ -202,7 +202,7 @@ inline constexpr std::string_view hf_supported_model_types =
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
     "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
-    "hunyuan_v1_dense (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
+    "hunyuan_v1_dense, glm_moe_dsa (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -251,6 +251,7 @@ struct family {
   bool sinks = false;                            ///< gpt_oss: a learned sink logit per query head
   bool chunked = false;                          ///< llama4: no_rope_layers (NoPE) and chunked attention
   bool dsa = false;                              ///< deepseek_v32: DSA indexer (index_n_heads, index_head_dim, index_topk)
+  bool shared_indexer = false;                   ///< glm_moe_dsa: indexer_types "shared" layers reuse a previous layer's top-k
   bool block_configs = false;                    ///< DeciLM block_configs
   const char* qk_norm_flag = nullptr;            ///< field switching the q/k norms (use_qk_norm)
   bool qkv_only_bias = false;                    ///< attention_bias switches q, k, v only (o_proj unbiased)
@@ -290,6 +291,13 @@ inline constexpr const char* llama4_defaults =
         "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
         "num_experts_per_tok": 1, "num_local_experts": 16, "interleave_moe_layer_step": 1,
         "attention_chunk_size": 8192, "no_rope_layer_interval": 4})";
+
+inline constexpr const char* glm_moe_dsa_defaults = // GlmMoeDsaConfig (zai-org/GLM-5)
+    R"({"vocab_size": 154880, "hidden_size": 6144, "intermediate_size": 12288, "moe_intermediate_size": 2048,
+        "num_hidden_layers": 78, "num_attention_heads": 64, "n_shared_experts": 1, "n_routed_experts": 256,
+        "kv_lora_rank": 512, "q_lora_rank": 2048, "qk_rope_head_dim": 64, "v_head_dim": 256, "qk_nope_head_dim": 192,
+        "num_experts_per_tok": 8, "first_k_dense_replace": 3, "index_topk": 2048, "index_head_dim": 128,
+        "index_n_heads": 32})";
 
 /// The family table (HF transformers' modeling files; see the file comment).
 inline const std::vector<family>& families() {
@@ -623,6 +631,12 @@ inline const std::vector<family>& families() {
     hunyuan.mlp_bias = nullptr;
     hunyuan.qk_norm = qk_norm_kind::per_head;
     t.push_back(hunyuan);
+    family glm_dsa = ds; // GlmMoeDsaForCausalLM (GLM-5): DeepSeek-V3.2's MLA + DSA + MoE; indexer_types may share top-k
+    glm_dsa.model_type = "glm_moe_dsa";
+    glm_dsa.shared_indexer = true;
+    glm_dsa.router_bias = true;
+    glm_dsa.defaults = glm_moe_dsa_defaults;
+    t.push_back(glm_dsa);
     return t;
   }();
   return table;
@@ -1802,6 +1816,41 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       cuts.periodic(interval - 1, interval, "full_attention_interval");
     }
   }
+  // GLM-MoE-DSA: indexer_types ("full": the layer runs its indexer; "shared": it reuses the top-k
+  // of the previous full layer, so it has no indexer weights and no indexer cache, and its
+  // attention still attends at most index_topk keys); absent: index_topk_pattern ("F" / "S" per
+  // layer), else full iff max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0 (2, 1).
+  std::vector<bool> shared_list;
+  std::int64_t ifreq = 1, ioffset = 2;
+  if (fam.shared_indexer) {
+    const char* key = f.has("indexer_types") ? "indexer_types" : f.has("index_topk_pattern") ? "index_topk_pattern" : nullptr;
+    if (key) {
+      const json& v = *f.get(key);
+      const bool letters = v.is_string();
+      if ((!letters && !v.is_array()) || (letters ? v.get<std::string>().size() : v.size()) != std::size_t(layers))
+        bad(key, "must list num_hidden_layers = " + std::to_string(layers) + " entries \"full\" / \"shared\" (or F / S)", v);
+      cuts.every_layer(key, v);
+      for (std::size_t i = 0; i < std::size_t(layers); ++i) {
+        const json e = letters ? json(std::string(1, v.get<std::string>()[i])) : v[i];
+        if (e != "full" && e != "shared" && e != "F" && e != "S")
+          bad(std::string(key) + "[" + std::to_string(i) + "]", "must be \"full\" or \"shared\" (F or S)", e);
+        shared_list.push_back(e == "shared" || e == "S");
+      }
+    } else {
+      ifreq = f.optional("index_topk_freq", 1);
+      ioffset = f.optional("index_skip_topk_offset", 2, 0);
+      cuts.at(ioffset - 1);
+      cuts.periodic(ioffset - 1, ifreq, "index_topk_freq");
+    }
+  }
+  auto shared_at = [&](std::int64_t i) {
+    if (!fam.shared_indexer) return false;
+    if (!shared_list.empty()) return bool(shared_list[std::size_t(i)]);
+    return std::max<std::int64_t>(i - ioffset + 1, 0) % ifreq != 0;
+  };
+  if (fam.shared_indexer && shared_at(0))
+    bad(f.has("indexer_types") ? "indexer_types" : f.has("index_topk_pattern") ? "index_topk_pattern" : "index_skip_topk_offset",
+        "makes layer 0 \"shared\": a shared layer reuses the top-k of a previous full layer", json(ioffset));
   const extensions ext(c, layers);
   if (ext.per_layer()) cuts.every_layer(ext.list().first, *ext.list().second);
 
@@ -1832,6 +1881,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       if (ch != '-') x.ffn.kind = ffn_kind::none;
       if (ch == '-') x.attention.kind = attention_kind::none;
     }
+    if (shared_at(i)) x.attention.index_n_heads = x.attention.index_head_dim = 0; // the previous full layer's top-k
     overrides.apply(i, x);
     ext.apply(i, x);
     return x;
@@ -1874,6 +1924,19 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   }
 
   // Family peculiarities the table does not express.
+  if (fam.shared_indexer) { // mlp_layer_types, when given, must say what first_k_dense_replace says
+    if (const json* v = f.get("mlp_layer_types")) {
+      if (!v->is_array() || v->size() != std::size_t(layers))
+        bad("mlp_layer_types", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
+      for (std::size_t i = 0; i < v->size(); ++i)
+        if ((*v)[i] != (is_moe(std::int64_t(i)) ? "sparse" : "dense"))
+          bad("mlp_layer_types[" + std::to_string(i) + "]",
+              std::string("must be \"") + (is_moe(std::int64_t(i)) ? "sparse" : "dense") +
+                  "\" as first_k_dense_replace and moe_layer_freq make layer " + std::to_string(i) +
+                  " (nsc reads MoE layers from them)",
+              (*v)[i]);
+    }
+  }
   if (type == "falcon") { // FalconAttention / FalconDecoderLayer
     const bool new_arch = f.flag("new_decoder_architecture", false);
     std::int64_t kv_heads = 1; // multi_query: one K and one V head (query_key_value of hidden + 2 head_dim rows)
@@ -1935,6 +1998,7 @@ inline std::string index_ranges(const std::vector<std::int64_t>& v) {
 /// Counts are sums over the runs (checked); NoPE layers are listed by index up to 16384 layers.
 inline std::vector<std::string> structure_notes(const transformer_spec& s) {
   std::int64_t sink_layers = 0, sink_params = 0, chunk_layers = 0, chunk = 0, nope_layers = 0, dsa_layers = 0, i = 0;
+  std::int64_t shared_topk = 0; // DSA layers without an indexer (GLM-MoE-DSA "shared")
   std::vector<std::int64_t> nope; // indices, while the model is small enough to list them
   attention_spec index;           // the last DSA layer's indexer
   constexpr std::string_view q = "layers with a structure";
@@ -1961,6 +2025,8 @@ inline std::vector<std::string> structure_notes(const transformer_spec& s) {
     if (a.index_n_heads > 0) {
       dsa_layers = checked_add(dsa_layers, r, fn, q);
       index = a;
+    } else if (a.index_topk > 0) {
+      shared_topk = checked_add(shared_topk, r, fn, q);
     }
     i = checked_add(i, r, fn, q);
   }
@@ -1981,7 +2047,11 @@ inline std::vector<std::string> structure_notes(const transformer_spec& s) {
                   std::to_string(index.index_topk) + " keys; its indexer (" + std::to_string(index.index_n_heads) +
                   " heads of " + std::to_string(index.index_head_dim) +
                   ", weights counted) scores every key and caches a key of " + std::to_string(index.index_head_dim) +
-                  " fp8 bytes + fp32 scales per token");
+                  " fp8 bytes + fp32 scales per token" +
+                  (shared_topk > 0 ? "; " + std::to_string(shared_topk) +
+                                         " more layers reuse the top-k of the previous indexer layer (indexer_types "
+                                         "shared: no indexer weights, no indexer cache)"
+                                   : std::string()));
   return out;
 }
 

@@ -237,7 +237,10 @@ struct attention_spec {
   // (index_head_dim, d), weights_proj (index_n_heads, d), k_norm LayerNorm(index_head_dim).
   std::int64_t index_n_heads = 0;    ///< indexer heads (0: dense attention, no indexer)
   std::int64_t index_head_dim = 0;   ///< indexer head width (its cached key's width)
-  std::int64_t index_topk = 0;       ///< keys the sparse attention attends at most
+  std::int64_t index_topk = 0;       ///< keys the sparse attention attends at most; with
+                                     ///< index_n_heads 0 the layer reuses the top-k of a previous
+                                     ///< layer's indexer (GLM-MoE-DSA "shared" layers: no weights,
+                                     ///< no indexer cache)
   // State-space mixers (kind mamba2; see attention_kind):
   std::int64_t ssm_heads = 0;    ///< Mamba-2 heads H, >= 1
   std::int64_t ssm_head_dim = 0; ///< Mamba-2 head width P, >= 1
@@ -493,8 +496,11 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
       if (a.q_lora_rank < 1) c.fail("attention.index_n_heads needs q_lora_rank >= 1 (wq_b reads the query latent)", a.q_lora_rank);
       if (a.sliding_window > 0 || a.chunk > 0)
         c.fail("attention.index_topk cannot be combined with a sliding window or a chunk", a.index_topk);
-    } else if (a.index_head_dim != 0 || a.index_topk != 0) {
-      c.fail("attention.index_head_dim and index_topk need index_n_heads >= 1", std::max(a.index_head_dim, a.index_topk));
+    } else if (a.index_head_dim != 0) {
+      c.fail("attention.index_head_dim needs index_n_heads >= 1", a.index_head_dim);
+    } else if (a.index_topk < 0 || (a.index_topk > 0 && (a.sliding_window > 0 || a.chunk > 0))) {
+      c.fail("attention.index_topk (a shared top-k) must be >= 0 and cannot be combined with a sliding window or a chunk",
+             a.index_topk);
     }
     return;
   }
