@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 49); // every file in examples/configs
+  CHECK(seen == 50); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1577,4 +1577,41 @@ TEST_CASE("glm_moe_dsa (GLM-5): DeepSeek-V3.2's structure, shared top-k layers b
   CHECK(count(hf_network(read_hf_config(l), 256)).total() == total);
   l["mlp_layer_types"][3] = "dense";
   CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'mlp_layer_types[3]' must be \"sparse\" as first_k_dense_replace"));
+}
+
+TEST_CASE("ernie4_5_moe: start / end / interval MoE layers, shared experts, router bias by hand", "[hf_families][params]") {
+  using Catch::Contains;
+  // ERNIE-4.5-21B-A3B: layer 0 dense (intermediate_size 12288), layers 1-27 MoE: gate 64 x 2560 +
+  // moe_statics 64 + 64 experts x 3 x 2560 x 1536 + 2 shared (one MLP of 3072); top 6.
+  const hf_model e = read_hf_config_file(configs + "ernie-4.5-21b-a3b-pt.json");
+  const int64_t d = 2560, attn = d * 20 * 128 + 2 * d * 4 * 128 + 20 * 128 * d;
+  const int64_t moe = 64 * d + 64 + 64 * 3 * d * 1536 + 3 * d * 3072;
+  const int64_t total = 103424 * d + 28 * (attn + 2 * d) + 3 * d * 12288 + 27 * moe + d;
+  CHECK(count(hf_network(e, 256)).total() == total);
+  CHECK(total == 21825437888); // the hub shows 21.8B (rounded); no exact published total found
+  CHECK(count(hf_network(e, 256)).active() == total - 27 * 58 * 3 * d * 1536);
+  const transformer_spec x = expand(e.spec);
+  CHECK(x.blocks[0].ffn.n_experts == 0);
+  CHECK(x.blocks[1].ffn.n_experts == 64);
+  CHECK(x.blocks[27].ffn.shared_d_ff == 3072);
+  // A tiny one: 4 layers, start 0, end 2, interval 2: layer 1 alone is MoE (layer 3 is past the end).
+  json c = {{"model_type", "ernie4_5_moe"}, {"hidden_size", 16}, {"num_hidden_layers", 4}, {"num_attention_heads", 4},
+            {"num_key_value_heads", 2}, {"intermediate_size", 8}, {"vocab_size", 10}, {"moe_num_experts", 4},
+            {"moe_k", 2}, {"moe_intermediate_size", 6}, {"moe_num_shared_experts", 1}, {"moe_layer_start_index", 0},
+            {"moe_layer_end_index", 2}, {"moe_layer_interval", 2}, {"use_bias", true}, {"tie_word_embeddings", false}};
+  const transformer_spec t = expand(read_hf_config(c).spec);
+  CHECK(t.blocks[0].ffn.n_experts == 0); // (0 + 1) % 2 != 0
+  CHECK(t.blocks[1].ffn.n_experts == 4);
+  CHECK(t.blocks[2].ffn.n_experts == 0);
+  CHECK(t.blocks[3].ffn.n_experts == 0); // past moe_layer_end_index
+  const int64_t a = 16 * 16 + 2 * 16 * 8 + 16 * 16 + 16 + 8 + 8 + 16; // q, k, v, o and their biases (use_bias)
+  const int64_t dense = 3 * 16 * 8 + 8 + 8 + 16, expert = 3 * 16 * 6 + 6 + 6 + 16;
+  // tied false: lm_head Linear(16, 10, bias=use_bias)
+  CHECK(count(hf_network(read_hf_config(c), 16)).total() ==
+        160 + 4 * (a + 32) + 3 * dense + (4 * 16 + 4 + 4 * expert + expert) + 16 + 160 + 10);
+  c["moe_k"] = 5;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_k' must be <= moe_num_experts = 4 (got 5)"));
+  c["moe_k"] = 2;
+  c["moe_layer_end_index"] = -2;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_layer_end_index' must be -1 (the last layer) or a layer index"));
 }

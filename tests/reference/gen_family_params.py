@@ -1060,6 +1060,56 @@ def glm_moe_dsa(c, t):
 READERS["glm_moe_dsa"] = glm_moe_dsa
 
 
+def ernie4_5_moe(c, t):
+    """Ernie4_5_MoeForCausalLM (modular_ernie4_5_moe.py): Ernie4_5's attention (q/k/v/o
+    Linear(bias=use_bias)) and 2 RMSNorms per layer; layer i has the sparse block iff (i + 1) %
+    moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last
+    layer): gate Linear(d, E) without bias, moe_statics.e_score_correction_bias (1, E), E experts
+    gate/up/down Linear(bias=use_bias) of moe_intermediate_size (top moe_k), shared_experts one MLP
+    of moe_intermediate_size x moe_num_shared_experts; else the dense MLP of intermediate_size;
+    lm_head Linear(d, V, bias=use_bias), tied by default."""
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    kv, hd, b = g(c, "num_key_value_heads", H), g(c, "head_dim", d // H), g(c, "use_bias", False)
+    E, k, MI, S = g(c, "moe_num_experts", 64), g(c, "moe_k", 6), g(c, "moe_intermediate_size", 1536), g(c, "moe_num_shared_experts", 2)
+    first, last, step = g(c, "moe_layer_start_index", 1), g(c, "moe_layer_end_index", -1), g(c, "moe_layer_interval", 1)
+    last = L - 1 if last == -1 else last
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        m.lin(pre + "self_attn.q_proj", H * hd, d, bias=b)
+        m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=b)
+        m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=b)
+        m.lin(pre + "self_attn.o_proj", d, H * hd, bias=b)
+        m.norm(pre + "input_layernorm", d)
+        m.norm(pre + "post_attention_layernorm", d)
+        if E and (i + 1) % step == 0 and first <= i <= last:
+            m.lin(pre + "mlp.gate", E, d, "router")
+            m.p.append((pre + "mlp.moe_statics.e_score_correction_bias", E, 1, "bias", 1, 1, False))
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp.experts." + nm, MI, d, bias=b, copies=E, active=k)
+            m.lin(pre + "mlp.experts.down_proj", d, MI, bias=b, copies=E, active=k)
+            if S:
+                for nm in ("gate_proj", "up_proj"):
+                    m.lin(pre + "mlp.shared_experts." + nm, MI * S, d, bias=b)
+                m.lin(pre + "mlp.shared_experts.down_proj", d, MI * S, bias=b)
+        else:
+            I = c["intermediate_size"]
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp." + nm, I, d, bias=b)
+            m.lin(pre + "mlp.down_proj", d, I, bias=b)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None))
+    m.norm("norm", d)
+    if g(c, "tie_word_embeddings", True):
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, "head", bias=b)
+    return m
+
+
+READERS["ernie4_5_moe"] = ernie4_5_moe
+
+
 def build(c):
     t = c["model_type"]
     if t == "gemma3" and "text_config" in c:

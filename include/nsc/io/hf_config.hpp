@@ -202,7 +202,7 @@ inline constexpr std::string_view hf_supported_model_types =
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
     "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
-    "hunyuan_v1_dense, glm_moe_dsa (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
+    "hunyuan_v1_dense, glm_moe_dsa, ernie4_5_moe (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -216,7 +216,7 @@ inline constexpr std::string_view fn = "nsc::read_hf_config";
 }
 
 /// Which mixture-of-experts layout a family has.
-enum class moe_layout { none, mixtral, qwen, deepseek, llama4 };
+enum class moe_layout { none, mixtral, qwen, deepseek, llama4, ernie };
 /// How a family marks sliding-window layers when `layer_types` is absent.
 enum class window_rule { none, every_layer, qwen, alternate, pattern };
 
@@ -631,6 +631,14 @@ inline const std::vector<family>& families() {
     hunyuan.mlp_bias = nullptr;
     hunyuan.qk_norm = qk_norm_kind::per_head;
     t.push_back(hunyuan);
+    family ernie_moe = ernie; // Ernie4_5_MoeForCausalLM: moe_* experts and shared experts, moe_statics bias, lm_head bias = use_bias
+    ernie_moe.model_type = "ernie4_5_moe";
+    ernie_moe.moe = moe_layout::ernie;
+    ernie_moe.lm_head_bias = "use_bias";
+    ernie_moe.per_layer_config = false;
+    ernie_moe.defaults = R"({"moe_num_experts": 64, "moe_k": 6, "moe_intermediate_size": 1536, "moe_num_shared_experts": 2,
+                            "moe_layer_start_index": 1, "moe_layer_end_index": -1, "moe_layer_interval": 1})";
+    t.push_back(ernie_moe);
     family glm_dsa = ds; // GlmMoeDsaForCausalLM (GLM-5): DeepSeek-V3.2's MLA + DSA + MoE; indexer_types may share top-k
     glm_dsa.model_type = "glm_moe_dsa";
     glm_dsa.shared_indexer = true;
@@ -935,6 +943,7 @@ inline std::string_view moe_count_key(moe_layout m) {
   return m == moe_layout::mixtral || m == moe_layout::llama4 ? "num_local_experts"
          : m == moe_layout::qwen  ? "num_experts"
          : m == moe_layout::deepseek ? "n_routed_experts"
+         : m == moe_layout::ernie    ? "moe_num_experts"
                                      : "";
 }
 
@@ -1563,6 +1572,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   bool moe = false;                  // the config has MoE layers
   std::int64_t step = 1, first = 0;  // qwen decoder_sparse_step; deepseek first_k_dense_replace ...
   std::int64_t freq = 1;             // ... and moe_layer_freq
+  std::int64_t last = 0;             // ernie: moe_layer_end_index
   std::set<std::int64_t> dense;      // qwen mlp_only_layers
   std::set<std::int64_t> llama4_moe; // llama4 moe_layers (when listed)
   bool llama4_listed = false;
@@ -1635,6 +1645,26 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     if (freq > 1) cuts.periodic(first + (freq - first % freq) % freq, freq, "moe_layer_freq");
     break;
   }
+  case moe_layout::ernie: { // Ernie4_5_MoeSparseMoeBlock: gate Linear(d, E), moe_statics (E), experts, shared experts
+    if (f.optional("moe_num_experts", 0, 0) == 0) break;
+    expert = b.ffn;
+    expert.n_experts = f.required("moe_num_experts");
+    expert.top_k = f.required("moe_k");
+    if (expert.top_k > expert.n_experts)
+      bad("moe_k", "must be <= moe_num_experts = " + std::to_string(expert.n_experts), *f.get("moe_k"));
+    expert.d_ff = f.required("moe_intermediate_size");
+    expert.shared_d_ff = checked_mul(f.optional("moe_num_shared_experts", 0, 0), expert.d_ff, fn, "shared expert width");
+    expert.router_bias = true;
+    moe = true;
+    first = f.optional("moe_layer_start_index", 0, 0);
+    last = integer(*f.get("moe_layer_end_index"), "moe_layer_end_index", -1, "must be -1 (the last layer) or a layer index");
+    if (last == -1) last = layers - 1;
+    step = f.optional("moe_layer_interval", 1);
+    cuts.at(first);
+    cuts.at(last + 1);
+    cuts.periodic(step - 1, step, "moe_layer_interval");
+    break;
+  }
   }
   if (moe && (fam.router_bias || (fam.router_bias_flag && f.flag(fam.router_bias_flag, false))))
     expert.router_bias = true;
@@ -1645,6 +1675,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     case moe_layout::qwen: return moe && !dense.count(i) && (i + 1) % step == 0;
     case moe_layout::deepseek: return moe && i >= first && i % freq == 0;
     case moe_layout::llama4: return llama4_listed ? llama4_moe.count(i) > 0 : (i + 1) % step == 0;
+    case moe_layout::ernie: return moe && i >= first && i <= last && (i + 1) % step == 0;
     }
     return false;
   };
