@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 50); // every file in examples/configs
+  CHECK(seen == 51); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1614,4 +1614,29 @@ TEST_CASE("ernie4_5_moe: start / end / interval MoE layers, shared experts, rout
   c["moe_k"] = 2;
   c["moe_layer_end_index"] = -2;
   CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_layer_end_index' must be -1 (the last layer) or a layer index"));
+}
+
+TEST_CASE("hunyuan_v1_moe: every layer MoE + shared_mlp, per-layer lists of one value by hand", "[hf_families][params]") {
+  using Catch::Contains;
+  // Hunyuan-A13B: 32 layers of attention (with query/key_layernorm) + router 64 x 4096 + 64 experts
+  // of 3 x 4096 x 3072 + the shared_mlp of 3072; top 8; tied head.
+  const hf_model h = read_hf_config_file(configs + "hunyuan-a13b-instruct.json");
+  const int64_t d = 4096, attn = 2 * d * d + 2 * d * 1024 + 2 * 128 + 2 * d;
+  const int64_t layer = attn + 64 * d + 65 * 3 * d * 3072;
+  CHECK(count(hf_network(h, 256)).total() == 128167 * d + 32 * layer + d);
+  CHECK(count(hf_network(h, 256)).total() == 80393183232); // "A13B, 80B" on the card; no exact total found
+  CHECK(count(hf_network(h, 256)).active() == 80393183232 - int64_t(32) * 56 * 3 * d * 3072);
+  // Lists must hold one value (transformers reads the entry of each layer; nsc a uniform model).
+  json c = json::parse(std::ifstream(configs + "hunyuan-a13b-instruct.json"));
+  c["moe_topk"] = 8;
+  c["num_experts"] = json::array();
+  for (int i = 0; i < 32; ++i) c["num_experts"].push_back(64);
+  same_everything(read_hf_config(c).spec, h.spec);
+  c["num_experts"][5] = 32;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'num_experts[5]' differs from num_experts[0]: per-layer values are not supported (got 32)"));
+  c["num_experts"] = 64;
+  c["moe_topk"] = json::array({8, 8});
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_topk' must be an integer or a list of num_hidden_layers = 32 entries"));
+  c["moe_topk"] = 65;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_topk' must be <= num_experts = 64 (got 65)"));
 }

@@ -1110,6 +1110,42 @@ def ernie4_5_moe(c, t):
 READERS["ernie4_5_moe"] = ernie4_5_moe
 
 
+def hunyuan_v1_moe(c, t):
+    """HunYuanMoEV1ForCausalLM (modeling_hunyuan_v1_moe.py): LlamaAttention (q/k/v/o
+    Linear(bias=attention_bias)) with query_layernorm / key_layernorm RMSNorm(head_dim), 2 RMSNorms;
+    every layer's mlp is HunYuanMoEV1Moe: gate.wg Linear(d, E) without bias (E = num_experts, an
+    integer or this layer's list entry), experts = MixtralExperts (gate_up_proj (E, 2 I, d),
+    down_proj (E, d, I), I = intermediate_size; top moe_topk), shared_mlp gate/up/down of
+    intermediate_size; lm_head tied when tie_word_embeddings (false by default, as Llama)."""
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    kv, hd, ab, I = g(c, "num_key_value_heads", H), g(c, "head_dim", d // H), g(c, "attention_bias", False), c["intermediate_size"]
+    at = lambda v, i: v[i] if isinstance(v, list) else v
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        E, k = at(c["num_experts"], i), at(c["moe_topk"], i)
+        for nm, o in (("q_proj", H * hd), ("k_proj", kv * hd), ("v_proj", kv * hd)):
+            m.lin(pre + "self_attn." + nm, o, d, bias=ab)
+        m.lin(pre + "self_attn.o_proj", d, H * hd, bias=ab)
+        m.norm(pre + "self_attn.query_layernorm", hd)
+        m.norm(pre + "self_attn.key_layernorm", hd)
+        m.norm(pre + "input_layernorm", d)
+        m.norm(pre + "post_attention_layernorm", d)
+        m.lin(pre + "mlp.gate.wg", E, d, "router")
+        m.lin(pre + "mlp.experts.gate_up_proj", 2 * I, d, copies=E, active=k)
+        m.lin(pre + "mlp.experts.down_proj", d, I, copies=E, active=k)
+        for nm in ("gate_proj", "up_proj"):
+            m.lin(pre + "mlp.shared_mlp." + nm, I, d)
+        m.lin(pre + "mlp.shared_mlp.down_proj", d, I)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None))
+    m.norm("norm", d)
+    return lm_head(m, g(c, "tie_word_embeddings", False), V, d)
+
+
+READERS["hunyuan_v1_moe"] = hunyuan_v1_moe
+
+
 def build(c):
     t = c["model_type"]
     if t == "gemma3" and "text_config" in c:

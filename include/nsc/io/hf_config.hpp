@@ -202,7 +202,7 @@ inline constexpr std::string_view hf_supported_model_types =
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
     "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
-    "hunyuan_v1_dense, glm_moe_dsa, ernie4_5_moe (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
+    "hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -252,6 +252,11 @@ struct family {
   bool chunked = false;                          ///< llama4: no_rope_layers (NoPE) and chunked attention
   bool dsa = false;                              ///< deepseek_v32: DSA indexer (index_n_heads, index_head_dim, index_topk)
   bool shared_indexer = false;                   ///< glm_moe_dsa: indexer_types "shared" layers reuse a previous layer's top-k
+  /// HunYuan MoE: top-k field (moe_topk), expert count and top-k as an integer or a per-layer list
+  /// of one value, and a shared_mlp of intermediate_size beside the experts in every layer.
+  const char* topk_key = "num_experts_per_tok";
+  bool uniform_lists = false;
+  bool shared_mlp = false;
   bool block_configs = false;                    ///< DeciLM block_configs
   const char* qk_norm_flag = nullptr;            ///< field switching the q/k norms (use_qk_norm)
   bool qkv_only_bias = false;                    ///< attention_bias switches q, k, v only (o_proj unbiased)
@@ -639,6 +644,15 @@ inline const std::vector<family>& families() {
     ernie_moe.defaults = R"({"moe_num_experts": 64, "moe_k": 6, "moe_intermediate_size": 1536, "moe_num_shared_experts": 2,
                             "moe_layer_start_index": 1, "moe_layer_end_index": -1, "moe_layer_interval": 1})";
     t.push_back(ernie_moe);
+    family hunyuan_moe = hunyuan; // HunYuanMoEV1ForCausalLM: every layer MoE (wg router, MixtralExperts of intermediate_size) + shared_mlp
+    hunyuan_moe.model_type = "hunyuan_v1_moe";
+    hunyuan_moe.moe = moe_layout::mixtral;
+    hunyuan_moe.experts_key = "num_experts";
+    hunyuan_moe.topk_key = "moe_topk";
+    hunyuan_moe.uniform_lists = true;
+    hunyuan_moe.shared_mlp = true;
+    hunyuan_moe.per_layer_config = false;
+    t.push_back(hunyuan_moe);
     family glm_dsa = ds; // GlmMoeDsaForCausalLM (GLM-5): DeepSeek-V3.2's MLA + DSA + MoE; indexer_types may share top-k
     glm_dsa.model_type = "glm_moe_dsa";
     glm_dsa.shared_indexer = true;
@@ -1558,13 +1572,24 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   layer_cuts cuts{layers, fam.layers, f.get(fam.layers)};
 
   // Mixture of experts, per layer.
+  // An integer field, or (uniform_lists families) a list of num_hidden_layers equal integers.
+  auto count_field = [&](const char* key) {
+    const json* v = f.get(key);
+    if (!fam.uniform_lists || !v || !v->is_array()) return f.required(key);
+    if (v->size() != std::size_t(layers))
+      bad(key, "must be an integer or a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
+    for (std::size_t k = 1; k < v->size(); ++k)
+      if ((*v)[k] != (*v)[0])
+        bad(std::string(key) + "[" + std::to_string(k) + "]",
+            "differs from " + std::string(key) + "[0]: per-layer values are not supported", (*v)[k]);
+    return integer((*v)[0], std::string(key) + "[0]", 1, "must be a positive integer");
+  };
   auto moe_fields = [&](const char* n_key, std::int64_t width) {
     ffn_spec e = b.ffn;
-    e.n_experts = f.required(n_key);
-    e.top_k = f.required("num_experts_per_tok");
+    e.n_experts = count_field(n_key);
+    e.top_k = count_field(fam.topk_key);
     if (e.top_k > e.n_experts)
-      bad("num_experts_per_tok", "must be <= " + std::string(n_key) + " = " + std::to_string(e.n_experts),
-          *f.get("num_experts_per_tok"));
+      bad(fam.topk_key, "must be <= " + std::string(n_key) + " = " + std::to_string(e.n_experts), *f.get(fam.topk_key));
     e.d_ff = width;
     return e;
   };
@@ -1587,6 +1612,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       break;
     }
     expert = moe_fields(fam.experts_key ? fam.experts_key : "num_local_experts", ffn);
+    if (fam.shared_mlp) expert.shared_d_ff = ffn; // HunYuan: shared_mlp (an MLP of intermediate_size) in every layer
     moe = true;
     break;
   case moe_layout::qwen: {
