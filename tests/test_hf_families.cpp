@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 51); // every file in examples/configs
+  CHECK(seen == 52); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1639,4 +1639,23 @@ TEST_CASE("hunyuan_v1_moe: every layer MoE + shared_mlp, per-layer lists of one 
   CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_topk' must be an integer or a list of num_hidden_layers = 32 entries"));
   c["moe_topk"] = 65;
   CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_topk' must be <= num_experts = 64 (got 65)"));
+}
+
+TEST_CASE("Kimi K2: the hub totals and the checkpoint's payload against nsc's count", "[hf_families][quantization]") {
+  // moonshotai/Kimi-K2-Instruct: 1,026,408,232,448 instantiated parameters (a provider's
+  // paramCount and a third-party header recount); the hub adds 3,416 = 61 x 56 stored elements
+  // that are no parameter of DeepseekV3ForCausalLM, and Kimi-K2-Base's hub figure adds the fp8
+  // weight_scale_inv too. The recount's payload (1,029,173,256,720 bytes) = nsc's stored bytes +
+  // the routers' e_score_correction_bias in float32 (2 more bytes each) + the 3,416 elements in bf16.
+  const hf_model k = read_hf_config_file(configs + "kimi-k2-instruct.json");
+  const int64_t total = count(hf_network(k, 256)).total();
+  CHECK(total == 1026408232448);
+  const json& hub = reference()["kimi_k2_hub"];
+  CHECK(total + 3416 == hub["hub_instruct"].get<int64_t>());
+  CHECK(total + hub["fp8_scales"].get<int64_t>() + 3416 == hub["hub_base"].get<int64_t>());
+  workload w;
+  w.stored = k.checkpoint_weights();
+  const std::uint64_t bytes = deploy(k.spec, w).weight_bytes;
+  CHECK(bytes == reference()["stored_bytes"]["kimi-k2-instruct"].get<std::uint64_t>());
+  CHECK(bytes + 60 * 384 * 2 + 2 * 3416 == 1029173256720);
 }

@@ -1237,6 +1237,16 @@ PUBLISHED.update({"aya-expanse-8b": 8028033024, "internlm2_5-7b-chat": 773770854
 # which the checkpoints store as its own tensor although FalconForCausalLM ties it to the
 # embedding: published = instantiated + vocab x hidden (checked in main). ernie-4.5-0.3b-pt: a
 # third-party count (params=360748032 for family ernie, L=18, d=1024) of baidu/ERNIE-4.5-0.3B-PT.
+# Kimi K2 (issue 18e): moonshotai/Kimi-K2-Instruct's instantiated model, 1,026,408,232,448, is a
+# serving provider's paramCount (Fireworks) and a third-party safetensors-header recount's "logical
+# parameters" of the checkpoint. The hub's figures are that plus 3,416 (= 61 x 56) stored elements
+# that are not parameters of the module tree (Instruct: 1,026,408,235,864; Base: + the fp8
+# weight_scale_inv 62,495,192 too: 1,026,470,731,056). The same recount's payload, 1,029,173,256,720
+# bytes, is nsc's stored bytes + 52,912 = the routers' e_score_correction_bias kept in float32
+# (60 MoE layers x 384 x 2 more bytes) + those 3,416 elements in bf16 (checked in main).
+KIMI_K2 = {"instantiated": 1026408232448, "hub_instruct": 1026408235864, "hub_base": 1026470731056,
+           "payload_bytes": 1029173256720}
+PUBLISHED.update({"kimi-k2-instruct": KIMI_K2["instantiated"]})
 PUBLISHED_STORED_HEAD = {"falcon-7b-instruct": 7217189760, "falcon-40b-instruct": 41835970560}
 PUBLISHED.update({"ernie-4.5-0.3b-pt": 360748032})
 
@@ -1329,6 +1339,22 @@ def main():
         out["models"][name] = r
         print("%-26s total %16d active %16d kv/token %8d" % (name, r["params_total"], r["params_active"],
                                                               r["kv_cache_bytes_per_token"]))
+    ck = json.load(open(os.path.join(CONFIGS, "kimi-k2-instruct.json")))
+    mk, _ = build(ck)
+    blocks = lambda o, i: -(-o // 128) * -(-i // 128)
+    scales_k = sum(cp * blocks(o, i) for (n, o, i, r, cp, _, _) in mk.p if r == "mat")
+    extra = KIMI_K2["hub_instruct"] - mk.total()
+    bytes_k = stored_bytes(mk, QUANT_CASES["kimi-k2-instruct"])
+    moe_layers = ck["num_hidden_layers"] - ck["first_k_dense_replace"]
+    f32_bias = moe_layers * ck["n_routed_experts"] * 2
+    print("kimi-k2: hub - instantiated =", extra, "= 61 x", extra // 61, "; Base - Instruct =",
+          KIMI_K2["hub_base"] - KIMI_K2["hub_instruct"], "= fp8 scales", scales_k,
+          "; payload - nsc bytes =", KIMI_K2["payload_bytes"] - bytes_k, "= f32 bias", f32_bias, "+ 2 x", extra)
+    out["kimi_k2_hub"] = dict(KIMI_K2, fp8_scales=scales_k, extra_elements=extra, nsc_stored_bytes=bytes_k,
+                              f32_bias_bytes=f32_bias)
+    if not (extra == 3416 == 61 * 56 and KIMI_K2["hub_base"] == KIMI_K2["hub_instruct"] + scales_k and
+            KIMI_K2["payload_bytes"] == bytes_k + f32_bias + 2 * extra):
+        bad += 1
     for name, pub in PUBLISHED_STORED_HEAD.items():  # issue 18e: tied head stored as its own tensor
         c = json.load(open(os.path.join(CONFIGS, name + ".json")))
         r = out["models"][name]
