@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 52); // every file in examples/configs
+  CHECK(seen == 53); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1658,4 +1658,28 @@ TEST_CASE("Kimi K2: the hub totals and the checkpoint's payload against nsc's co
   const std::uint64_t bytes = deploy(k.spec, w).weight_bytes;
   CHECK(bytes == reference()["stored_bytes"]["kimi-k2-instruct"].get<std::uint64_t>());
   CHECK(bytes + 60 * 384 * 2 + 2 * 3416 == 1029173256720);
+}
+
+TEST_CASE("mistral3 wrapper: the text decoder counted, the Pixtral tower and projector reported", "[hf_families][params]") {
+  // Mistral Small 3.1: text 23,572,403,200 (published for the text-only conversions) + vision
+  // 438,958,080 = the published 24,011,361,280. By hand: patch_conv 3 x 14 x 14 x 1024, ln_pre,
+  // 24 layers of 2 norms + 4 x 1024^2 + 3 x 1024 x 4096; projector norm, patch_merger 4096 x 1024,
+  // linear_1 1024 x 5120, linear_2 5120 x 5120 (no bias).
+  const hf_model m = read_hf_config_file(configs + "mistral-small-3.1-24b-instruct-2503.json");
+  CHECK(m.text_config);
+  CHECK(count(hf_network(m, 256)).total() == 23572403200);
+  const int64_t h = 1024;
+  const int64_t vision = 3 * 14 * 14 * h + h + 24 * (2 * h + 4 * h * h + 3 * h * 4096) + h + 4 * h * h + h * 5120 + 5120 * 5120;
+  CHECK(m.vision_params == vision);
+  CHECK(m.vision_params == reference()["models"]["mistral-small-3.1-24b-instruct-2503"]["vision_params"].get<int64_t>());
+  CHECK(count(hf_network(m, 256)).total() + m.vision_params == 24011361280);
+  CHECK(m.notes.back().find("(438958080 parameters)") != std::string::npos);
+  // A list of feature layers widens linear_1; a projector bias adds 2 x 5120; a missing field: not determined.
+  json c = json::parse(std::ifstream(configs + "mistral-small-3.1-24b-instruct-2503.json"));
+  c["vision_feature_layer"] = {-1, -2};
+  c["multimodal_projector_bias"] = true;
+  CHECK(read_hf_config(c).vision_params == vision + h * 5120 + 2 * 5120);
+  c["vision_config"].erase("patch_size");
+  CHECK(read_hf_config(c).vision_params == -1);
+  CHECK(read_hf_config(c).notes.back().find("their size is not determined here") != std::string::npos);
 }

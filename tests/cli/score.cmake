@@ -139,6 +139,9 @@ nsc_cli_test(score_hunyuan_moe
 nsc_cli_test(score_kimi_k2_fp8
   ARGS score examples/configs/kimi-k2-instruct.json
   PASS "params total   1,026,408,232,448.*weights        1,029,173,203,808 bytes [(]958.49 GiB[)], quantization_config fp8 block 128x128")
+nsc_cli_test(score_mistral3_vision # text 23,572,403,200 + Pixtral 438,958,080 = the published 24,011,361,280
+  ARGS score examples/configs/mistral-small-3.1-24b-instruct-2503.json
+  PASS "vision tower and projector are not counted [(]438958080 parameters[)].*params total   23,572,403,200")
 nsc_cli_test(score_families_in_help
   ARGS score --help
   PASS "kimi_k2, granite, granitemoe, smollm3")

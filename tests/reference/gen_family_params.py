@@ -1158,6 +1158,9 @@ def build(c):
     if t == "llama4":  # issue 18c: the text decoder of Llama4ForConditionalGeneration
         c = dict(c["text_config"])
         t = c.get("model_type", "llama4_text")
+    if t == "mistral3":  # issue 18e: the text decoder of Mistral3ForConditionalGeneration
+        c = dict(c["text_config"])
+        t = c.get("model_type", "mistral")
     return READERS[t](c, t), c
 
 
@@ -1217,6 +1220,26 @@ PUBLISHED.update({"gpt-oss-20b": 20914757184, "gpt-oss-120b": 116829156672})
 # 108,641,793,536 BF16 parameters, is text decoder + vision tower + projector; the text decoder
 # alone is checked (the vision part is computed by llama4_vision and must close the gap).
 LLAMA4_HUB = {"llama-4-scout-17b-16e": 108641793536}
+# Mistral Small 3.1 (issue 18e): 24,011,361,280 (the published total of Mistral-Small-3.1/3.2-24B
+# in public model tables and keras-hub's preset metadata) = the text decoder 23,572,403,200 (GGUF
+# general.parameter_count of the text-only conversions, a provider's paramCount) + the Pixtral
+# vision tower and projector (pixtral_vision below).
+MISTRAL3_HUB = {"mistral-small-3.1-24b-instruct-2503": 24011361280}
+PUBLISHED.update({"mistral-small-3.1-24b-instruct-2503": 23572403200})
+
+
+def pixtral_vision(top, text_hidden):
+    """PixtralVisionModel + Mistral3MultiModalProjector (modeling_pixtral.py, modeling_mistral3.py):
+    patch_conv Conv2d(c, h, p, p, bias=False), ln_pre RMSNorm(h); per layer attention_norm,
+    ffn_norm RMSNorm(h), attention q/k/v/o Linear(h, h, bias=False), feed_forward gate/up (I, h),
+    down (h, I) without bias; projector norm RMSNorm(h), patch_merger.merging_layer Linear(h s^2, h,
+    bias=False), linear_1 Linear(h, text), linear_2 Linear(text, text) (bias: multimodal_projector_bias)."""
+    v = top["vision_config"]
+    h, I, L, c, p = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"], v.get("num_channels", 3), v["patch_size"]
+    s, b = top.get("spatial_merge_size", 2), top.get("multimodal_projector_bias", False)
+    tower = c * p * p * h + h + L * (2 * h + 4 * h * h + 3 * h * I)
+    proj = h + (h * s * s) * h + h * text_hidden + text_hidden * text_hidden + (2 * text_hidden if b else 0)
+    return tower + proj
 
 # Issue 18 (part b): exact totals quoted by third parties (no exact figure on the hub pages we
 # could read; the hub shows rounded sizes). qwen3-coder-next: Qwen/Qwen3-Coder-Next's total and
@@ -1362,6 +1385,15 @@ def main():
         stored = r["params_total"] + c["vocab_size"] * c["hidden_size"]
         print(name, "instantiated", r["params_total"], "+ stored head copy =", stored, "published", pub)
         if stored != pub:
+            bad += 1
+    for name, hub_total in MISTRAL3_HUB.items():
+        c = json.load(open(os.path.join(CONFIGS, name + ".json")))
+        vision = pixtral_vision(c, c["text_config"]["hidden_size"])
+        r = out["models"][name]
+        r["vision_params"] = vision
+        r["published_total_with_vision"] = hub_total
+        print(name, "text", r["params_total"], "+ vision", vision, "=", r["params_total"] + vision, "hub", hub_total)
+        if r["params_total"] + vision != hub_total:
             bad += 1
     for name, hub_total in LLAMA4_HUB.items():
         c = json.load(open(os.path.join(CONFIGS, name + ".json")))

@@ -2146,6 +2146,39 @@ inline std::int64_t llama4_vision_params(const json& v, std::int64_t text_hidden
   return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
 }
 
+/// Parameters of PixtralVisionModel + Mistral3MultiModalProjector from a mistral3 config (its
+/// vision_config and top-level fields) and the text hidden size, as transformers builds them:
+/// patch_conv Conv2d(num_channels, h, patch_size) without bias, ln_pre RMSNorm(h), per layer
+/// attention_norm and ffn_norm RMSNorm(h), q/k/v/o Linear(h, h) and gate/up/down (h, I) without
+/// bias; projector: norm RMSNorm(h), patch_merger Linear(h s^2, h) without bias (s =
+/// spatial_merge_size, 2), linear_1 Linear(h x the vision_feature_layer entries (a list; an
+/// integer: 1), text hidden) and linear_2 Linear(text, text), biased when
+/// multimodal_projector_bias. -1 when a field is missing or not a positive integer.
+inline std::int64_t pixtral_vision_params(const json& top, std::int64_t text_hidden) {
+  if (!present(top, "vision_config") || !top["vision_config"].is_object()) return -1;
+  const json& v = top["vision_config"];
+  auto get = [&](const json& o, const char* k, std::int64_t fallback) -> std::int64_t {
+    if (!present(o, k)) return fallback;
+    const auto i = as_integer(o[k]);
+    return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+  };
+  const std::int64_t h = get(v, "hidden_size", -1), I = get(v, "intermediate_size", -1),
+                     L = get(v, "num_hidden_layers", -1), c = get(v, "num_channels", 3), p = get(v, "patch_size", -1),
+                     s = get(top, "spatial_merge_size", 2);
+  std::int64_t feature_layers = 1;
+  if (present(top, "vision_feature_layer") && top["vision_feature_layer"].is_array())
+    feature_layers = std::int64_t(top["vision_feature_layer"].size());
+  for (std::int64_t x : {h, I, L, c, p, s, feature_layers})
+    if (x < 1) return -1;
+  if (present(top, "multimodal_projector_bias") && !top["multimodal_projector_bias"].is_boolean()) return -1;
+  const bool bias = present(top, "multimodal_projector_bias") && top["multimodal_projector_bias"].get<bool>();
+  __extension__ typedef __int128 i128; // every factor <= 2^24: no product below passes 2^127
+  const i128 vd = i128(h) * feature_layers, t = text_hidden;
+  const i128 layer = 4 * i128(h) * h + 3 * i128(h) * I + 2 * i128(h);
+  const i128 n = i128(c) * p * p * h + h + L * layer + h + i128(h) * s * s * h + vd * t + t * t + (bias ? 2 * t : 0);
+  return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
+}
+
 } // namespace detail::hf
 
 /// The table of families read_hf_config understands (field names, defaults, structure).
@@ -2202,6 +2235,7 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
     const std::string outer = t.get<std::string>();
     if (outer == "llama4" && h::present(config, "vision_config") && config["vision_config"].is_object())
       m.vision_params = h::llama4_vision_params(config["vision_config"], m.spec.d_model);
+    if (outer == "mistral3") m.vision_params = h::pixtral_vision_params(config, m.spec.d_model);
     m.notes.push_back("multimodal config (" + outer + "): the text decoder (text_config) is scored and counted; the "
                       "vision tower and projector are not counted" +
                       (m.vision_params >= 0 ? " (" + std::to_string(m.vision_params) + " parameters)"
