@@ -1683,3 +1683,78 @@ TEST_CASE("mistral3 wrapper: the text decoder counted, the Pixtral tower and pro
   CHECK(read_hf_config(c).vision_params == -1);
   CHECK(read_hf_config(c).notes.back().find("their size is not determined here") != std::string::npos);
 }
+
+TEST_CASE("gemma4: Gemma 4 31B's text decoder by hand (global head_dim, k_eq_v, forced full last layer)",
+          "[hf_families][gemma4]") {
+  using Catch::Contains;
+  const hf_model g = read_hf_config_file(configs + "gemma-4-31b-it.json");
+  CHECK(g.model_type == "gemma4_text");
+  CHECK(g.text_config);
+  const transformer_spec e = expand(g.spec);
+  REQUIRE(e.blocks.size() == 60);
+  // A sliding layer: q 32 x 256, k and v 16 x 256 rows of 5376, o, q/k norms RMSNorm(256), GeGLU
+  // 21504, 4 norms: 478,959,104. A full layer (every 6th): head_dim 512, 4 KV heads, no v_proj:
+  // q 16384 + k 2048 rows, o, q/k norms 2 x 512, MLP, norms: 534,009,856.
+  CHECK(count(make_transformer(transformer_spec{"s", 5376, {}, {e.blocks[0]}, norm_kind::none, lm_head_kind::none}, 1))
+            .total() == 478959104);
+  CHECK(count(make_transformer(transformer_spec{"f", 5376, {}, {e.blocks[5]}, norm_kind::none, lm_head_kind::none}, 1))
+            .total() == 534009856);
+  CHECK(e.blocks[5].attention.k_eq_v);
+  CHECK(e.blocks[5].attention.head_dim == 512);
+  CHECK(e.blocks[5].attention.kv_heads() == 4);
+  CHECK(e.blocks[5].attention.sliding_window == 0);
+  CHECK(!e.blocks[4].attention.k_eq_v);
+  CHECK(e.blocks[4].attention.sliding_window == 1024);
+  // 50 x 478,959,104 + 10 x 534,009,856 + the tied table 262,144 x 5,376 + the final norm.
+  CHECK(count(hf_network(g, 256)).total() == 30697345280);
+  CHECK(count(hf_network(g, 256)).total() ==
+        reference()["models"]["gemma-4-31b-it"]["params_total"].get<int64_t>());
+  // KV bytes per token (bf16): 50 x 2 x 16 x 256 x 2 + 10 x 2 x 4 x 512 x 2 = 901,120 (k_eq_v
+  // layers cache keys and values apart: the values are normalised, the keys normalised and rotated).
+  workload w;
+  w.context = 1;
+  w.batch = 1;
+  CHECK(deploy(g.spec, w).kv_cache_bytes == 901120);
+  bool noted = false;
+  for (const std::string& n : g.notes) noted = noted || n.find("10 of 60 layers are full attention (head_dim 512") == 0;
+  CHECK(noted);
+  json c = json::parse(std::ifstream(configs + "gemma-4-31b-it.json"));
+  json& t = c["text_config"];
+  // The last layer is always full attention (Gemma4TextConfig forces it).
+  t["layer_types"][59] = "sliding_attention";
+  CHECK(expand(read_hf_config(c).spec).blocks[59].attention.head_dim == 512);
+  // Without layer_types: every 6th layer full (sliding_window_pattern is not read).
+  json u = t;
+  u.erase("layer_types");
+  u["sliding_window_pattern"] = 2;
+  const transformer_spec eu = expand(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", u}}).spec);
+  CHECK(eu.blocks[1].attention.sliding_window == 1024);
+  CHECK(eu.blocks[5].attention.sliding_window == 0);
+  // Without attention_k_eq_v: full layers keep v_proj and num_key_value_heads, head_dim 512.
+  u["attention_k_eq_v"] = false;
+  const transformer_spec ek = expand(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", u}}).spec);
+  CHECK(!ek.blocks[5].attention.k_eq_v);
+  CHECK(ek.blocks[5].attention.kv_heads() == 16);
+  // Structures not modelled yet are refused by name (hidden_size_per_layer_input defaults to 256).
+  json p = t;
+  p.erase("hidden_size_per_layer_input");
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'hidden_size_per_layer_input' is > 0: Gemma 4's per-layer embeddings"));
+  p = t;
+  p["num_kv_shared_layers"] = 20;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'num_kv_shared_layers' is > 0: KV-shared layers"));
+  p = t;
+  p["enable_moe_block"] = true;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'enable_moe_block' is true: the Gemma 4 MoE block"));
+  p = t;
+  p["num_global_key_value_heads"] = 5;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'num_global_key_value_heads' must divide num_attention_heads = 32"));
+  // LoRA on v_proj needs a v_proj.
+  attention_spec a = e.blocks[5].attention;
+  a.d_model = 5376;
+  a.lora_v = 8;
+  CHECK_THROWS_WITH(attention_weights(a), Contains("attention.lora_v needs a v_proj (k_eq_v has none)"));
+}

@@ -1033,6 +1033,49 @@ def family_18e(c, t):
 READERS.update({t: family_18e for t in ("falcon", "internlm3", "ernie4_5", "exaone4", "hunyuan_v1_dense")})
 
 
+# Gemma 4 (modeling_gemma4.py: Gemma4TextAttention, Gemma4TextDecoderLayer, Gemma4TextModel), the
+# text decoder of Gemma4ForConditionalGeneration, without per-layer embeddings, KV-shared layers or
+# the MoE block: embed_tokens (V, d), tied head; per layer q_proj (H hd, d), q_norm RMSNorm(hd),
+# k_norm RMSNorm(hd), k_proj (kv hd, d), v_proj (kv hd, d) unless attention_k_eq_v on a full layer,
+# v_norm without weight, o_proj (d, H hd), no bias (attention_bias false); input, post_attention,
+# pre_feedforward, post_feedforward RMSNorms; mlp gate/up (I, d), down (d, I). A full layer (layer_types
+# "full_attention"; the last layer always) has hd = global_head_dim and, with attention_k_eq_v,
+# kv = num_global_key_value_heads. The layer_scalar buffer (1 per layer) is not a parameter.
+def gemma4(c, t):
+    for k in ("hidden_size_per_layer_input", "num_kv_shared_layers"):
+        assert not c.get(k), k
+    assert not c.get("enable_moe_block") and not c.get("use_double_wide_mlp")
+    m = Model()
+    d, L, H, V, I = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+    lt = list(c.get("layer_types") or ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention" for i in range(L)])
+    lt[-1] = "full_attention"
+    keqv = c.get("attention_k_eq_v", False)
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        full = lt[i] == "full_attention"
+        hd = c["global_head_dim"] if full else c["head_dim"]
+        kv = c["num_global_key_value_heads"] if (full and keqv) else c["num_key_value_heads"]
+        m.lin(pre + "self_attn.q_proj", H * hd, d)
+        m.norm(pre + "self_attn.q_norm", hd)
+        m.norm(pre + "self_attn.k_norm", hd)
+        m.lin(pre + "self_attn.k_proj", kv * hd, d)
+        if not (full and keqv):
+            m.lin(pre + "self_attn.v_proj", kv * hd, d)
+        m.lin(pre + "self_attn.o_proj", d, H * hd)
+        for nm in ("gate_proj", "up_proj"):
+            m.lin(pre + "mlp." + nm, I, d)
+        m.lin(pre + "mlp.down_proj", d, I)
+        for nm in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"):
+            m.norm(pre + nm, d)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None if full else c["sliding_window"]))
+    m.norm("norm", d)
+    return lm_head(m, c.get("tie_word_embeddings", True), V, d)
+
+
+READERS["gemma4_text"] = gemma4
+
+
 def glm_moe_dsa(c, t):
     """GlmMoeDsaForCausalLM (modular_glm_moe_dsa.py): DeepSeek-V3.2's layers (deepseek_v32 above;
     the router's e_score_correction_bias always, Glm4Moe's router), except that a layer whose
@@ -1158,6 +1201,9 @@ def build(c):
     if t == "llama4":  # issue 18c: the text decoder of Llama4ForConditionalGeneration
         c = dict(c["text_config"])
         t = c.get("model_type", "llama4_text")
+    if t == "gemma4":  # issue 18e: the text decoder of Gemma4ForConditionalGeneration
+        c = dict(c["text_config"])
+        t = c.get("model_type", "gemma4_text")
     if t == "mistral3":  # issue 18e: the text decoder of Mistral3ForConditionalGeneration
         c = dict(c["text_config"])
         t = c.get("model_type", "mistral")

@@ -52,6 +52,7 @@
 /// | ernie4_5, ernie4_5_moe | use_bias on q, k, v, o and the MLP; tied by default; MoE (Ernie4_5_MoeSparseMoeBlock): moe_num_experts (64), moe_k (6), moe_intermediate_size (1536), moe_num_shared_experts (2: one MLP of 2 widths), layer i is MoE iff moe_layer_start_index (1) <= i <= moe_layer_end_index (-1: the last) and (i + 1) % moe_layer_interval (1) == 0; the router's moe_statics bias; lm_head bias when use_bias. |
 /// | exaone4 | q_norm / k_norm RMSNorm(head_dim), post_attention and post_feedforward norms, layer_types or every sliding_window_pattern-th (4) layer global, the others sliding (sliding_window 4096; an explicit null: none). |
 /// | hunyuan_v1_dense, hunyuan_v1_moe | attention_bias (q, k, v, o), query_layernorm / key_layernorm RMSNorm(head_dim) always, unbiased MLP; MoE: every layer num_experts MixtralExperts of intermediate_size (top moe_topk) + a shared_mlp of intermediate_size, router without bias; num_experts / moe_topk as an integer or a per-layer list of one value. |
+/// | gemma4 / gemma4_text | Gemma4ForConditionalGeneration's text decoder: gemma3's layers (4 norms, q_norm/k_norm RMSNorm(head_dim), GeGLU, tied) with layer_types (else every 6th layer full; the last layer always full), sliding_window (512); full layers have global_head_dim (512) and, with attention_k_eq_v, num_global_key_value_heads and no v_proj (the values are the key projection's output; the unweighted v_norm; keys and values both cached), unless the config has its own per_layer_config; layer_scalar buffers and final_logit_softcapping noted; per-layer embeddings (hidden_size_per_layer_input > 0), num_kv_shared_layers > 0, enable_moe_block and use_double_wide_mlp refused by name. |
 /// | glm_moe_dsa | GlmMoeDsaForCausalLM (GLM-5): deepseek_v32 with GlmMoeDsaConfig's defaults and the router bias always; indexer_types ("full" / "shared"), index_topk_pattern (F / S) or index_topk_freq (1) with index_skip_topk_offset (2): a shared layer has no indexer (it reuses the previous full layer's top-k; index_topk still caps its keys); mlp_layer_types must agree with first_k_dense_replace. |
 ///
 /// Multi-token prediction (num_nextn_predict_layers: deepseek_v3, kimi_k2, glm4_moe, mimo): the
@@ -208,7 +209,7 @@ inline constexpr std::string_view hf_supported_model_types =
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
     "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
-    "hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
+    "hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe, gemma4 / gemma4_text (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -284,6 +285,13 @@ struct family {
   /// EXAONE 4: `sliding_window: null` (explicitly) means no sliding layer (Exaone4Config sets
   /// sliding_window_pattern 0), where the table default would otherwise apply.
   bool null_window_is_full = false;
+  /// Gemma 4: full-attention layers take global_head_dim (512) and, with attention_k_eq_v,
+  /// num_global_key_value_heads and no v_proj (attention_spec::k_eq_v), unless the config holds
+  /// its own per_layer_config; the last layer is always full attention; without layer_types every
+  /// 6th layer is full (sliding_window_pattern is not read). Per-layer embeddings
+  /// (hidden_size_per_layer_input > 0, default 256), KV-shared layers (num_kv_shared_layers > 0),
+  /// the MoE block (enable_moe_block) and use_double_wide_mlp are refused by name.
+  bool global_layers = false;
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -291,6 +299,11 @@ inline constexpr const char* gemma3_defaults =
     R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
         "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 4096,
         "sliding_window_pattern": 6})";
+
+inline constexpr const char* gemma4_defaults = // Gemma4TextConfig
+    R"({"vocab_size": 262144, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 30,
+        "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 512,
+        "global_head_dim": 512, "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 0})";
 
 inline constexpr const char* gpt_oss_defaults =
     R"({"num_hidden_layers": 36, "num_local_experts": 128, "vocab_size": 201088, "hidden_size": 2880,
@@ -376,6 +389,11 @@ inline const std::vector<family>& families() {
     t.push_back(gemma3);
     gemma3.model_type = "gemma3"; // a text-only config labelled gemma3
     t.push_back(gemma3);
+    family gemma4 = gemma3; // Gemma4ForConditionalGeneration's text decoder (gemma4 wrappers are read through text_config)
+    gemma4.model_type = "gemma4_text";
+    gemma4.global_layers = true;
+    gemma4.defaults = gemma4_defaults;
+    t.push_back(gemma4);
     family ds;
     ds.model_type = "deepseek_v2";
     ds.latent = true;
@@ -1155,7 +1173,7 @@ struct sliding_rule {
         break;
       }
       const char* key = f.has("sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
-      pattern = f.optional(key, 6);
+      pattern = fam.global_layers ? 6 : f.optional(key, 6); // Gemma4TextConfig: 5 sliding, 1 full
       cuts.periodic(pattern - 1, pattern, "the sliding window");
       break;
     }
@@ -1750,6 +1768,33 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     return no_rope ? (*no_rope)[std::size_t(i)] == 1 : (i + 1) % nope_interval != 0;
   };
 
+  // Gemma 4: structures nsc does not model yet are refused by name; full layers' own shapes.
+  std::int64_t global_head_dim = 0, global_kv = 0;
+  bool k_eq_v = false, own_per_layer = false;
+  if (fam.global_layers) {
+    auto refuse = [&](const char* key, bool on, const std::string& what) {
+      if (on) bad(key, what + " (model_type " + type + "): not supported yet", *f.get(key));
+    };
+    refuse("hidden_size_per_layer_input", f.optional("hidden_size_per_layer_input", 0, 0) > 0,
+           "is > 0: Gemma 4's per-layer embeddings (embed_tokens_per_layer, per_layer_model_projection, a gate and "
+           "projection per layer)");
+    refuse("num_kv_shared_layers", f.optional("num_kv_shared_layers", 0, 0) > 0,
+           "is > 0: KV-shared layers (no k/v projections; they read an earlier layer's keys and values)");
+    refuse("enable_moe_block", f.flag("enable_moe_block", false),
+           "is true: the Gemma 4 MoE block (routed experts in parallel with the dense MLP)");
+    refuse("use_double_wide_mlp", f.flag("use_double_wide_mlp", false), "is true: a double-wide MLP");
+    global_head_dim = f.required("global_head_dim");
+    k_eq_v = f.flag("attention_k_eq_v", false);
+    if (k_eq_v && f.has("num_global_key_value_heads")) {
+      global_kv = f.required("num_global_key_value_heads");
+      if (heads % global_kv != 0)
+        bad("num_global_key_value_heads", "must divide num_attention_heads = " + std::to_string(heads),
+            *f.get("num_global_key_value_heads"));
+    }
+    own_per_layer = f.has("per_layer_config");
+    cuts.at(layers - 1); // the last layer is full attention whatever layer_types says
+  }
+
   // Sliding-window layers.
   const bool windows = fam.window != window_rule::none || (f.has("layer_types") && !fam.chunked && !fam.linear_attention && !fam.mamba_layer_types);
   const sliding_rule sliding = windows ? sliding_rule(f, fam, cuts) : sliding_rule();
@@ -1927,9 +1972,16 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       const bool chunked = chunk_types ? (*chunk_types)[std::size_t(i)] == "chunked_attention" : rope;
       if (chunked) x.attention.chunk = chunk;
     }
-    if (windows && sliding.at(i)) {
+    if (windows && sliding.at(i) && !(fam.global_layers && i == layers - 1)) {
       if (window == 0) window = f.required("sliding_window");
       x.attention.sliding_window = window;
+    }
+    if (fam.global_layers && x.attention.sliding_window == 0) { // a full-attention layer
+      if (!own_per_layer) {
+        x.attention.head_dim = global_head_dim;
+        if (global_kv > 0) x.attention.n_kv_heads = global_kv;
+      }
+      x.attention.k_eq_v = k_eq_v;
     }
     if (block_configs) read_block_config((*block_configs)[std::size_t(i)], std::size_t(i), f, x);
     if (fam.linear_attention &&
@@ -1999,6 +2051,20 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
                   " (nsc reads MoE layers from them)",
               (*v)[i]);
     }
+  }
+  if (fam.global_layers) {
+    std::int64_t full = 0;
+    for (const block_spec& x : s.blocks)
+      if (x.attention.sliding_window == 0) full += x.repeat; // <= num_hidden_layers
+    m.notes.push_back(std::to_string(full) + " of " + std::to_string(layers) + " layers are full attention (head_dim " +
+                      std::to_string(global_head_dim) +
+                      (k_eq_v ? ", attention_k_eq_v: no v_proj, the values are the key projection's output; keys and "
+                                "values both cached"
+                              : "") +
+                      "); v_norm has no weight; every layer stores a layer_scalar buffer (1 value, in the checkpoint, "
+                      "not a parameter: not counted)");
+    if (const json* cap = f.get("final_logit_softcapping"); cap && cap->is_number())
+      m.notes.push_back("final_logit_softcapping " + io::json_excerpt(*cap) + ": no parameters, no count changes");
   }
   if (type == "falcon") { // FalconAttention / FalconDecoderLayer
     const bool new_arch = f.flag("new_decoder_architecture", false);
@@ -2207,7 +2273,7 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
   if ((!fam || type == "gemma3") && h::present(config, "text_config")) {
     const nlohmann::json& tc = config["text_config"];
     if (!tc.is_object()) h::bad("text_config", "must be an object", tc);
-    std::string inner = type == "gemma3" || type == "qwen3_5" || type == "qwen3_5_moe" ? type + "_text"
+    std::string inner = type == "gemma3" || type == "gemma4" || type == "qwen3_5" || type == "qwen3_5_moe" ? type + "_text"
                         : type == "llama4"                                           ? "llama4_text"
                                                                                      : "";
     if (h::present(tc, "model_type")) {
@@ -2236,8 +2302,10 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
     if (outer == "llama4" && h::present(config, "vision_config") && config["vision_config"].is_object())
       m.vision_params = h::llama4_vision_params(config["vision_config"], m.spec.d_model);
     if (outer == "mistral3") m.vision_params = h::pixtral_vision_params(config, m.spec.d_model);
+    const bool audio = h::present(config, "audio_config");
     m.notes.push_back("multimodal config (" + outer + "): the text decoder (text_config) is scored and counted; the "
-                      "vision tower and projector are not counted" +
+                      "vision tower and projector" + std::string(audio ? " and the audio tower" : "") +
+                      " are not counted" +
                       (m.vision_params >= 0 ? " (" + std::to_string(m.vision_params) + " parameters)"
                                             : std::string(" (their size is not determined here)")));
   }
