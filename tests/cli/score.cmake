@@ -239,7 +239,7 @@ nsc_cli_test(score_malformed_field_exit
   WILL_FAIL)
 nsc_cli_test(score_unknown_model_type
   ARGS score ${_nsc_score_bad_dir}/bad_type.json
-  PASS "nsc: error: nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral, qwen2, qwen3, .*, gpt2, bert, opt, kimi_k2, .*, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, .*, ernie4_5_moe [(]and multimodal wrappers holding one of these in text_config: .*[)] [(]got \"t5\"[)]")
+  PASS "nsc: error: nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral, qwen2, qwen3, .*, gpt2, bert, opt, kimi_k2, .*, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, .*, ernie4_5_moe, gemma4 / gemma4_text [(]and multimodal wrappers holding one of these in text_config: .*[)] [(]got \"t5\"[)]")
 nsc_cli_test(score_kv_heads
   ARGS score ${_nsc_score_bad_dir}/bad_kv.json
   PASS "field 'num_key_value_heads' must divide num_attention_heads = 32 [(]got 5[)]")
