@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 42); // every file in examples/configs
+  CHECK(seen == 54); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1412,4 +1412,349 @@ TEST_CASE("Issue 18d families: cohere, cohere2, internlm2, seed_oss, granitemoeh
   g["mamba_n_heads"] = 3;
   g["mamba_n_groups"] = 1;
   CHECK_THROWS_WITH(read_hf_config(g), Contains("field 'mamba_n_heads' must divide mamba_expand x hidden_size = 32"));
+}
+
+TEST_CASE("Issue 18e families: falcon, internlm3, ernie4_5, exaone4, hunyuan_v1_dense by hand", "[hf_families][params]") {
+  using Catch::Contains;
+  auto total = [](const json& c) { return count(hf_network(read_hf_config(c), 16)).total(); };
+  auto file_total = [](const char* f) { return count(hf_network(read_hf_config_file(configs + f), 256)).total(); };
+  // Published totals. Falcon's checkpoints store the tied LM head as its own tensor: the hub's
+  // 41,835,970,560 (falcon-40b) and 7,217,189,760 (falcon-7b) are the instantiated model plus
+  // vocab x hidden.
+  CHECK(file_total("falcon-40b-instruct.json") + 65024 * 8192 == 41835970560);
+  CHECK(file_total("falcon-7b-instruct.json") + 65024 * 4544 == 7217189760);
+  CHECK(file_total("ernie-4.5-0.3b-pt.json") == 360748032);
+  // Falcon-7B: multi_query (one K and one V head of 64 although num_kv_heads is 71), one
+  // LayerNorm per layer (parallel_attn, no num_ln_in_parallel_attn), tied head.
+  const hf_model f7 = read_hf_config_file(configs + "falcon-7b-instruct.json");
+  CHECK(f7.spec.blocks[0].attention.n_kv_heads == 1);
+  CHECK(f7.spec.blocks[0].n_norms == 1);
+  CHECK(f7.spec.lm_head == lm_head_kind::tied);
+  CHECK(f7.spec.name == "tiiuae/falcon-7b-instruct");
+  // Falcon-40B: new_decoder_architecture, 8 KV heads, ln_attn + ln_mlp.
+  const hf_model f40 = read_hf_config_file(configs + "falcon-40b-instruct.json");
+  CHECK(f40.spec.blocks[0].attention.n_kv_heads == 8);
+  CHECK(f40.spec.blocks[0].n_norms == 2);
+  // A tiny falcon: d 16, 4 heads of 4, 2 layers, vocab 10; LayerNorms with bias (2 d each).
+  json c = {{"model_type", "falcon"}, {"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+            {"vocab_size", 10}};
+  const int64_t mlp = 2 * 16 * 64; // dense_h_to_4h, dense_4h_to_h (4 d)
+  CHECK(total(c) == 160 + 2 * ((16 + 2 * 4) * 16 + 256 + mlp + 32) + 32); // multi_query, 1 LayerNorm
+  c["multi_query"] = false;                                             // MHA: 3 d rows
+  CHECK(total(c) == 160 + 2 * (3 * 256 + 256 + mlp + 32) + 32);
+  c["parallel_attn"] = false; // input_layernorm + post_attention_layernorm
+  CHECK(total(c) == 160 + 2 * (3 * 256 + 256 + mlp + 64) + 32);
+  c["bias"] = true; // every Linear biased: q, k, v rows, dense, both MLP matrices
+  CHECK(total(c) == 160 + 2 * (3 * 256 + 256 + mlp + 64 + 48 + 16 + 64 + 16) + 32);
+  c = {{"model_type", "falcon"}, {"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+       {"vocab_size", 10}, {"new_decoder_architecture", true}, {"num_kv_heads", 2}, {"ffn_hidden_size", 24},
+       {"tie_word_embeddings", false}};
+  CHECK(total(c) == 2 * 160 + 2 * ((16 + 2 * 8) * 16 + 256 + 2 * 16 * 24 + 64) + 32);
+  c["num_ln_in_parallel_attn"] = 1; // one shared input_layernorm
+  CHECK(total(c) == 2 * 160 + 2 * ((16 + 2 * 8) * 16 + 256 + 2 * 16 * 24 + 32) + 32);
+  c["num_kv_heads"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'num_kv_heads' must divide num_attention_heads = 4 (got 3)"));
+  c["num_kv_heads"] = 2;
+  c["alibi"] = true;
+  CHECK(read_hf_config(c).notes.back().find("ALiBi") != std::string::npos);
+  // A tiny llama-shaped body for the others: d 16, 2 layers, 4 heads of 4, 2 KV heads, FFN 8.
+  const json body = {{"hidden_size", 16}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+                     {"num_key_value_heads", 2}, {"intermediate_size", 8}, {"vocab_size", 10}};
+  const int64_t attn = 16 * 16 + 2 * 16 * 8 + 16 * 16, ffn = 3 * 16 * 8;
+  // internlm3: qkv_bias on q, k, v (16 + 8 + 8); `bias` on o_proj (16) and the MLP (8 + 8 + 16); untied.
+  c = body;
+  c["model_type"] = "internlm3";
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32) + 16);
+  c["qkv_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 32) + 16);
+  c["bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 32 + 16 + 32) + 16);
+  CHECK(file_total("internlm3-8b-instruct.json") == 8804241408);
+  // ernie4_5: use_bias on q, k, v, o and the MLP; tied by default.
+  c = body;
+  c["model_type"] = "ernie4_5";
+  CHECK(total(c) == 160 + 2 * (attn + ffn + 32) + 16);
+  c["use_bias"] = true;
+  CHECK(total(c) == 160 + 2 * (attn + ffn + 32 + 48 + 32) + 16);
+  // hunyuan_v1_dense: query/key_layernorm (4 + 4) always; attention_bias on q, k, v, o; mlp_bias is not read.
+  c = body;
+  c["model_type"] = "hunyuan_v1_dense";
+  c["mlp_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 8) + 16);
+  c["attention_bias"] = true;
+  CHECK(total(c) == 2 * 160 + 2 * (attn + ffn + 32 + 8 + 48) + 16);
+  CHECK(file_total("hy-mt2-7b.json") == 7504568320);
+  // exaone4: q/k norms per head; layers 0-2 slide (4096), layer 3 is global; null window: all global.
+  c = body;
+  c["model_type"] = "exaone4";
+  c["num_hidden_layers"] = 4;
+  CHECK(total(c) == 2 * 160 + 4 * (attn + ffn + 32 + 8) + 16);
+  transformer_spec e = expand(read_hf_config(c).spec);
+  CHECK(e.blocks[0].attention.sliding_window == 4096);
+  CHECK(e.blocks[2].attention.sliding_window == 4096);
+  CHECK(e.blocks[3].attention.sliding_window == 0);
+  c["sliding_window"] = nullptr;
+  e = expand(read_hf_config(c).spec);
+  for (const block_spec& b : e.blocks) CHECK(b.attention.sliding_window == 0);
+  c["sliding_window"] = 128;
+  c["layer_types"] = {"full_attention", "sliding_attention", "full_attention", "sliding_attention"};
+  e = expand(read_hf_config(c).spec);
+  CHECK(e.blocks[0].attention.sliding_window == 0);
+  CHECK(e.blocks[1].attention.sliding_window == 128);
+  c.erase("layer_types");
+  c["sliding_window_pattern"] = "LLLG"; // the remote code's string form: give layer_types
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'sliding_window_pattern' must be a positive integer"));
+  const hf_model ex = read_hf_config_file(configs + "exaone-4.0-32b.json");
+  CHECK(count(hf_network(ex, 256)).total() == 32003216384);
+  // The model card's "30.95B without embeddings" (rounded): 32,003,216,384 - 2 x 102,400 x 5,120.
+  CHECK(count(hf_network(ex, 256)).total() - 2 * 102400 * 5120 == 30954640384);
+  CHECK(expand(ex.spec).blocks[63].attention.sliding_window == 0);
+  CHECK(expand(ex.spec).blocks[62].attention.sliding_window == 4096);
+}
+
+TEST_CASE("glm_moe_dsa (GLM-5): DeepSeek-V3.2's structure, shared top-k layers by hand", "[hf_families][dsa]") {
+  using Catch::Contains;
+  const hf_model glm = read_hf_config_file(configs + "glm-5.json");
+  const int64_t total = count(hf_network(glm, 256)).total();
+  // The hub's 753,864,139,008 (zai-org/GLM-5) = the model + its MTP layer (with its indexer).
+  CHECK(total == 743911218432);
+  REQUIRE(glm.mtp_layers == 1);
+  CHECK(total + count(hf_mtp_network(glm, 256)).total() == 753864139008);
+  CHECK(expand(glm.spec).blocks[77].attention.index_n_heads == 32);
+  // GLM-5.2 / 5.3's schedule (index_topk_freq 4, index_skip_topk_offset 3): layers 0-2 and 6, 10,
+  // ..., 74 run their indexer (21), the 57 others reuse its top-k: no indexer weights
+  // (wq_b 32 x 128 x 2048, wk 128 x 6144, k_norm 2 x 128, weights_proj 32 x 6144 each), no
+  // indexer cache (128 fp8 bytes + one fp32 scale per token), the same top-k cap.
+  json c = json::parse(std::ifstream(configs + "glm-5.json"));
+  c["index_topk_freq"] = 4;
+  c["index_skip_topk_offset"] = 3;
+  const hf_model g53 = read_hf_config(c);
+  const int64_t indexer = 32 * 128 * 2048 + 128 * 6144 + 2 * 128 + 32 * 6144;
+  CHECK(count(hf_network(g53, 256)).total() == total - 57 * indexer);
+  const transformer_spec e = expand(g53.spec);
+  int64_t full = 0;
+  for (std::size_t i = 0; i < e.blocks.size(); ++i) {
+    const attention_spec& a = e.blocks[i].attention;
+    const bool run = i < 3 || (i - 2) % 4 == 0;
+    CHECK(a.index_n_heads == (run ? 32 : 0));
+    CHECK(a.index_topk == 2048);
+    full += run;
+  }
+  CHECK(full == 21);
+  workload w;
+  w.context = 4096;
+  const deployment d5 = deploy(glm.spec, w), d53 = deploy(g53.spec, w);
+  CHECK(d5.kv_bytes_per_token - d53.kv_bytes_per_token == std::uint64_t(57 * (128 + 4)));
+  CHECK(d5.decode_macs - d53.decode_macs == u128(57) * u128(indexer - 2 * 128) + u128(57) * u128(32 * 129) * u128(4096));
+  CHECK(g53.notes[0].find("57 more layers reuse the top-k") != std::string::npos);
+  // The same schedule as a list (indexer_types) and as letters (index_topk_pattern).
+  json types = json::array();
+  std::string letters;
+  for (int i = 0; i < 78; ++i) {
+    const bool run = i < 3 || (i - 2) % 4 == 0;
+    types.push_back(run ? "full" : "shared");
+    letters += run ? 'F' : 'S';
+  }
+  json l = json::parse(std::ifstream(configs + "glm-5.json"));
+  l["indexer_types"] = types;
+  same_everything(read_hf_config(l).spec, g53.spec);
+  l.erase("indexer_types");
+  l["index_topk_pattern"] = letters;
+  same_everything(read_hf_config(l).spec, g53.spec);
+  // Errors name the field.
+  l["index_topk_pattern"] = "S" + letters.substr(1);
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'index_topk_pattern' makes layer 0 \"shared\""));
+  l["index_topk_pattern"] = letters.substr(1);
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'index_topk_pattern' must list num_hidden_layers = 78 entries"));
+  l.erase("index_topk_pattern");
+  types[5] = "partial";
+  l["indexer_types"] = types;
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'indexer_types[5]' must be \"full\" or \"shared\" (F or S)"));
+  l.erase("indexer_types");
+  json mlp = json::array();
+  for (int i = 0; i < 78; ++i) mlp.push_back(i < 3 ? "dense" : "sparse");
+  l["mlp_layer_types"] = mlp;
+  CHECK(count(hf_network(read_hf_config(l), 256)).total() == total);
+  l["mlp_layer_types"][3] = "dense";
+  CHECK_THROWS_WITH(read_hf_config(l), Contains("field 'mlp_layer_types[3]' must be \"sparse\" as first_k_dense_replace"));
+}
+
+TEST_CASE("ernie4_5_moe: start / end / interval MoE layers, shared experts, router bias by hand", "[hf_families][params]") {
+  using Catch::Contains;
+  // ERNIE-4.5-21B-A3B: layer 0 dense (intermediate_size 12288), layers 1-27 MoE: gate 64 x 2560 +
+  // moe_statics 64 + 64 experts x 3 x 2560 x 1536 + 2 shared (one MLP of 3072); top 6.
+  const hf_model e = read_hf_config_file(configs + "ernie-4.5-21b-a3b-pt.json");
+  const int64_t d = 2560, attn = d * 20 * 128 + 2 * d * 4 * 128 + 20 * 128 * d;
+  const int64_t moe = 64 * d + 64 + 64 * 3 * d * 1536 + 3 * d * 3072;
+  const int64_t total = 103424 * d + 28 * (attn + 2 * d) + 3 * d * 12288 + 27 * moe + d;
+  CHECK(count(hf_network(e, 256)).total() == total);
+  CHECK(total == 21825437888); // the hub shows 21.8B (rounded); no exact published total found
+  CHECK(count(hf_network(e, 256)).active() == total - 27 * 58 * 3 * d * 1536);
+  const transformer_spec x = expand(e.spec);
+  CHECK(x.blocks[0].ffn.n_experts == 0);
+  CHECK(x.blocks[1].ffn.n_experts == 64);
+  CHECK(x.blocks[27].ffn.shared_d_ff == 3072);
+  // A tiny one: 4 layers, start 0, end 2, interval 2: layer 1 alone is MoE (layer 3 is past the end).
+  json c = {{"model_type", "ernie4_5_moe"}, {"hidden_size", 16}, {"num_hidden_layers", 4}, {"num_attention_heads", 4},
+            {"num_key_value_heads", 2}, {"intermediate_size", 8}, {"vocab_size", 10}, {"moe_num_experts", 4},
+            {"moe_k", 2}, {"moe_intermediate_size", 6}, {"moe_num_shared_experts", 1}, {"moe_layer_start_index", 0},
+            {"moe_layer_end_index", 2}, {"moe_layer_interval", 2}, {"use_bias", true}, {"tie_word_embeddings", false}};
+  const transformer_spec t = expand(read_hf_config(c).spec);
+  CHECK(t.blocks[0].ffn.n_experts == 0); // (0 + 1) % 2 != 0
+  CHECK(t.blocks[1].ffn.n_experts == 4);
+  CHECK(t.blocks[2].ffn.n_experts == 0);
+  CHECK(t.blocks[3].ffn.n_experts == 0); // past moe_layer_end_index
+  const int64_t a = 16 * 16 + 2 * 16 * 8 + 16 * 16 + 16 + 8 + 8 + 16; // q, k, v, o and their biases (use_bias)
+  const int64_t dense = 3 * 16 * 8 + 8 + 8 + 16, expert = 3 * 16 * 6 + 6 + 6 + 16;
+  // tied false: lm_head Linear(16, 10, bias=use_bias)
+  CHECK(count(hf_network(read_hf_config(c), 16)).total() ==
+        160 + 4 * (a + 32) + 3 * dense + (4 * 16 + 4 + 4 * expert + expert) + 16 + 160 + 10);
+  c["moe_k"] = 5;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_k' must be <= moe_num_experts = 4 (got 5)"));
+  c["moe_k"] = 2;
+  c["moe_layer_end_index"] = -2;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_layer_end_index' must be -1 (the last layer) or a layer index"));
+}
+
+TEST_CASE("hunyuan_v1_moe: every layer MoE + shared_mlp, per-layer lists of one value by hand", "[hf_families][params]") {
+  using Catch::Contains;
+  // Hunyuan-A13B: 32 layers of attention (with query/key_layernorm) + router 64 x 4096 + 64 experts
+  // of 3 x 4096 x 3072 + the shared_mlp of 3072; top 8; tied head.
+  const hf_model h = read_hf_config_file(configs + "hunyuan-a13b-instruct.json");
+  const int64_t d = 4096, attn = 2 * d * d + 2 * d * 1024 + 2 * 128 + 2 * d;
+  const int64_t layer = attn + 64 * d + 65 * 3 * d * 3072;
+  CHECK(count(hf_network(h, 256)).total() == 128167 * d + 32 * layer + d);
+  CHECK(count(hf_network(h, 256)).total() == 80393183232); // "A13B, 80B" on the card; no exact total found
+  CHECK(count(hf_network(h, 256)).active() == 80393183232 - int64_t(32) * 56 * 3 * d * 3072);
+  // Lists must hold one value (transformers reads the entry of each layer; nsc a uniform model).
+  json c = json::parse(std::ifstream(configs + "hunyuan-a13b-instruct.json"));
+  c["moe_topk"] = 8;
+  c["num_experts"] = json::array();
+  for (int i = 0; i < 32; ++i) c["num_experts"].push_back(64);
+  same_everything(read_hf_config(c).spec, h.spec);
+  c["num_experts"][5] = 32;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'num_experts[5]' differs from num_experts[0]: per-layer values are not supported (got 32)"));
+  c["num_experts"] = 64;
+  c["moe_topk"] = json::array({8, 8});
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_topk' must be an integer or a list of num_hidden_layers = 32 entries"));
+  c["moe_topk"] = 65;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'moe_topk' must be <= num_experts = 64 (got 65)"));
+}
+
+TEST_CASE("Kimi K2: the hub totals and the checkpoint's payload against nsc's count", "[hf_families][quantization]") {
+  // moonshotai/Kimi-K2-Instruct: 1,026,408,232,448 instantiated parameters (a provider's
+  // paramCount and a third-party header recount); the hub adds 3,416 = 61 x 56 stored elements
+  // that are no parameter of DeepseekV3ForCausalLM, and Kimi-K2-Base's hub figure adds the fp8
+  // weight_scale_inv too. The recount's payload (1,029,173,256,720 bytes) = nsc's stored bytes +
+  // the routers' e_score_correction_bias in float32 (2 more bytes each) + the 3,416 elements in bf16.
+  const hf_model k = read_hf_config_file(configs + "kimi-k2-instruct.json");
+  const int64_t total = count(hf_network(k, 256)).total();
+  CHECK(total == 1026408232448);
+  const json& hub = reference()["kimi_k2_hub"];
+  CHECK(total + 3416 == hub["hub_instruct"].get<int64_t>());
+  CHECK(total + hub["fp8_scales"].get<int64_t>() + 3416 == hub["hub_base"].get<int64_t>());
+  workload w;
+  w.stored = k.checkpoint_weights();
+  const std::uint64_t bytes = deploy(k.spec, w).weight_bytes;
+  CHECK(bytes == reference()["stored_bytes"]["kimi-k2-instruct"].get<std::uint64_t>());
+  CHECK(bytes + 60 * 384 * 2 + 2 * 3416 == 1029173256720);
+}
+
+TEST_CASE("mistral3 wrapper: the text decoder counted, the Pixtral tower and projector reported", "[hf_families][params]") {
+  // Mistral Small 3.1: text 23,572,403,200 (published for the text-only conversions) + vision
+  // 438,958,080 = the published 24,011,361,280. By hand: patch_conv 3 x 14 x 14 x 1024, ln_pre,
+  // 24 layers of 2 norms + 4 x 1024^2 + 3 x 1024 x 4096; projector norm, patch_merger 4096 x 1024,
+  // linear_1 1024 x 5120, linear_2 5120 x 5120 (no bias).
+  const hf_model m = read_hf_config_file(configs + "mistral-small-3.1-24b-instruct-2503.json");
+  CHECK(m.text_config);
+  CHECK(count(hf_network(m, 256)).total() == 23572403200);
+  const int64_t h = 1024;
+  const int64_t vision = 3 * 14 * 14 * h + h + 24 * (2 * h + 4 * h * h + 3 * h * 4096) + h + 4 * h * h + h * 5120 + 5120 * 5120;
+  CHECK(m.vision_params == vision);
+  CHECK(m.vision_params == reference()["models"]["mistral-small-3.1-24b-instruct-2503"]["vision_params"].get<int64_t>());
+  CHECK(count(hf_network(m, 256)).total() + m.vision_params == 24011361280);
+  CHECK(m.notes.back().find("(438958080 parameters)") != std::string::npos);
+  // A list of feature layers widens linear_1; a projector bias adds 2 x 5120; a missing field: not determined.
+  json c = json::parse(std::ifstream(configs + "mistral-small-3.1-24b-instruct-2503.json"));
+  c["vision_feature_layer"] = {-1, -2};
+  c["multimodal_projector_bias"] = true;
+  CHECK(read_hf_config(c).vision_params == vision + h * 5120 + 2 * 5120);
+  c["vision_config"].erase("patch_size");
+  CHECK(read_hf_config(c).vision_params == -1);
+  CHECK(read_hf_config(c).notes.back().find("their size is not determined here") != std::string::npos);
+}
+
+TEST_CASE("gemma4: Gemma 4 31B's text decoder by hand (global head_dim, k_eq_v, forced full last layer)",
+          "[hf_families][gemma4]") {
+  using Catch::Contains;
+  const hf_model g = read_hf_config_file(configs + "gemma-4-31b-it.json");
+  CHECK(g.model_type == "gemma4_text");
+  CHECK(g.text_config);
+  const transformer_spec e = expand(g.spec);
+  REQUIRE(e.blocks.size() == 60);
+  // A sliding layer: q 32 x 256, k and v 16 x 256 rows of 5376, o, q/k norms RMSNorm(256), GeGLU
+  // 21504, 4 norms: 478,959,104. A full layer (every 6th): head_dim 512, 4 KV heads, no v_proj:
+  // q 16384 + k 2048 rows, o, q/k norms 2 x 512, MLP, norms: 534,009,856.
+  CHECK(count(make_transformer(transformer_spec{"s", 5376, {}, {e.blocks[0]}, norm_kind::none, lm_head_kind::none}, 1))
+            .total() == 478959104);
+  CHECK(count(make_transformer(transformer_spec{"f", 5376, {}, {e.blocks[5]}, norm_kind::none, lm_head_kind::none}, 1))
+            .total() == 534009856);
+  CHECK(e.blocks[5].attention.k_eq_v);
+  CHECK(e.blocks[5].attention.head_dim == 512);
+  CHECK(e.blocks[5].attention.kv_heads() == 4);
+  CHECK(e.blocks[5].attention.sliding_window == 0);
+  CHECK(!e.blocks[4].attention.k_eq_v);
+  CHECK(e.blocks[4].attention.sliding_window == 1024);
+  // 50 x 478,959,104 + 10 x 534,009,856 + the tied table 262,144 x 5,376 + the final norm.
+  CHECK(count(hf_network(g, 256)).total() == 30697345280);
+  CHECK(count(hf_network(g, 256)).total() ==
+        reference()["models"]["gemma-4-31b-it"]["params_total"].get<int64_t>());
+  // KV bytes per token (bf16): 50 x 2 x 16 x 256 x 2 + 10 x 2 x 4 x 512 x 2 = 901,120 (k_eq_v
+  // layers cache keys and values apart: the values are normalised, the keys normalised and rotated).
+  workload w;
+  w.context = 1;
+  w.batch = 1;
+  CHECK(deploy(g.spec, w).kv_cache_bytes == 901120);
+  bool noted = false;
+  for (const std::string& n : g.notes) noted = noted || n.find("10 of 60 layers are full attention (head_dim 512") == 0;
+  CHECK(noted);
+  json c = json::parse(std::ifstream(configs + "gemma-4-31b-it.json"));
+  json& t = c["text_config"];
+  // The last layer is always full attention (Gemma4TextConfig forces it).
+  t["layer_types"][59] = "sliding_attention";
+  CHECK(expand(read_hf_config(c).spec).blocks[59].attention.head_dim == 512);
+  // Without layer_types: every 6th layer full (sliding_window_pattern is not read).
+  json u = t;
+  u.erase("layer_types");
+  u["sliding_window_pattern"] = 2;
+  const transformer_spec eu = expand(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", u}}).spec);
+  CHECK(eu.blocks[1].attention.sliding_window == 1024);
+  CHECK(eu.blocks[5].attention.sliding_window == 0);
+  // Without attention_k_eq_v: full layers keep v_proj and num_key_value_heads, head_dim 512.
+  u["attention_k_eq_v"] = false;
+  const transformer_spec ek = expand(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", u}}).spec);
+  CHECK(!ek.blocks[5].attention.k_eq_v);
+  CHECK(ek.blocks[5].attention.kv_heads() == 16);
+  // Structures not modelled yet are refused by name (hidden_size_per_layer_input defaults to 256).
+  json p = t;
+  p.erase("hidden_size_per_layer_input");
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'hidden_size_per_layer_input' is > 0: Gemma 4's per-layer embeddings"));
+  p = t;
+  p["num_kv_shared_layers"] = 20;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'num_kv_shared_layers' is > 0: KV-shared layers"));
+  p = t;
+  p["enable_moe_block"] = true;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'enable_moe_block' is true: the Gemma 4 MoE block"));
+  p = t;
+  p["num_global_key_value_heads"] = 5;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
+                    Contains("field 'num_global_key_value_heads' must divide num_attention_heads = 32"));
+  // LoRA on v_proj needs a v_proj.
+  attention_spec a = e.blocks[5].attention;
+  a.d_model = 5376;
+  a.lora_v = 8;
+  CHECK_THROWS_WITH(attention_weights(a), Contains("attention.lora_v needs a v_proj (k_eq_v has none)"));
 }

@@ -118,6 +118,30 @@ nsc_cli_test(score_seed_oss
 nsc_cli_test(score_granite4_micro
   ARGS score examples/configs/granite-4.0-micro.json --json
   PASS "\"params_total\":3402836480")
+# Issue 18e: falcon (the hub's totals add the tied head stored as its own tensor), exaone4's
+# windows (48 sliding layers x 4096 + 16 global x 32768 tokens, x 4 KiB), GLM-5 (the hub's
+# 753,864,139,008 = the model + its MTP module), ERNIE / Hunyuan MoE active params, Kimi K2's fp8 bytes.
+nsc_cli_test(score_falcon40b
+  ARGS score examples/configs/falcon-40b-instruct.json --json
+  PASS "\"kv_cache_bytes_per_token\":122880,.*\"params_total\":41303293952")
+nsc_cli_test(score_exaone4_windows
+  ARGS score examples/configs/exaone-4.0-32b.json --context 32768 --json
+  PASS "\"kv_cache_bytes\":2952790016,.*\"params_total\":32003216384")
+nsc_cli_test(score_glm5_mtp
+  ARGS score examples/configs/glm-5.json
+  PASS "DSA sparse attention on 78 layers.*MTP            1 module [(]num_nextn_predict_layers[)]: 9,952,920,576 params.*params total   743,911,218,432")
+nsc_cli_test(score_ernie_moe
+  ARGS score examples/configs/ernie-4.5-21b-a3b-pt.json --json
+  PASS "\"params_active\":3352150208,\"params_non_embedding\":[0-9]+,\"params_total\":21825437888")
+nsc_cli_test(score_hunyuan_moe
+  ARGS score examples/configs/hunyuan-a13b-instruct.json --json
+  PASS "\"params_active\":12747448320,\"params_non_embedding\":[0-9]+,\"params_total\":80393183232")
+nsc_cli_test(score_kimi_k2_fp8
+  ARGS score examples/configs/kimi-k2-instruct.json
+  PASS "params total   1,026,408,232,448.*weights        1,029,173,203,808 bytes [(]958.49 GiB[)], quantization_config fp8 block 128x128")
+nsc_cli_test(score_mistral3_vision # text 23,572,403,200 + Pixtral 438,958,080 = the published 24,011,361,280
+  ARGS score examples/configs/mistral-small-3.1-24b-instruct-2503.json
+  PASS "vision tower and projector are not counted [(]438958080 parameters[)].*params total   23,572,403,200")
 nsc_cli_test(score_families_in_help
   ARGS score --help
   PASS "kimi_k2, granite, granitemoe, smollm3")
@@ -215,7 +239,7 @@ nsc_cli_test(score_malformed_field_exit
   WILL_FAIL)
 nsc_cli_test(score_unknown_model_type
   ARGS score ${_nsc_score_bad_dir}/bad_type.json
-  PASS "nsc: error: nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral, qwen2, qwen3, .*, gpt2, bert, opt, kimi_k2, .*, cohere, cohere2, internlm2, seed_oss, granitemoehybrid [(]and multimodal wrappers holding one of these in text_config: .*[)] [(]got \"t5\"[)]")
+  PASS "nsc: error: nsc::read_hf_config: unknown model_type; supported: llama, mistral, mixtral, qwen2, qwen3, .*, gpt2, bert, opt, kimi_k2, .*, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, .*, ernie4_5_moe, gemma4 / gemma4_text [(]and multimodal wrappers holding one of these in text_config: .*[)] [(]got \"t5\"[)]")
 nsc_cli_test(score_kv_heads
   ARGS score ${_nsc_score_bad_dir}/bad_kv.json
   PASS "field 'num_key_value_heads' must divide num_attention_heads = 32 [(]got 5[)]")
@@ -236,4 +260,4 @@ nsc_cli_test(score_dsa_notes
   PASS "note           DSA sparse attention on 61 layers: attends at most index_topk = 2048 keys.*\nparams total   671,877,944,064\n")
 nsc_cli_test(score_help_families
   ARGS score --help
-  PASS "gpt_oss, llama4 / llama4_text.*cohere, cohere2, internlm2, seed_oss, granitemoehybrid.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer.*granitemoehybrid layer_types mamba.*cohere / cohere2: one weight-only LayerNorm per")
+  PASS "gpt_oss, llama4 / llama4_text.*cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer.*granitemoehybrid layer_types mamba.*cohere / cohere2: one weight-only LayerNorm per.*glm_moe_dsa: DeepSeek-V3.2's DSA")

@@ -566,6 +566,10 @@ PUBLISHED_18A = {
     # ibm-granite/granite-3.1-1b-a400m-instruct: model.safetensors.index.json total_size
     # 5,338,513,408 bytes of float32 (torch_dtype float32)
     "granite-3.1-1b-a400m-instruct": (1334628352, "index total_size / 4 (float32)"),
+    # zai-org/GLM-5: the hub's safetensors total as a public model table lists it (total_params
+    # 753,864,139,008): the model (78 indexer layers) + its MTP layer 78 (with its indexer; the
+    # embedding and head are shared, not stored again)
+    "glm-5": (753864139008, "hub safetensors total: model + 1 MTP module"),
     # XiaomiMiMo MiMo-7B: model.safetensors.index.json total_size 15,666,819,072 bytes of bf16, which
     # holds the main model and its MTP module (model.mtp_layers.0)
     "mimo-7b": (7833409536, "index total_size / 2 (bf16): main model + 1 MTP module"),
@@ -863,6 +867,15 @@ READERS.update({"nemotron_h": nemotron_h, "qwen3_next": qwen3_next})
 #     shared_intermediate_size); num_local_experts E > 0: block_sparse_moe router.layer Linear(d, E)
 #     and experts input_linear (E, 2 I, d), output_linear (E, d, I) (top num_experts_per_tok).
 # ---------------------------------------------------------------------------------------------
+def lm_head(m, tie, V, d):
+    """The LM head: tied (its MACs only, no parameters) or its own Linear(d, V)."""
+    if tie:
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, "head")
+    return m
+
+
 def family_18d(c, t):
     m = Model()
     d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
@@ -925,14 +938,255 @@ def family_18d(c, t):
                 m.lin(pre + "mlp." + nm, I, d, bias=mb)
             m.lin(pre + "mlp.down_proj", d, I, bias=mb)
     m.norm("norm", d)
-    if tie:
-        m.tied_head_macs = V * d
-    else:
-        m.lin("lm_head", V, d, "head")
-    return m
+    return lm_head(m, tie, V, d)
 
 
 READERS.update({t: family_18d for t in ("cohere", "cohere2", "internlm2", "seed_oss", "granitemoehybrid")})
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 18e families, written from their modeling files:
+#   falcon (FalconForCausalLM): word_embeddings (V, d); per layer self_attention.query_key_value
+#     Linear(d, (H + 2 kv) hd, bias=bias) with hd = d / H and kv = num_kv_heads (null: H) when
+#     new_decoder_architecture or not multi_query, else 1 (multi_query: d + 2 hd rows); dense
+#     Linear(d, d, bias); mlp dense_h_to_4h Linear(d, F, bias), dense_4h_to_h Linear(F, d, bias), F =
+#     ffn_hidden_size (null: 4 d); LayerNorms (weight + bias): input_layernorm +
+#     post_attention_layernorm when not parallel_attn; else ln_attn + ln_mlp when
+#     num_ln_in_parallel_attn == 2 (null: 2 for new_decoder_architecture), else input_layernorm;
+#     ln_f; lm_head tied unless tie_word_embeddings is false.
+#   internlm3 (remote code InternLM3ForCausalLM): q/k/v Linear(bias=qkv_bias), o_proj and
+#     gate/up/down Linear(bias=bias), head_dim from the config, 2 RMSNorms per layer, untied.
+#   ernie4_5 (Ernie4_5ForCausalLM): q/k/v/o and gate/up/down Linear(bias=use_bias), 2 RMSNorms,
+#     tied by default.
+#   exaone4 (Exaone4ForCausalLM): q/k/v/o without bias, q_norm / k_norm RMSNorm(head_dim),
+#     post_attention_layernorm + post_feedforward_layernorm, unbiased MLP; layer_types, else layer
+#     i slides (window sliding_window, 4096) iff (i + 1) % sliding_window_pattern (4) != 0; no
+#     sliding layer when sliding_window is null.
+#   hunyuan_v1_dense (HunYuanDenseV1ForCausalLM): q/k/v/o Linear(bias=attention_bias),
+#     query_layernorm / key_layernorm RMSNorm(head_dim), unbiased MLP, 2 RMSNorms.
+# ---------------------------------------------------------------------------------------------
+def family_18e(c, t):
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    if t == "falcon":
+        hd = d // H
+        new = g(c, "new_decoder_architecture", False)
+        kv = g(c, "num_kv_heads", H) if (new or not g(c, "multi_query", True)) else 1
+        b = g(c, "bias", False)
+        F = g(c, "ffn_hidden_size", 4 * d)
+        nln = g(c, "num_ln_in_parallel_attn", 2 if new else None)
+        norms = 2 if (not g(c, "parallel_attn", True) or nln == 2) else 1
+        for i in range(L):
+            pre = "h.%d." % i
+            m.lin(pre + "self_attention.query_key_value.q", H * hd, d, bias=b)  # the rows of the fused matrix
+            m.lin(pre + "self_attention.query_key_value.k", kv * hd, d, bias=b)
+            m.lin(pre + "self_attention.query_key_value.v", kv * hd, d, bias=b)
+            m.lin(pre + "self_attention.dense", d, d, bias=b)
+            m.lin(pre + "mlp.dense_h_to_4h", F, d, bias=b)
+            m.lin(pre + "mlp.dense_4h_to_h", d, F, bias=b)
+            for k in range(norms):
+                m.norm(pre + "ln%d" % k, d, bias=True)
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None))
+        m.norm("ln_f", d, bias=True)
+        tie = g(c, "tie_word_embeddings", True)
+    else:
+        kv = g(c, "num_key_value_heads", H)
+        hd = g(c, "head_dim", d // H)
+        I = c["intermediate_size"]
+        if t == "internlm3":
+            qb, ob, mb = g(c, "qkv_bias", False), g(c, "bias", False), g(c, "bias", False)
+        elif t == "ernie4_5":
+            qb = ob = mb = g(c, "use_bias", False)
+        elif t == "hunyuan_v1_dense":
+            qb = ob = g(c, "attention_bias", False)
+            mb = False
+        else:  # exaone4
+            qb = ob = mb = False
+        lt = c.get("layer_types")
+        W = g(c, "sliding_window", 4096) if t == "exaone4" and not ("sliding_window" in c and c["sliding_window"] is None) else None
+        pat = g(c, "sliding_window_pattern", 4)
+        for i in range(L):
+            pre = "layers.%d." % i
+            m.lin(pre + "self_attn.q_proj", H * hd, d, bias=qb)
+            m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=qb)
+            m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=qb)
+            m.lin(pre + "self_attn.o_proj", d, H * hd, bias=ob)
+            if t in ("exaone4", "hunyuan_v1_dense"):
+                m.norm(pre + "self_attn.q_norm", hd)
+                m.norm(pre + "self_attn.k_norm", hd)
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp." + nm, I, d, bias=mb)
+            m.lin(pre + "mlp.down_proj", d, I, bias=mb)
+            m.norm(pre + "norm_a", d)
+            m.norm(pre + "norm_b", d)
+            window = None
+            if W is not None:
+                sliding = lt[i] == "sliding_attention" if lt else (i + 1) % pat != 0
+                window = W if sliding else None
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=window))
+        m.norm("norm", d)
+        tie = g(c, "tie_word_embeddings", t == "ernie4_5")
+    return lm_head(m, tie, V, d)
+
+
+READERS.update({t: family_18e for t in ("falcon", "internlm3", "ernie4_5", "exaone4", "hunyuan_v1_dense")})
+
+
+# Gemma 4 (modeling_gemma4.py: Gemma4TextAttention, Gemma4TextDecoderLayer, Gemma4TextModel), the
+# text decoder of Gemma4ForConditionalGeneration, without per-layer embeddings, KV-shared layers or
+# the MoE block: embed_tokens (V, d), tied head; per layer q_proj (H hd, d), q_norm RMSNorm(hd),
+# k_norm RMSNorm(hd), k_proj (kv hd, d), v_proj (kv hd, d) unless attention_k_eq_v on a full layer,
+# v_norm without weight, o_proj (d, H hd), no bias (attention_bias false); input, post_attention,
+# pre_feedforward, post_feedforward RMSNorms; mlp gate/up (I, d), down (d, I). A full layer (layer_types
+# "full_attention"; the last layer always) has hd = global_head_dim and, with attention_k_eq_v,
+# kv = num_global_key_value_heads. The layer_scalar buffer (1 per layer) is not a parameter.
+def gemma4(c, t):
+    for k in ("hidden_size_per_layer_input", "num_kv_shared_layers"):
+        assert not c.get(k), k
+    assert not c.get("enable_moe_block") and not c.get("use_double_wide_mlp")
+    m = Model()
+    d, L, H, V, I = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+    lt = list(c.get("layer_types") or ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention" for i in range(L)])
+    lt[-1] = "full_attention"
+    keqv = c.get("attention_k_eq_v", False)
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        full = lt[i] == "full_attention"
+        hd = c["global_head_dim"] if full else c["head_dim"]
+        kv = c["num_global_key_value_heads"] if (full and keqv) else c["num_key_value_heads"]
+        m.lin(pre + "self_attn.q_proj", H * hd, d)
+        m.norm(pre + "self_attn.q_norm", hd)
+        m.norm(pre + "self_attn.k_norm", hd)
+        m.lin(pre + "self_attn.k_proj", kv * hd, d)
+        if not (full and keqv):
+            m.lin(pre + "self_attn.v_proj", kv * hd, d)
+        m.lin(pre + "self_attn.o_proj", d, H * hd)
+        for nm in ("gate_proj", "up_proj"):
+            m.lin(pre + "mlp." + nm, I, d)
+        m.lin(pre + "mlp.down_proj", d, I)
+        for nm in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"):
+            m.norm(pre + nm, d)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None if full else c["sliding_window"]))
+    m.norm("norm", d)
+    return lm_head(m, c.get("tie_word_embeddings", True), V, d)
+
+
+READERS["gemma4_text"] = gemma4
+
+
+def glm_moe_dsa(c, t):
+    """GlmMoeDsaForCausalLM (modular_glm_moe_dsa.py): DeepSeek-V3.2's layers (deepseek_v32 above;
+    the router's e_score_correction_bias always, Glm4Moe's router), except that a layer whose
+    indexer_types entry is "shared" has no indexer (self.indexer = None) and reuses the previous
+    full layer's top-k. indexer_types absent: index_topk_pattern (F / S), else layer i is full iff
+    max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0 (offset 2, freq 1)."""
+    c = dict(c)
+    c["topk_method"] = "noaux_tc"
+    m = deepseek_v32(c, t)
+    L = c["num_hidden_layers"]
+    types = c.get("indexer_types")
+    if types is None and c.get("index_topk_pattern") is not None:
+        types = ["full" if ch == "F" else "shared" for ch in c["index_topk_pattern"]]
+    if types is None:
+        freq, off = g(c, "index_topk_freq", 1), g(c, "index_skip_topk_offset", 2)
+        types = ["full" if max(i - off + 1, 0) % freq == 0 else "shared" for i in range(L)]
+    for i in range(L):
+        if types[i] == "shared":
+            pre = "layers.%d.indexer." % i
+            m.p = [e for e in m.p if not e[0].startswith(pre)]
+            del m.layers[i]["indexer_per_key"], m.layers[i]["indexer_bytes"]
+    return m
+
+
+READERS["glm_moe_dsa"] = glm_moe_dsa
+
+
+def ernie4_5_moe(c, t):
+    """Ernie4_5_MoeForCausalLM (modular_ernie4_5_moe.py): Ernie4_5's attention (q/k/v/o
+    Linear(bias=use_bias)) and 2 RMSNorms per layer; layer i has the sparse block iff (i + 1) %
+    moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last
+    layer): gate Linear(d, E) without bias, moe_statics.e_score_correction_bias (1, E), E experts
+    gate/up/down Linear(bias=use_bias) of moe_intermediate_size (top moe_k), shared_experts one MLP
+    of moe_intermediate_size x moe_num_shared_experts; else the dense MLP of intermediate_size;
+    lm_head Linear(d, V, bias=use_bias), tied by default."""
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    kv, hd, b = g(c, "num_key_value_heads", H), g(c, "head_dim", d // H), g(c, "use_bias", False)
+    E, k, MI, S = g(c, "moe_num_experts", 64), g(c, "moe_k", 6), g(c, "moe_intermediate_size", 1536), g(c, "moe_num_shared_experts", 2)
+    first, last, step = g(c, "moe_layer_start_index", 1), g(c, "moe_layer_end_index", -1), g(c, "moe_layer_interval", 1)
+    last = L - 1 if last == -1 else last
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        m.lin(pre + "self_attn.q_proj", H * hd, d, bias=b)
+        m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=b)
+        m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=b)
+        m.lin(pre + "self_attn.o_proj", d, H * hd, bias=b)
+        m.norm(pre + "input_layernorm", d)
+        m.norm(pre + "post_attention_layernorm", d)
+        if E and (i + 1) % step == 0 and first <= i <= last:
+            m.lin(pre + "mlp.gate", E, d, "router")
+            m.p.append((pre + "mlp.moe_statics.e_score_correction_bias", E, 1, "bias", 1, 1, False))
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp.experts." + nm, MI, d, bias=b, copies=E, active=k)
+            m.lin(pre + "mlp.experts.down_proj", d, MI, bias=b, copies=E, active=k)
+            if S:
+                for nm in ("gate_proj", "up_proj"):
+                    m.lin(pre + "mlp.shared_experts." + nm, MI * S, d, bias=b)
+                m.lin(pre + "mlp.shared_experts.down_proj", d, MI * S, bias=b)
+        else:
+            I = c["intermediate_size"]
+            for nm in ("gate_proj", "up_proj"):
+                m.lin(pre + "mlp." + nm, I, d, bias=b)
+            m.lin(pre + "mlp.down_proj", d, I, bias=b)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None))
+    m.norm("norm", d)
+    if g(c, "tie_word_embeddings", True):
+        m.tied_head_macs = V * d
+    else:
+        m.lin("lm_head", V, d, "head", bias=b)
+    return m
+
+
+READERS["ernie4_5_moe"] = ernie4_5_moe
+
+
+def hunyuan_v1_moe(c, t):
+    """HunYuanMoEV1ForCausalLM (modeling_hunyuan_v1_moe.py): LlamaAttention (q/k/v/o
+    Linear(bias=attention_bias)) with query_layernorm / key_layernorm RMSNorm(head_dim), 2 RMSNorms;
+    every layer's mlp is HunYuanMoEV1Moe: gate.wg Linear(d, E) without bias (E = num_experts, an
+    integer or this layer's list entry), experts = MixtralExperts (gate_up_proj (E, 2 I, d),
+    down_proj (E, d, I), I = intermediate_size; top moe_topk), shared_mlp gate/up/down of
+    intermediate_size; lm_head tied when tie_word_embeddings (false by default, as Llama)."""
+    m = Model()
+    d, L, H, V = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"]
+    kv, hd, ab, I = g(c, "num_key_value_heads", H), g(c, "head_dim", d // H), g(c, "attention_bias", False), c["intermediate_size"]
+    at = lambda v, i: v[i] if isinstance(v, list) else v
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        E, k = at(c["num_experts"], i), at(c["moe_topk"], i)
+        for nm, o in (("q_proj", H * hd), ("k_proj", kv * hd), ("v_proj", kv * hd)):
+            m.lin(pre + "self_attn." + nm, o, d, bias=ab)
+        m.lin(pre + "self_attn.o_proj", d, H * hd, bias=ab)
+        m.norm(pre + "self_attn.query_layernorm", hd)
+        m.norm(pre + "self_attn.key_layernorm", hd)
+        m.norm(pre + "input_layernorm", d)
+        m.norm(pre + "post_attention_layernorm", d)
+        m.lin(pre + "mlp.gate.wg", E, d, "router")
+        m.lin(pre + "mlp.experts.gate_up_proj", 2 * I, d, copies=E, active=k)
+        m.lin(pre + "mlp.experts.down_proj", d, I, copies=E, active=k)
+        for nm in ("gate_proj", "up_proj"):
+            m.lin(pre + "mlp.shared_mlp." + nm, I, d)
+        m.lin(pre + "mlp.shared_mlp.down_proj", d, I)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None))
+    m.norm("norm", d)
+    return lm_head(m, g(c, "tie_word_embeddings", False), V, d)
+
+
+READERS["hunyuan_v1_moe"] = hunyuan_v1_moe
 
 
 def build(c):
@@ -947,6 +1201,12 @@ def build(c):
     if t == "llama4":  # issue 18c: the text decoder of Llama4ForConditionalGeneration
         c = dict(c["text_config"])
         t = c.get("model_type", "llama4_text")
+    if t == "gemma4":  # issue 18e: the text decoder of Gemma4ForConditionalGeneration
+        c = dict(c["text_config"])
+        t = c.get("model_type", "gemma4_text")
+    if t == "mistral3":  # issue 18e: the text decoder of Mistral3ForConditionalGeneration
+        c = dict(c["text_config"])
+        t = c.get("model_type", "mistral")
     return READERS[t](c, t), c
 
 
@@ -1006,6 +1266,26 @@ PUBLISHED.update({"gpt-oss-20b": 20914757184, "gpt-oss-120b": 116829156672})
 # 108,641,793,536 BF16 parameters, is text decoder + vision tower + projector; the text decoder
 # alone is checked (the vision part is computed by llama4_vision and must close the gap).
 LLAMA4_HUB = {"llama-4-scout-17b-16e": 108641793536}
+# Mistral Small 3.1 (issue 18e): 24,011,361,280 (the published total of Mistral-Small-3.1/3.2-24B
+# in public model tables and keras-hub's preset metadata) = the text decoder 23,572,403,200 (GGUF
+# general.parameter_count of the text-only conversions, a provider's paramCount) + the Pixtral
+# vision tower and projector (pixtral_vision below).
+MISTRAL3_HUB = {"mistral-small-3.1-24b-instruct-2503": 24011361280}
+PUBLISHED.update({"mistral-small-3.1-24b-instruct-2503": 23572403200})
+
+
+def pixtral_vision(top, text_hidden):
+    """PixtralVisionModel + Mistral3MultiModalProjector (modeling_pixtral.py, modeling_mistral3.py):
+    patch_conv Conv2d(c, h, p, p, bias=False), ln_pre RMSNorm(h); per layer attention_norm,
+    ffn_norm RMSNorm(h), attention q/k/v/o Linear(h, h, bias=False), feed_forward gate/up (I, h),
+    down (h, I) without bias; projector norm RMSNorm(h), patch_merger.merging_layer Linear(h s^2, h,
+    bias=False), linear_1 Linear(h, text), linear_2 Linear(text, text) (bias: multimodal_projector_bias)."""
+    v = top["vision_config"]
+    h, I, L, c, p = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"], v.get("num_channels", 3), v["patch_size"]
+    s, b = top.get("spatial_merge_size", 2), top.get("multimodal_projector_bias", False)
+    tower = c * p * p * h + h + L * (2 * h + 4 * h * h + 3 * h * I)
+    proj = h + (h * s * s) * h + h * text_hidden + text_hidden * text_hidden + (2 * text_hidden if b else 0)
+    return tower + proj
 
 # Issue 18 (part b): exact totals quoted by third parties (no exact figure on the hub pages we
 # could read; the hub shows rounded sizes). qwen3-coder-next: Qwen/Qwen3-Coder-Next's total and
@@ -1020,6 +1300,24 @@ PUBLISHED.update({"qwen3-coder-next": 79674391296, "nemotron-h-8b-base-8k": 8100
 # snapshot of ByteDance-Seed/Seed-OSS-36B-Instruct lists it.
 PUBLISHED.update({"aya-expanse-8b": 8028033024, "internlm2_5-7b-chat": 7737708544, "granite-4.0-micro": 3402836480,
                   "seed-oss-36b-instruct": 36151104512})
+# Issue 18e. falcon-40b-instruct: the hub's safetensors total of tiiuae/falcon-40b (same shapes), as a
+# public model catalogue lists it (total_parameters_source: safetensors); falcon-7b-instruct:
+# tiiuae/falcon-7b's model_size in a public training benchmark table. Both count the LM head,
+# which the checkpoints store as its own tensor although FalconForCausalLM ties it to the
+# embedding: published = instantiated + vocab x hidden (checked in main). ernie-4.5-0.3b-pt: a
+# third-party count (params=360748032 for family ernie, L=18, d=1024) of baidu/ERNIE-4.5-0.3B-PT.
+# Kimi K2 (issue 18e): moonshotai/Kimi-K2-Instruct's instantiated model, 1,026,408,232,448, is a
+# serving provider's paramCount (Fireworks) and a third-party safetensors-header recount's "logical
+# parameters" of the checkpoint. The hub's figures are that plus 3,416 (= 61 x 56) stored elements
+# that are not parameters of the module tree (Instruct: 1,026,408,235,864; Base: + the fp8
+# weight_scale_inv 62,495,192 too: 1,026,470,731,056). The same recount's payload, 1,029,173,256,720
+# bytes, is nsc's stored bytes + 52,912 = the routers' e_score_correction_bias kept in float32
+# (60 MoE layers x 384 x 2 more bytes) + those 3,416 elements in bf16 (checked in main).
+KIMI_K2 = {"instantiated": 1026408232448, "hub_instruct": 1026408235864, "hub_base": 1026470731056,
+           "payload_bytes": 1029173256720}
+PUBLISHED.update({"kimi-k2-instruct": KIMI_K2["instantiated"]})
+PUBLISHED_STORED_HEAD = {"falcon-7b-instruct": 7217189760, "falcon-40b-instruct": 41835970560}
+PUBLISHED.update({"ernie-4.5-0.3b-pt": 360748032})
 
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
 
@@ -1110,9 +1408,37 @@ def main():
         out["models"][name] = r
         print("%-26s total %16d active %16d kv/token %8d" % (name, r["params_total"], r["params_active"],
                                                               r["kv_cache_bytes_per_token"]))
-    for name, hub_total in LLAMA4_HUB.items():
+    ck = json.load(open(os.path.join(CONFIGS, "kimi-k2-instruct.json")))
+    mk, _ = build(ck)
+    blocks = lambda o, i: -(-o // 128) * -(-i // 128)
+    scales_k = sum(cp * blocks(o, i) for (n, o, i, r, cp, _, _) in mk.p if r == "mat")
+    extra = KIMI_K2["hub_instruct"] - mk.total()
+    bytes_k = stored_bytes(mk, QUANT_CASES["kimi-k2-instruct"])
+    moe_layers = ck["num_hidden_layers"] - ck["first_k_dense_replace"]
+    f32_bias = moe_layers * ck["n_routed_experts"] * 2
+    print("kimi-k2: hub - instantiated =", extra, "= 61 x", extra // 61, "; Base - Instruct =",
+          KIMI_K2["hub_base"] - KIMI_K2["hub_instruct"], "= fp8 scales", scales_k,
+          "; payload - nsc bytes =", KIMI_K2["payload_bytes"] - bytes_k, "= f32 bias", f32_bias, "+ 2 x", extra)
+    out["kimi_k2_hub"] = dict(KIMI_K2, fp8_scales=scales_k, extra_elements=extra, nsc_stored_bytes=bytes_k,
+                              f32_bias_bytes=f32_bias)
+    if not (extra == 3416 == 61 * 56 and KIMI_K2["hub_base"] == KIMI_K2["hub_instruct"] + scales_k and
+            KIMI_K2["payload_bytes"] == bytes_k + f32_bias + 2 * extra):
+        bad += 1
+    for name, pub in PUBLISHED_STORED_HEAD.items():  # issue 18e: tied head stored as its own tensor
         c = json.load(open(os.path.join(CONFIGS, name + ".json")))
-        vision = llama4_vision(c["vision_config"], c["text_config"]["hidden_size"])
+        r = out["models"][name]
+        r["published_total_stored_head"] = pub
+        stored = r["params_total"] + c["vocab_size"] * c["hidden_size"]
+        print(name, "instantiated", r["params_total"], "+ stored head copy =", stored, "published", pub)
+        if stored != pub:
+            bad += 1
+    # Multimodal wrappers: the text decoder + the vision tower and projector = the published total.
+    towers = [(n, t, lambda c: llama4_vision(c["vision_config"], c["text_config"]["hidden_size"]))
+              for n, t in LLAMA4_HUB.items()]
+    towers += [(n, t, lambda c: pixtral_vision(c, c["text_config"]["hidden_size"])) for n, t in MISTRAL3_HUB.items()]
+    for name, hub_total, tower in towers:
+        c = json.load(open(os.path.join(CONFIGS, name + ".json")))
+        vision = tower(c)
         r = out["models"][name]
         r["vision_params"] = vision
         r["published_total_with_vision"] = hub_total

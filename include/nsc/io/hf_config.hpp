@@ -47,6 +47,13 @@
 /// | internlm2 | remote code InternLM2ForCausalLM: fused wqkv (= q, k, v) and wo biased by `bias` (default true), w1 / w3 / w2, head_dim = hidden / heads, untied output. |
 /// | seed_oss | llama plus attention_bias on q, k, v, attention_out_bias on o_proj, mlp_bias. |
 /// | granitemoehybrid | layer_types ("mamba" / "attention", one per layer) picks each layer's mixer; every layer has 2 RMSNorms and the shared_mlp (input_linear = gate + up of shared_intermediate_size, output_linear); num_local_experts > 0 adds granitemoe's experts (intermediate_size) and router, the shared_mlp then being an ungated shared expert; Mamba-2 as nemotron_h's from mamba_n_heads, mamba_d_head ("auto": mamba_expand x hidden / mamba_n_heads), mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_conv_bias, mamba_proj_bias; head_dim = hidden / heads. |
+/// | falcon | FalconForCausalLM: hidden_size, num_attention_heads (head_dim = hidden / heads), fused query_key_value of (heads + 2 kv) head_dim rows with kv = 1 when multi_query (default true) and not new_decoder_architecture, else num_kv_heads (null: heads); bias (false) on every Linear; LayerNorm (weight and bias): 2 per layer when not parallel_attn or num_ln_in_parallel_attn == 2 (default 2 with new_decoder_architecture), else 1; MLP dense_h_to_4h / dense_4h_to_h of ffn_hidden_size (4 hidden); tied head by default; alibi noted (no parameters). |
+/// | internlm3 | llama with qkv_bias on q, k, v and `bias` on o_proj and the MLP (remote code InternLM3). |
+/// | ernie4_5, ernie4_5_moe | use_bias on q, k, v, o and the MLP; tied by default; MoE (Ernie4_5_MoeSparseMoeBlock): moe_num_experts (64), moe_k (6), moe_intermediate_size (1536), moe_num_shared_experts (2: one MLP of 2 widths), layer i is MoE iff moe_layer_start_index (1) <= i <= moe_layer_end_index (-1: the last) and (i + 1) % moe_layer_interval (1) == 0; the router's moe_statics bias; lm_head bias when use_bias. |
+/// | exaone4 | q_norm / k_norm RMSNorm(head_dim), post_attention and post_feedforward norms, layer_types or every sliding_window_pattern-th (4) layer global, the others sliding (sliding_window 4096; an explicit null: none). |
+/// | hunyuan_v1_dense, hunyuan_v1_moe | attention_bias (q, k, v, o), query_layernorm / key_layernorm RMSNorm(head_dim) always, unbiased MLP; MoE: every layer num_experts MixtralExperts of intermediate_size (top moe_topk) + a shared_mlp of intermediate_size, router without bias; num_experts / moe_topk as an integer or a per-layer list of one value. |
+/// | gemma4 / gemma4_text | Gemma4ForConditionalGeneration's text decoder: gemma3's layers (4 norms, q_norm/k_norm RMSNorm(head_dim), GeGLU, tied) with layer_types (else every 6th layer full; the last layer always full), sliding_window (512); full layers have global_head_dim (512) and, with attention_k_eq_v, num_global_key_value_heads and no v_proj (the values are the key projection's output; the unweighted v_norm; keys and values both cached), unless the config has its own per_layer_config; layer_scalar buffers and final_logit_softcapping noted; per-layer embeddings (hidden_size_per_layer_input > 0), num_kv_shared_layers > 0, enable_moe_block and use_double_wide_mlp refused by name. |
+/// | glm_moe_dsa | GlmMoeDsaForCausalLM (GLM-5): deepseek_v32 with GlmMoeDsaConfig's defaults and the router bias always; indexer_types ("full" / "shared"), index_topk_pattern (F / S) or index_topk_freq (1) with index_skip_topk_offset (2): a shared layer has no indexer (it reuses the previous full layer's top-k; index_topk still caps its keys); mlp_layer_types must agree with first_k_dense_replace. |
 ///
 /// Multi-token prediction (num_nextn_predict_layers: deepseek_v3, kimi_k2, glm4_moe, mimo): the
 /// modules are not part of the served model and never enter the spec; hf_model::mtp_layers,
@@ -201,7 +208,8 @@ inline constexpr std::string_view hf_supported_model_types =
     "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, "
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
-    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
+    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
+    "hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe, gemma4 / gemma4_text (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
 
@@ -215,7 +223,7 @@ inline constexpr std::string_view fn = "nsc::read_hf_config";
 }
 
 /// Which mixture-of-experts layout a family has.
-enum class moe_layout { none, mixtral, qwen, deepseek, llama4 };
+enum class moe_layout { none, mixtral, qwen, deepseek, llama4, ernie };
 /// How a family marks sliding-window layers when `layer_types` is absent.
 enum class window_rule { none, every_layer, qwen, alternate, pattern };
 
@@ -250,6 +258,12 @@ struct family {
   bool sinks = false;                            ///< gpt_oss: a learned sink logit per query head
   bool chunked = false;                          ///< llama4: no_rope_layers (NoPE) and chunked attention
   bool dsa = false;                              ///< deepseek_v32: DSA indexer (index_n_heads, index_head_dim, index_topk)
+  bool shared_indexer = false;                   ///< glm_moe_dsa: indexer_types "shared" layers reuse a previous layer's top-k
+  /// HunYuan MoE: top-k field (moe_topk), expert count and top-k as an integer or a per-layer list
+  /// of one value, and a shared_mlp of intermediate_size beside the experts in every layer.
+  const char* topk_key = "num_experts_per_tok";
+  bool uniform_lists = false;
+  bool shared_mlp = false;
   bool block_configs = false;                    ///< DeciLM block_configs
   const char* qk_norm_flag = nullptr;            ///< field switching the q/k norms (use_qk_norm)
   bool qkv_only_bias = false;                    ///< attention_bias switches q, k, v only (o_proj unbiased)
@@ -268,6 +282,16 @@ struct family {
   /// layer); the Mamba-2 fields are mamba_*; the dense FFN is the shared_mlp, and with
   /// num_local_experts > 0 every layer is a MoE whose shared_mlp is an ungated shared expert.
   bool mamba_layer_types = false;
+  /// EXAONE 4: `sliding_window: null` (explicitly) means no sliding layer (Exaone4Config sets
+  /// sliding_window_pattern 0), where the table default would otherwise apply.
+  bool null_window_is_full = false;
+  /// Gemma 4: full-attention layers take global_head_dim (512) and, with attention_k_eq_v,
+  /// num_global_key_value_heads and no v_proj (attention_spec::k_eq_v), unless the config holds
+  /// its own per_layer_config; the last layer is always full attention; without layer_types every
+  /// 6th layer is full (sliding_window_pattern is not read). Per-layer embeddings
+  /// (hidden_size_per_layer_input > 0, default 256), KV-shared layers (num_kv_shared_layers > 0),
+  /// the MoE block (enable_moe_block) and use_double_wide_mlp are refused by name.
+  bool global_layers = false;
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -275,6 +299,11 @@ inline constexpr const char* gemma3_defaults =
     R"({"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
         "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 4096,
         "sliding_window_pattern": 6})";
+
+inline constexpr const char* gemma4_defaults = // Gemma4TextConfig
+    R"({"vocab_size": 262144, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 30,
+        "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "sliding_window": 512,
+        "global_head_dim": 512, "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 0})";
 
 inline constexpr const char* gpt_oss_defaults =
     R"({"num_hidden_layers": 36, "num_local_experts": 128, "vocab_size": 201088, "hidden_size": 2880,
@@ -286,6 +315,13 @@ inline constexpr const char* llama4_defaults =
         "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
         "num_experts_per_tok": 1, "num_local_experts": 16, "interleave_moe_layer_step": 1,
         "attention_chunk_size": 8192, "no_rope_layer_interval": 4})";
+
+inline constexpr const char* glm_moe_dsa_defaults = // GlmMoeDsaConfig (zai-org/GLM-5)
+    R"({"vocab_size": 154880, "hidden_size": 6144, "intermediate_size": 12288, "moe_intermediate_size": 2048,
+        "num_hidden_layers": 78, "num_attention_heads": 64, "n_shared_experts": 1, "n_routed_experts": 256,
+        "kv_lora_rank": 512, "q_lora_rank": 2048, "qk_rope_head_dim": 64, "v_head_dim": 256, "qk_nope_head_dim": 192,
+        "num_experts_per_tok": 8, "first_k_dense_replace": 3, "index_topk": 2048, "index_head_dim": 128,
+        "index_n_heads": 32})";
 
 /// The family table (HF transformers' modeling files; see the file comment).
 inline const std::vector<family>& families() {
@@ -353,6 +389,11 @@ inline const std::vector<family>& families() {
     t.push_back(gemma3);
     gemma3.model_type = "gemma3"; // a text-only config labelled gemma3
     t.push_back(gemma3);
+    family gemma4 = gemma3; // Gemma4ForConditionalGeneration's text decoder (gemma4 wrappers are read through text_config)
+    gemma4.model_type = "gemma4_text";
+    gemma4.global_layers = true;
+    gemma4.defaults = gemma4_defaults;
+    t.push_back(gemma4);
     family ds;
     ds.model_type = "deepseek_v2";
     ds.latent = true;
@@ -580,6 +621,68 @@ inline const std::vector<family>& families() {
     granite_hybrid.defaults = R"({"mamba_n_heads": 128, "mamba_d_head": "auto", "mamba_d_state": 256, "mamba_n_groups": 1, "mamba_d_conv": 4,
                                   "mamba_expand": 2, "mamba_conv_bias": true, "mamba_proj_bias": false, "num_local_experts": 0})";
     t.push_back(granite_hybrid);
+    // Issue 18e families.
+    family falcon; // FalconForCausalLM: fused query_key_value, biased LayerNorms, GELU MLP; KV heads and norms per layer in read_family
+    falcon.model_type = "falcon";
+    falcon.kv_heads = nullptr;
+    falcon.head_dim = false;
+    falcon.ffn = "ffn_hidden_size";
+    falcon.ffn_default_mult = 4;
+    falcon.eps = "layer_norm_epsilon";
+    falcon.norm = norm_kind::layernorm;
+    falcon.gated = false;
+    falcon.attention_bias = falcon.mlp_bias = "bias";
+    falcon.tie_default = true;
+    falcon.per_layer_config = false;
+    t.push_back(falcon);
+    family internlm3 = llama; // InternLM3ForCausalLM (remote code): qkv_bias on q, k, v; `bias` on o_proj and the MLP
+    internlm3.model_type = "internlm3";
+    internlm3.attention_bias = "qkv_bias";
+    internlm3.qkv_only_bias = true;
+    internlm3.out_bias_flag = "bias";
+    internlm3.mlp_bias = "bias";
+    t.push_back(internlm3);
+    family ernie = llama; // Ernie4_5ForCausalLM: use_bias on q, k, v, o and the MLP; tied head by default
+    ernie.model_type = "ernie4_5";
+    ernie.attention_bias = ernie.mlp_bias = "use_bias";
+    ernie.tie_default = true;
+    t.push_back(ernie);
+    family exaone4 = llama; // Exaone4ForCausalLM: q/k norms per head, post-attention / post-feedforward norms, 3 local : 1 global
+    exaone4.model_type = "exaone4";
+    exaone4.attention_bias = exaone4.mlp_bias = nullptr;
+    exaone4.qk_norm = qk_norm_kind::per_head;
+    exaone4.window = window_rule::pattern;
+    exaone4.null_window_is_full = true;
+    exaone4.defaults = R"({"sliding_window": 4096, "sliding_window_pattern": 4})";
+    t.push_back(exaone4);
+    family hunyuan = llama; // HunYuanDenseV1ForCausalLM: attention_bias (q, k, v, o), query/key_layernorm per head, unbiased MLP
+    hunyuan.model_type = "hunyuan_v1_dense";
+    hunyuan.mlp_bias = nullptr;
+    hunyuan.qk_norm = qk_norm_kind::per_head;
+    t.push_back(hunyuan);
+    family ernie_moe = ernie; // Ernie4_5_MoeForCausalLM: moe_* experts and shared experts, moe_statics bias, lm_head bias = use_bias
+    ernie_moe.model_type = "ernie4_5_moe";
+    ernie_moe.moe = moe_layout::ernie;
+    ernie_moe.lm_head_bias = "use_bias";
+    ernie_moe.per_layer_config = false;
+    ernie_moe.defaults = R"({"moe_num_experts": 64, "moe_k": 6, "moe_intermediate_size": 1536, "moe_num_shared_experts": 2,
+                            "moe_layer_start_index": 1, "moe_layer_end_index": -1, "moe_layer_interval": 1})";
+    t.push_back(ernie_moe);
+    family hunyuan_moe = hunyuan; // HunYuanMoEV1ForCausalLM: every layer MoE (wg router, MixtralExperts of intermediate_size) + shared_mlp
+    hunyuan_moe.model_type = "hunyuan_v1_moe";
+    hunyuan_moe.moe = moe_layout::mixtral;
+    hunyuan_moe.experts_key = "num_experts";
+    hunyuan_moe.topk_key = "moe_topk";
+    hunyuan_moe.uniform_lists = true;
+    hunyuan_moe.shared_mlp = true;
+    hunyuan_moe.per_layer_config = false;
+    t.push_back(hunyuan_moe);
+    family glm_dsa = ds; // GlmMoeDsaForCausalLM (GLM-5): DeepSeek-V3.2's MLA + DSA + MoE; indexer_types may share top-k
+    glm_dsa.model_type = "glm_moe_dsa";
+    glm_dsa.shared_indexer = true;
+    glm_dsa.router_bias = true;
+    glm_dsa.defaults = glm_moe_dsa_defaults;
+    t.push_back(glm_dsa);
     return t;
   }();
   return table;
@@ -878,6 +981,7 @@ inline std::string_view moe_count_key(moe_layout m) {
   return m == moe_layout::mixtral || m == moe_layout::llama4 ? "num_local_experts"
          : m == moe_layout::qwen  ? "num_experts"
          : m == moe_layout::deepseek ? "n_routed_experts"
+         : m == moe_layout::ernie    ? "moe_num_experts"
                                      : "";
 }
 
@@ -1064,8 +1168,12 @@ struct sliding_rule {
       break;
     case window_rule::alternate: cuts.periodic(0, 2, "the sliding window"); break;
     case window_rule::pattern: {
+      if (fam.null_window_is_full && f.c.contains("sliding_window") && f.c["sliding_window"].is_null()) {
+        rule = window_rule::none;
+        break;
+      }
       const char* key = f.has("sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
-      pattern = f.optional(key, 6);
+      pattern = fam.global_layers ? 6 : f.optional(key, 6); // Gemma4TextConfig: 5 sliding, 1 full
       cuts.periodic(pattern - 1, pattern, "the sliding window");
       break;
     }
@@ -1488,13 +1596,24 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   layer_cuts cuts{layers, fam.layers, f.get(fam.layers)};
 
   // Mixture of experts, per layer.
+  // An integer field, or (uniform_lists families) a list of num_hidden_layers equal integers.
+  auto count_field = [&](const char* key) {
+    const json* v = f.get(key);
+    if (!fam.uniform_lists || !v || !v->is_array()) return f.required(key);
+    if (v->size() != std::size_t(layers))
+      bad(key, "must be an integer or a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
+    for (std::size_t k = 1; k < v->size(); ++k)
+      if ((*v)[k] != (*v)[0])
+        bad(std::string(key) + "[" + std::to_string(k) + "]",
+            "differs from " + std::string(key) + "[0]: per-layer values are not supported", (*v)[k]);
+    return integer((*v)[0], std::string(key) + "[0]", 1, "must be a positive integer");
+  };
   auto moe_fields = [&](const char* n_key, std::int64_t width) {
     ffn_spec e = b.ffn;
-    e.n_experts = f.required(n_key);
-    e.top_k = f.required("num_experts_per_tok");
+    e.n_experts = count_field(n_key);
+    e.top_k = count_field(fam.topk_key);
     if (e.top_k > e.n_experts)
-      bad("num_experts_per_tok", "must be <= " + std::string(n_key) + " = " + std::to_string(e.n_experts),
-          *f.get("num_experts_per_tok"));
+      bad(fam.topk_key, "must be <= " + std::string(n_key) + " = " + std::to_string(e.n_experts), *f.get(fam.topk_key));
     e.d_ff = width;
     return e;
   };
@@ -1502,6 +1621,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   bool moe = false;                  // the config has MoE layers
   std::int64_t step = 1, first = 0;  // qwen decoder_sparse_step; deepseek first_k_dense_replace ...
   std::int64_t freq = 1;             // ... and moe_layer_freq
+  std::int64_t last = 0;             // ernie: moe_layer_end_index
   std::set<std::int64_t> dense;      // qwen mlp_only_layers
   std::set<std::int64_t> llama4_moe; // llama4 moe_layers (when listed)
   bool llama4_listed = false;
@@ -1516,6 +1636,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       break;
     }
     expert = moe_fields(fam.experts_key ? fam.experts_key : "num_local_experts", ffn);
+    if (fam.shared_mlp) expert.shared_d_ff = ffn; // HunYuan: shared_mlp (an MLP of intermediate_size) in every layer
     moe = true;
     break;
   case moe_layout::qwen: {
@@ -1574,6 +1695,26 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     if (freq > 1) cuts.periodic(first + (freq - first % freq) % freq, freq, "moe_layer_freq");
     break;
   }
+  case moe_layout::ernie: { // Ernie4_5_MoeSparseMoeBlock: gate Linear(d, E), moe_statics (E), experts, shared experts
+    if (f.optional("moe_num_experts", 0, 0) == 0) break;
+    expert = b.ffn;
+    expert.n_experts = f.required("moe_num_experts");
+    expert.top_k = f.required("moe_k");
+    if (expert.top_k > expert.n_experts)
+      bad("moe_k", "must be <= moe_num_experts = " + std::to_string(expert.n_experts), *f.get("moe_k"));
+    expert.d_ff = f.required("moe_intermediate_size");
+    expert.shared_d_ff = checked_mul(f.optional("moe_num_shared_experts", 0, 0), expert.d_ff, fn, "shared expert width");
+    expert.router_bias = true;
+    moe = true;
+    first = f.optional("moe_layer_start_index", 0, 0);
+    last = integer(*f.get("moe_layer_end_index"), "moe_layer_end_index", -1, "must be -1 (the last layer) or a layer index");
+    if (last == -1) last = layers - 1;
+    step = f.optional("moe_layer_interval", 1);
+    cuts.at(first);
+    cuts.at(last + 1);
+    cuts.periodic(step - 1, step, "moe_layer_interval");
+    break;
+  }
   }
   if (moe && (fam.router_bias || (fam.router_bias_flag && f.flag(fam.router_bias_flag, false))))
     expert.router_bias = true;
@@ -1584,6 +1725,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     case moe_layout::qwen: return moe && !dense.count(i) && (i + 1) % step == 0;
     case moe_layout::deepseek: return moe && i >= first && i % freq == 0;
     case moe_layout::llama4: return llama4_listed ? llama4_moe.count(i) > 0 : (i + 1) % step == 0;
+    case moe_layout::ernie: return moe && i >= first && i <= last && (i + 1) % step == 0;
     }
     return false;
   };
@@ -1625,6 +1767,33 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   auto rope_at = [&](std::int64_t i) {
     return no_rope ? (*no_rope)[std::size_t(i)] == 1 : (i + 1) % nope_interval != 0;
   };
+
+  // Gemma 4: structures nsc does not model yet are refused by name; full layers' own shapes.
+  std::int64_t global_head_dim = 0, global_kv = 0;
+  bool k_eq_v = false, own_per_layer = false;
+  if (fam.global_layers) {
+    auto refuse = [&](const char* key, bool on, const std::string& what) {
+      if (on) bad(key, what + " (model_type " + type + "): not supported yet", *f.get(key));
+    };
+    refuse("hidden_size_per_layer_input", f.optional("hidden_size_per_layer_input", 0, 0) > 0,
+           "is > 0: Gemma 4's per-layer embeddings (embed_tokens_per_layer, per_layer_model_projection, a gate and "
+           "projection per layer)");
+    refuse("num_kv_shared_layers", f.optional("num_kv_shared_layers", 0, 0) > 0,
+           "is > 0: KV-shared layers (no k/v projections; they read an earlier layer's keys and values)");
+    refuse("enable_moe_block", f.flag("enable_moe_block", false),
+           "is true: the Gemma 4 MoE block (routed experts in parallel with the dense MLP)");
+    refuse("use_double_wide_mlp", f.flag("use_double_wide_mlp", false), "is true: a double-wide MLP");
+    global_head_dim = f.required("global_head_dim");
+    k_eq_v = f.flag("attention_k_eq_v", false);
+    if (k_eq_v && f.has("num_global_key_value_heads")) {
+      global_kv = f.required("num_global_key_value_heads");
+      if (heads % global_kv != 0)
+        bad("num_global_key_value_heads", "must divide num_attention_heads = " + std::to_string(heads),
+            *f.get("num_global_key_value_heads"));
+    }
+    own_per_layer = f.has("per_layer_config");
+    cuts.at(layers - 1); // the last layer is full attention whatever layer_types says
+  }
 
   // Sliding-window layers.
   const bool windows = fam.window != window_rule::none || (f.has("layer_types") && !fam.chunked && !fam.linear_attention && !fam.mamba_layer_types);
@@ -1755,6 +1924,41 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       cuts.periodic(interval - 1, interval, "full_attention_interval");
     }
   }
+  // GLM-MoE-DSA: indexer_types ("full": the layer runs its indexer; "shared": it reuses the top-k
+  // of the previous full layer, so it has no indexer weights and no indexer cache, and its
+  // attention still attends at most index_topk keys); absent: index_topk_pattern ("F" / "S" per
+  // layer), else full iff max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0 (2, 1).
+  std::vector<bool> shared_list;
+  std::int64_t ifreq = 1, ioffset = 2;
+  if (fam.shared_indexer) {
+    const char* key = f.has("indexer_types") ? "indexer_types" : f.has("index_topk_pattern") ? "index_topk_pattern" : nullptr;
+    if (key) {
+      const json& v = *f.get(key);
+      const bool letters = v.is_string();
+      if ((!letters && !v.is_array()) || (letters ? v.get<std::string>().size() : v.size()) != std::size_t(layers))
+        bad(key, "must list num_hidden_layers = " + std::to_string(layers) + " entries \"full\" / \"shared\" (or F / S)", v);
+      cuts.every_layer(key, v);
+      for (std::size_t i = 0; i < std::size_t(layers); ++i) {
+        const json e = letters ? json(std::string(1, v.get<std::string>()[i])) : v[i];
+        if (e != "full" && e != "shared" && e != "F" && e != "S")
+          bad(std::string(key) + "[" + std::to_string(i) + "]", "must be \"full\" or \"shared\" (F or S)", e);
+        shared_list.push_back(e == "shared" || e == "S");
+      }
+    } else {
+      ifreq = f.optional("index_topk_freq", 1);
+      ioffset = f.optional("index_skip_topk_offset", 2, 0);
+      cuts.at(ioffset - 1);
+      cuts.periodic(ioffset - 1, ifreq, "index_topk_freq");
+    }
+  }
+  auto shared_at = [&](std::int64_t i) {
+    if (!fam.shared_indexer) return false;
+    if (!shared_list.empty()) return bool(shared_list[std::size_t(i)]);
+    return std::max<std::int64_t>(i - ioffset + 1, 0) % ifreq != 0;
+  };
+  if (fam.shared_indexer && shared_at(0))
+    bad(f.has("indexer_types") ? "indexer_types" : f.has("index_topk_pattern") ? "index_topk_pattern" : "index_skip_topk_offset",
+        "makes layer 0 \"shared\": a shared layer reuses the top-k of a previous full layer", json(ioffset));
   const extensions ext(c, layers);
   if (ext.per_layer()) cuts.every_layer(ext.list().first, *ext.list().second);
 
@@ -1768,9 +1972,16 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       const bool chunked = chunk_types ? (*chunk_types)[std::size_t(i)] == "chunked_attention" : rope;
       if (chunked) x.attention.chunk = chunk;
     }
-    if (windows && sliding.at(i)) {
+    if (windows && sliding.at(i) && !(fam.global_layers && i == layers - 1)) {
       if (window == 0) window = f.required("sliding_window");
       x.attention.sliding_window = window;
+    }
+    if (fam.global_layers && x.attention.sliding_window == 0) { // a full-attention layer
+      if (!own_per_layer) {
+        x.attention.head_dim = global_head_dim;
+        if (global_kv > 0) x.attention.n_kv_heads = global_kv;
+      }
+      x.attention.k_eq_v = k_eq_v;
     }
     if (block_configs) read_block_config((*block_configs)[std::size_t(i)], std::size_t(i), f, x);
     if (fam.linear_attention &&
@@ -1785,6 +1996,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       if (ch != '-') x.ffn.kind = ffn_kind::none;
       if (ch == '-') x.attention.kind = attention_kind::none;
     }
+    if (shared_at(i)) x.attention.index_n_heads = x.attention.index_head_dim = 0; // the previous full layer's top-k
     overrides.apply(i, x);
     ext.apply(i, x);
     return x;
@@ -1827,7 +2039,52 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   }
 
   // Family peculiarities the table does not express.
-  if (type == "bert") {
+  if (fam.shared_indexer) { // mlp_layer_types, when given, must say what first_k_dense_replace says
+    if (const json* v = f.get("mlp_layer_types")) {
+      if (!v->is_array() || v->size() != std::size_t(layers))
+        bad("mlp_layer_types", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
+      for (std::size_t i = 0; i < v->size(); ++i)
+        if ((*v)[i] != (is_moe(std::int64_t(i)) ? "sparse" : "dense"))
+          bad("mlp_layer_types[" + std::to_string(i) + "]",
+              std::string("must be \"") + (is_moe(std::int64_t(i)) ? "sparse" : "dense") +
+                  "\" as first_k_dense_replace and moe_layer_freq make layer " + std::to_string(i) +
+                  " (nsc reads MoE layers from them)",
+              (*v)[i]);
+    }
+  }
+  if (fam.global_layers) {
+    std::int64_t full = 0;
+    for (const block_spec& x : s.blocks)
+      if (x.attention.sliding_window == 0) full += x.repeat; // <= num_hidden_layers
+    m.notes.push_back(std::to_string(full) + " of " + std::to_string(layers) + " layers are full attention (head_dim " +
+                      std::to_string(global_head_dim) +
+                      (k_eq_v ? ", attention_k_eq_v: no v_proj, the values are the key projection's output; keys and "
+                                "values both cached"
+                              : "") +
+                      "); v_norm has no weight; every layer stores a layer_scalar buffer (1 value, in the checkpoint, "
+                      "not a parameter: not counted)");
+    if (const json* cap = f.get("final_logit_softcapping"); cap && cap->is_number())
+      m.notes.push_back("final_logit_softcapping " + io::json_excerpt(*cap) + ": no parameters, no count changes");
+  }
+  if (type == "falcon") { // FalconAttention / FalconDecoderLayer
+    const bool new_arch = f.flag("new_decoder_architecture", false);
+    std::int64_t kv_heads = 1; // multi_query: one K and one V head (query_key_value of hidden + 2 head_dim rows)
+    if (new_arch || !f.flag("multi_query", true)) {
+      kv_heads = f.optional("num_kv_heads", heads); // FalconConfig: num_attention_heads when null
+      if (heads % kv_heads != 0)
+        bad("num_kv_heads", "must divide num_attention_heads = " + std::to_string(heads), *f.get("num_kv_heads"));
+    }
+    // Two LayerNorms (input_layernorm + post_attention_layernorm, or ln_attn + ln_mlp), or one
+    // input_layernorm shared by the parallel attention and MLP.
+    const std::int64_t ln_parallel = f.optional("num_ln_in_parallel_attn", new_arch ? 2 : 1);
+    const std::int64_t norms = !f.flag("parallel_attn", true) || ln_parallel == 2 ? 2 : 1;
+    for (block_spec& x : s.blocks) {
+      x.attention.n_kv_heads = kv_heads;
+      x.n_norms = norms;
+    }
+    if (f.flag("alibi", false))
+      m.notes.push_back("ALiBi positions (alibi: true): no parameters, no count changes");
+  } else if (type == "bert") {
     s.embeddings.token_types = f.optional("type_vocab_size", 2, 0);
     s.embeddings.norm = norm_kind::layernorm;
     s.final_norm = norm_kind::none;
@@ -1870,6 +2127,7 @@ inline std::string index_ranges(const std::vector<std::int64_t>& v) {
 /// Counts are sums over the runs (checked); NoPE layers are listed by index up to 16384 layers.
 inline std::vector<std::string> structure_notes(const transformer_spec& s) {
   std::int64_t sink_layers = 0, sink_params = 0, chunk_layers = 0, chunk = 0, nope_layers = 0, dsa_layers = 0, i = 0;
+  std::int64_t shared_topk = 0; // DSA layers without an indexer (GLM-MoE-DSA "shared")
   std::vector<std::int64_t> nope; // indices, while the model is small enough to list them
   attention_spec index;           // the last DSA layer's indexer
   constexpr std::string_view q = "layers with a structure";
@@ -1896,6 +2154,8 @@ inline std::vector<std::string> structure_notes(const transformer_spec& s) {
     if (a.index_n_heads > 0) {
       dsa_layers = checked_add(dsa_layers, r, fn, q);
       index = a;
+    } else if (a.index_topk > 0) {
+      shared_topk = checked_add(shared_topk, r, fn, q);
     }
     i = checked_add(i, r, fn, q);
   }
@@ -1916,7 +2176,11 @@ inline std::vector<std::string> structure_notes(const transformer_spec& s) {
                   std::to_string(index.index_topk) + " keys; its indexer (" + std::to_string(index.index_n_heads) +
                   " heads of " + std::to_string(index.index_head_dim) +
                   ", weights counted) scores every key and caches a key of " + std::to_string(index.index_head_dim) +
-                  " fp8 bytes + fp32 scales per token");
+                  " fp8 bytes + fp32 scales per token" +
+                  (shared_topk > 0 ? "; " + std::to_string(shared_topk) +
+                                         " more layers reuse the top-k of the previous indexer layer (indexer_types "
+                                         "shared: no indexer weights, no indexer cache)"
+                                   : std::string()));
   return out;
 }
 
@@ -1948,6 +2212,39 @@ inline std::int64_t llama4_vision_params(const json& v, std::int64_t text_hidden
   return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
 }
 
+/// Parameters of PixtralVisionModel + Mistral3MultiModalProjector from a mistral3 config (its
+/// vision_config and top-level fields) and the text hidden size, as transformers builds them:
+/// patch_conv Conv2d(num_channels, h, patch_size) without bias, ln_pre RMSNorm(h), per layer
+/// attention_norm and ffn_norm RMSNorm(h), q/k/v/o Linear(h, h) and gate/up/down (h, I) without
+/// bias; projector: norm RMSNorm(h), patch_merger Linear(h s^2, h) without bias (s =
+/// spatial_merge_size, 2), linear_1 Linear(h x the vision_feature_layer entries (a list; an
+/// integer: 1), text hidden) and linear_2 Linear(text, text), biased when
+/// multimodal_projector_bias. -1 when a field is missing or not a positive integer.
+inline std::int64_t pixtral_vision_params(const json& top, std::int64_t text_hidden) {
+  if (!present(top, "vision_config") || !top["vision_config"].is_object()) return -1;
+  const json& v = top["vision_config"];
+  auto get = [&](const json& o, const char* k, std::int64_t fallback) -> std::int64_t {
+    if (!present(o, k)) return fallback;
+    const auto i = as_integer(o[k]);
+    return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+  };
+  const std::int64_t h = get(v, "hidden_size", -1), I = get(v, "intermediate_size", -1),
+                     L = get(v, "num_hidden_layers", -1), c = get(v, "num_channels", 3), p = get(v, "patch_size", -1),
+                     s = get(top, "spatial_merge_size", 2);
+  std::int64_t feature_layers = 1;
+  if (present(top, "vision_feature_layer") && top["vision_feature_layer"].is_array())
+    feature_layers = std::int64_t(top["vision_feature_layer"].size());
+  for (std::int64_t x : {h, I, L, c, p, s, feature_layers})
+    if (x < 1) return -1;
+  if (present(top, "multimodal_projector_bias") && !top["multimodal_projector_bias"].is_boolean()) return -1;
+  const bool bias = present(top, "multimodal_projector_bias") && top["multimodal_projector_bias"].get<bool>();
+  __extension__ typedef __int128 i128; // every factor <= 2^24: no product below passes 2^127
+  const i128 vd = i128(h) * feature_layers, t = text_hidden;
+  const i128 layer = 4 * i128(h) * h + 3 * i128(h) * I + 2 * i128(h);
+  const i128 n = i128(c) * p * p * h + h + L * layer + h + i128(h) * s * s * h + vd * t + t * t + (bias ? 2 * t : 0);
+  return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
+}
+
 } // namespace detail::hf
 
 /// The table of families read_hf_config understands (field names, defaults, structure).
@@ -1976,7 +2273,7 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
   if ((!fam || type == "gemma3") && h::present(config, "text_config")) {
     const nlohmann::json& tc = config["text_config"];
     if (!tc.is_object()) h::bad("text_config", "must be an object", tc);
-    std::string inner = type == "gemma3" || type == "qwen3_5" || type == "qwen3_5_moe" ? type + "_text"
+    std::string inner = type == "gemma3" || type == "gemma4" || type == "qwen3_5" || type == "qwen3_5_moe" ? type + "_text"
                         : type == "llama4"                                           ? "llama4_text"
                                                                                      : "";
     if (h::present(tc, "model_type")) {
@@ -2004,8 +2301,11 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
     const std::string outer = t.get<std::string>();
     if (outer == "llama4" && h::present(config, "vision_config") && config["vision_config"].is_object())
       m.vision_params = h::llama4_vision_params(config["vision_config"], m.spec.d_model);
+    if (outer == "mistral3") m.vision_params = h::pixtral_vision_params(config, m.spec.d_model);
+    const bool audio = h::present(config, "audio_config");
     m.notes.push_back("multimodal config (" + outer + "): the text decoder (text_config) is scored and counted; the "
-                      "vision tower and projector are not counted" +
+                      "vision tower and projector" + std::string(audio ? " and the audio tower" : "") +
+                      " are not counted" +
                       (m.vision_params >= 0 ? " (" + std::to_string(m.vision_params) + " parameters)"
                                             : std::string(" (their size is not determined here)")));
   }

@@ -237,7 +237,10 @@ struct attention_spec {
   // (index_head_dim, d), weights_proj (index_n_heads, d), k_norm LayerNorm(index_head_dim).
   std::int64_t index_n_heads = 0;    ///< indexer heads (0: dense attention, no indexer)
   std::int64_t index_head_dim = 0;   ///< indexer head width (its cached key's width)
-  std::int64_t index_topk = 0;       ///< keys the sparse attention attends at most
+  std::int64_t index_topk = 0;       ///< keys the sparse attention attends at most; with
+                                     ///< index_n_heads 0 the layer reuses the top-k of a previous
+                                     ///< layer's indexer (GLM-MoE-DSA "shared" layers: no weights,
+                                     ///< no indexer cache)
   // State-space mixers (kind mamba2; see attention_kind):
   std::int64_t ssm_heads = 0;    ///< Mamba-2 heads H, >= 1
   std::int64_t ssm_head_dim = 0; ///< Mamba-2 head width P, >= 1
@@ -248,6 +251,9 @@ struct attention_spec {
   bool ssm_norm = true;          ///< a gated RMSNorm(I) before out_proj
   bool output_gate = false;      ///< standard attention: q_proj also yields a sigmoid gate of the output
                                  ///< (Qwen3-Next attn_output_gate): n_heads head_dim more rows
+  bool k_eq_v = false;           ///< standard attention: the values are the key projection's output
+                                 ///< (Gemma 4 attention_k_eq_v): no v_proj (no v matrix scored, no v MACs);
+                                 ///< keys and values are still cached apart (different norms, keys rotated)
 
   /// n_kv_heads, or n_heads when 0.
   constexpr std::int64_t kv_heads() const noexcept { return n_kv_heads == 0 ? n_heads : n_kv_heads; }
@@ -463,7 +469,10 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
     (void)mixer_other_params(a);
     return;
   }
-  if (!a.attends()) return; // linear / none: no heads (sinks, chunk and DSA fields of a removed sublayer are inert)
+  if (!a.attends()) return; // linear / none: no heads (sinks, chunk, k_eq_v and DSA fields of a removed sublayer are inert)
+  if (a.k_eq_v && a.kind != attention_kind::standard)
+    c.fail("attention.k_eq_v needs standard attention", to_string(a.kind));
+  if (a.k_eq_v && a.lora_v != 0) c.fail("attention.lora_v needs a v_proj (k_eq_v has none)", a.lora_v);
   if (a.sinks && a.kind != attention_kind::standard) c.fail("attention.sinks needs standard attention", to_string(a.kind));
   if (a.n_heads < 1) c.fail("attention.n_heads must be >= 1", a.n_heads);
   if (a.kind == attention_kind::latent) {
@@ -493,8 +502,11 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
       if (a.q_lora_rank < 1) c.fail("attention.index_n_heads needs q_lora_rank >= 1 (wq_b reads the query latent)", a.q_lora_rank);
       if (a.sliding_window > 0 || a.chunk > 0)
         c.fail("attention.index_topk cannot be combined with a sliding window or a chunk", a.index_topk);
-    } else if (a.index_head_dim != 0 || a.index_topk != 0) {
-      c.fail("attention.index_head_dim and index_topk need index_n_heads >= 1", std::max(a.index_head_dim, a.index_topk));
+    } else if (a.index_head_dim != 0) {
+      c.fail("attention.index_head_dim needs index_n_heads >= 1", a.index_head_dim);
+    } else if (a.index_topk < 0 || (a.index_topk > 0 && (a.sliding_window > 0 || a.chunk > 0))) {
+      c.fail("attention.index_topk (a shared top-k) must be >= 0 and cannot be combined with a sliding window or a chunk",
+             a.index_topk);
     }
     return;
   }
@@ -674,7 +686,8 @@ inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
   case qkv_layout::merged:
     ws.push_back(linear("qkv_proj", part::attention,
                         checked_add(a.output_gate ? checked_mul<std::int64_t>(2, qw, fn, "merged QKV width") : qw,
-                                    checked_mul<std::int64_t>(2, kw, fn, "merged QKV width"), fn, "merged QKV width"),
+                                    checked_mul<std::int64_t>(a.k_eq_v ? 1 : 2, kw, fn, "merged QKV width"), fn,
+                                    "merged QKV width"),
                         d, a.qkv_bias));
     break;
   case qkv_layout::per_head:
@@ -694,7 +707,7 @@ inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
       ws.push_back(std::move(g));
     }
     ws.push_back(std::move(k));
-    ws.push_back(std::move(v));
+    if (!a.k_eq_v) ws.push_back(std::move(v));
     break;
   }
   }
@@ -971,7 +984,7 @@ inline bool same_block(const block_spec& x, const block_spec& y) {
          a.qk_nope_head_dim == b.qk_nope_head_dim && a.qk_rope_head_dim == b.qk_rope_head_dim &&
          a.v_head_dim == b.v_head_dim && a.ssm_heads == b.ssm_heads && a.ssm_head_dim == b.ssm_head_dim &&
          a.ssm_state == b.ssm_state && a.ssm_groups == b.ssm_groups && a.conv_kernel == b.conv_kernel &&
-         a.conv_bias == b.conv_bias && a.ssm_norm == b.ssm_norm && a.output_gate == b.output_gate && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&
+         a.conv_bias == b.conv_bias && a.ssm_norm == b.ssm_norm && a.output_gate == b.output_gate && a.k_eq_v == b.k_eq_v && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&
          f.gated == g.gated && f.bias == g.bias && f.lora_gate == g.lora_gate && f.lora_up == g.lora_up &&
          f.lora_down == g.lora_down && f.n_experts == g.n_experts && f.top_k == g.top_k &&
          f.router_bias == g.router_bias && f.shared_d_ff == g.shared_d_ff && f.shared_gate == g.shared_gate &&

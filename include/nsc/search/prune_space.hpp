@@ -347,7 +347,7 @@ inline std::string prune_block_key(const block_spec& b) {
         std::int64_t(a.qk_norm), a.sliding_window, std::int64_t(a.sinks), a.chunk, std::int64_t(a.nope), a.index_n_heads,
         a.index_head_dim, a.index_topk, a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim,
         a.qk_rope_head_dim, a.v_head_dim, a.ssm_heads, a.ssm_head_dim, a.ssm_state, a.ssm_groups, a.conv_kernel,
-        std::int64_t(a.conv_bias), std::int64_t(a.ssm_norm), std::int64_t(a.output_gate), std::int64_t(f.kind), f.d_model, f.d_ff, std::int64_t(f.gated),
+        std::int64_t(a.conv_bias), std::int64_t(a.ssm_norm), std::int64_t(a.output_gate), std::int64_t(a.k_eq_v), std::int64_t(f.kind), f.d_model, f.d_ff, std::int64_t(f.gated),
         std::int64_t(f.bias), f.lora_gate, f.lora_up, f.lora_down, f.n_experts, f.top_k,
         std::int64_t(f.router_bias), f.shared_d_ff, std::int64_t(f.shared_gate), std::int64_t(b.norm), b.n_norms})
     put(v);
