@@ -16,6 +16,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -510,6 +511,59 @@ TEST_CASE("prefix psi: every nested prefix from one factorisation, greedy and or
     close(nsc::prefix_psi_ordered<double>(X[0], order), j["ordered"], 1e-12);
     const double lmax = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(X[0] * X[0].transpose()).eigenvalues().maxCoeff();
     close(nsc::prefix_psi_ordered<float>(X[0], order), j["ordered"], nsc::prefix_psi_error<float>(12, 5, lmax, 12));
+  }
+  SECTION("qr route (d-space, LAPACK xTPQRT): the prefixes asked for, double and float32 within its bound") {
+#if defined(NSC_HAVE_OPENBLAS)
+    const std::vector<std::int64_t> order = j["order"].get<std::vector<std::int64_t>>();
+    const std::vector<std::int64_t> sizes{1, 2, 5, 9, 12};
+    const double lmax = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(X[0] * X[0].transpose()).eigenvalues().maxCoeff();
+    double lam = 0;
+    const std::vector<double> p = nsc::prefix_psi_ordered_qr<double>(X[0], order, 1, sizes, &lam);
+    REQUIRE(p.size() == 13);
+    for (std::size_t k = 0; k < p.size(); ++k)
+      if (k == 0 || std::count(sizes.begin(), sizes.end(), std::int64_t(k)))
+        CHECK(p[k] == Approx(j["ordered"][k].get<double>()).margin(1e-12));
+      else
+        CHECK(std::isnan(p[k]));
+    CHECK(lam <= lmax * (1 + 1e-9));
+    CHECK(lam >= 0.9 * lmax);
+    const double bound = nsc::prefix_psi_route_error<float>(nsc::prefix_psi_route::qr, 12, 5, lmax);
+    const std::vector<double> pf = nsc::prefix_psi_ordered_qr<float>(X[0], order, 1, sizes);
+    for (std::int64_t k : sizes) CHECK(pf[std::size_t(k)] == Approx(j["ordered"][std::size_t(k)].get<double>()).margin(bound));
+    // units of 3 rows (heads), and a 700 x 160 matrix with one strong direction (lambda_max ~
+    // 900) in blocks crossing the 256-row steps: the qr route against the gram route in double
+    // (an independent algorithm, checked against numpy above), float32 within the stated bound
+    const std::vector<std::int64_t> o3{2, 0, 3, 1};
+    const std::vector<double> g3 = nsc::prefix_psi_ordered<double>(X[1], o3, 3);
+    const std::vector<double> q3 = nsc::prefix_psi_ordered_qr<double>(X[1], o3, 3, {1, 2, 3, 4});
+    for (std::size_t k = 0; k < g3.size(); ++k) CHECK(q3[k] == Approx(g3[k]).margin(1e-11));
+    Eigen::MatrixXd big = Eigen::MatrixXd::Random(700, 160) * 0.3;
+    big.col(7) += Eigen::VectorXd::Constant(700, 1.1);
+    std::vector<std::int64_t> perm(700);
+    for (std::int64_t i = 0; i < 700; ++i) perm[std::size_t(i)] = (i * 367) % 700;
+    double lg = 0, lq = 0;
+    const std::vector<double> gd = nsc::prefix_psi_ordered<double>(big, perm, 1, &lg);
+    const std::vector<std::int64_t> at{3, 160, 255, 256, 300, 512, 699, 700};
+    const std::vector<double> qd = nsc::prefix_psi_ordered_qr<double>(big, perm, 1, at, &lq);
+    const std::vector<double> qf = nsc::prefix_psi_ordered_qr<float>(big, perm, 1, at);
+    const double bf = nsc::prefix_psi_route_error<float>(nsc::prefix_psi_route::qr, 700, 160, lg);
+    CHECK(lg > 800);
+    CHECK(lq == Approx(lg).epsilon(1e-6));
+    for (std::int64_t k : at) {
+      CHECK(qd[std::size_t(k)] == Approx(gd[std::size_t(k)]).margin(1e-9));
+      CHECK(std::abs(qf[std::size_t(k)] - gd[std::size_t(k)]) <= bf);
+    }
+    CHECK(nsc::prefix_psi_best_route(14336, 4096) == nsc::prefix_psi_route::qr);
+    CHECK(nsc::prefix_psi_best_route(4096, 4096) == nsc::prefix_psi_route::gram);
+    CHECK_THROWS_WITH(nsc::prefix_psi_ordered_qr<double>(X[0], order, 1, {3, 2}),
+                      Catch::Contains("nsc::prefix_psi_ordered_qr: sizes must increase within 1 .. the units"));
+    CHECK_THROWS_WITH(nsc::prefix_psi_ordered_qr<double>(X[0], order, 1, {13}), Catch::Contains("sizes must increase"));
+    Eigen::MatrixXd bad = X[0];
+    bad(4, 2) = std::nan("");
+    CHECK_THROWS_WITH(nsc::prefix_psi_ordered_qr<double>(bad, order, 1, {12}), Catch::Contains("nsc::prefix_psi_ordered_qr:"));
+#else
+    CHECK(nsc::prefix_psi_best_route(14336, 4096) == nsc::prefix_psi_route::gram);
+#endif
   }
   SECTION("greedy over rows of three matrices jointly (one pivot order)") {
     for (int precision = 0; precision < 2; ++precision) {

@@ -360,7 +360,7 @@ int run_generic(const prune_args& a) {
   if (!a.weights.empty()) {
     ck = nsc::io::open_checkpoint(a.weights);
     nsc::io::check_prune_checkpoint_tensors(*ck, m.model_type, space);
-    if (a.score == "weights" || a.criterion == "spectral") pw = nsc_cli::prune_weights(*ck, space, a.criterion, a.score == "weights");
+    if (a.score == "weights" || a.criterion == "spectral") pw = nsc_cli::prune_weights(*ck, m.model_type, space, a.criterion, a.score == "weights");
   }
   { // Budgets: units and percentages of the unpruned model (its option-0 sums, exact).
     const prune_cost_vector un = prune_sum_candidate(space, std::vector<std::size_t>(2 * space.layers.size(), 0)).totals.cost;

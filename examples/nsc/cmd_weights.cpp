@@ -306,9 +306,10 @@ nsc_cli::monte_carlo_summary nsc_cli::psi_w_monte_carlo(std::int64_t rows, std::
   return {r.mean, r.standard_error, r.trials};
 }
 
-nsc_cli::prune_weights_outcome nsc_cli::prune_weights(const nsc::io::checkpoint& in, nsc::search::prune_space& space,
-                                                      const std::string& criterion, bool values) {
+nsc_cli::prune_weights_outcome nsc_cli::prune_weights(const nsc::io::checkpoint& in, const std::string& model_type,
+                                                      nsc::search::prune_space& space, const std::string& criterion, bool values) {
   nsc::io::prune_weight_settings s;
+  s.model_type = model_type;
   s.criterion = nsc::io::parse_channel_criterion(criterion);
   s.values = values;
   auto v = std::make_shared<const nsc::io::prune_weight_values_t>(nsc::io::prune_weight_values(in, space, s));

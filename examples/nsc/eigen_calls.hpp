@@ -53,8 +53,8 @@ struct prune_weights_outcome {
   std::size_t matrices = 0, float_matrices = 0; ///< Grams factored (float32 ones)
   double seconds = 0;
 };
-prune_weights_outcome prune_weights(const nsc::io::checkpoint& in, nsc::search::prune_space& space,
-                                    const std::string& criterion, bool values);
+prune_weights_outcome prune_weights(const nsc::io::checkpoint& in, const std::string& model_type,
+                                    nsc::search::prune_space& space, const std::string& criterion, bool values);
 
 } // namespace nsc_cli
 

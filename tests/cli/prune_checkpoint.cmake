@@ -1,5 +1,5 @@
 # `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
-# checkpoints of llama, qwen3 and mixtral in every emit format, read back by nsc score and shown
+# checkpoints of llama, qwen3, mixtral, qwen2_moe, qwen3_moe, phi3 and gemma in every emit format, read back by nsc score and shown
 # equal to the masked original by an independent numpy forward pass (tests/reference/
 # check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
 # the refusals of bad input. The llama.cpp check is opt-in (label engine; README).
@@ -7,7 +7,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "15 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "22 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -25,8 +25,8 @@ nsc_cli_test(prune_checkpoint_shape_disagrees
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "nsc::write_pruned_checkpoint: tensor 'model.layers.0.input_layernorm.weight': shape [[]64[]] disagrees with the config [(]expected [[]48[]][)]")
 nsc_cli_test(prune_checkpoint_family_refused
-  ARGS prune examples/configs/gemma-2b.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "model_type 'gemma' has no checkpoint pruning [(]supported: llama, mistral, qwen2, qwen3, mixtral[)]")
+  ARGS prune examples/configs/gemma-2-2b.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "model_type 'gemma2' has no checkpoint pruning [(]supported: llama, mistral, qwen2, qwen3, gemma, phi3, mixtral, qwen2_moe, qwen3_moe[)]")
 nsc_cli_test(prune_checkpoint_mixtral_decilm_refused
   ARGS prune ${_pc}/mixtral/config.json --space generic --emit-format decilm --weights ${_pc}/mixtral
        --emit-checkpoint ${_nsc_pc_dir}/x
@@ -42,7 +42,7 @@ nsc_cli_test(prune_checkpoint_missing_tensor
 # (tests/tools/check_weight_scores.py: 3-layer llama and 2-layer mixtral, both criteria, params budgets).
 add_test(NAME cli:prune_weight_scores
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_weight_scores.py $<TARGET_FILE:nsc_cli> ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli:prune_weight_scores PROPERTIES PASS_REGULAR_EXPRESSION "10 cases, 0 failures")
+set_tests_properties(cli:prune_weight_scores PROPERTIES PASS_REGULAR_EXPRESSION "16 cases, 0 failures")
 nsc_cli_test(prune_score_weights_needs_weights
   ARGS prune ${_pc}/llama/config.json --space generic --score weights
   PASS "--score weights needs --weights CKPT")

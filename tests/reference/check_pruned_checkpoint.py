@@ -6,7 +6,10 @@ Usage: /usr/bin/python3 check_pruned_checkpoint.py ORIG_DIR OUT_DIR [--tol 1e-5]
 Nothing here comes from nsc but the files under test. The script
  1. reads both checkpoints with its own safetensors reader and the emitted config.json (the
     per-layer_config, DeciLM block_configs or nsc intermediate_sizes formats) to get every
-    layer's query heads h, KV heads k, FFN width w, experts e, or a removed sublayer;
+    layer's query heads h, KV heads k, FFN width w, experts e, or a removed sublayer; the
+    families' tensor names from LAYOUTS (llama-like, phi3's fused qkv_proj / gate_up_proj,
+    mixtral's block_sparse_moe, qwen2_moe / qwen3_moe's mlp.experts with qwen2_moe's shared
+    expert and its sigmoid gate, and qwen's dense mlp_only_layers);
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
     experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
     magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
@@ -15,8 +18,9 @@ Nothing here comes from nsc but the files under test. The script
     --uniform's removed last layers) and requires
     OUT/nsc_prune.json and every emitted tensor to agree (kept rows / columns bit-exact, pooled
     K / V rows to float32 rounding);
- 3. runs its own numpy forward pass (float64; llama / qwen3 / mixtral blocks: RMSNorm, RoPE,
-    q_norm / k_norm, GQA causal attention, SwiGLU, top-k routing) of the emitted model and of
+ 3. runs its own numpy forward pass (float64; llama / qwen2 / qwen3 / gemma / phi3 / mixtral / qwen MoE
+    blocks: RMSNorm (gemma: 1 + w, scaled embeddings, GELU-tanh), RoPE, q/k/v biases, q_norm / k_norm, GQA causal attention, SwiGLU, top-k
+    routing with or without renormalisation (norm_topk_prob), shared expert) of the emitted model and of
     the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
     replaced by its group's mean, and requires the logits to agree to --tol (absolute).
 Exit 0 with a one-line summary, 1 with the first disagreement.
@@ -27,6 +31,58 @@ import struct
 import sys
 
 import numpy as np
+
+
+# Family tensor layouts (transformers' checkpoint names): MoE prefix and expert matrix names,
+# fused q/k/v and gate/up rows (phi3), shared expert (qwen2_moe).
+LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
+           "qwen2_moe": dict(moe="mlp.", shared=True), "qwen3_moe": dict(moe="mlp."), "phi3": dict(fused=True),
+           "gemma": dict(gemma=True)}  # gemma: RMSNorm (1 + w), embeddings scaled by sqrt(hidden), GELU (tanh)
+
+
+def lay(cfg):
+    d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, shared=False, gemma=False)
+    d.update(LAYOUTS.get(cfg["model_type"], {}))
+    return d
+
+
+def n_experts(cfg):
+    return cfg.get("num_local_experts") or cfg.get("num_experts") or 0
+
+
+def is_moe_layer(cfg, i):
+    if not n_experts(cfg):
+        return False
+    if cfg["model_type"] == "mixtral":
+        return True
+    return i not in cfg.get("mlp_only_layers", []) and (i + 1) % cfg.get("decoder_sparse_step", 1) == 0
+
+
+def expert_width(cfg):
+    return cfg["intermediate_size"] if cfg["model_type"] == "mixtral" else cfg["moe_intermediate_size"]
+
+
+def qkv(W, p, H, K, hd, fused):
+    """q, k, v weights and biases (None when absent) of a layer."""
+    if fused:
+        w, b = W[p + "self_attn.qkv_proj.weight"], W.get(p + "self_attn.qkv_proj.bias")
+        cut = lambda x: (x[:H * hd], x[H * hd:(H + K) * hd], x[(H + K) * hd:]) if x is not None else (None,) * 3
+        return cut(w) + cut(b)
+    g = lambda m, t: W.get(p + f"self_attn.{m}_proj.{t}")
+    return g("q", "weight"), g("k", "weight"), g("v", "weight"), g("q", "bias"), g("k", "bias"), g("v", "bias")
+
+
+def gate_up(W, p, F, fused):
+    if fused:
+        x = W[p + "mlp.gate_up_proj.weight"]
+        return x[:F], x[F:]
+    return W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"]
+
+
+def expert(W, p, cfg, e, m):
+    """m: 0 gate, 1 up, 2 down of expert e."""
+    L = lay(cfg)
+    return W[p + f"{L['moe']}experts.{e}.{L['names'][m]}.weight"]
 
 
 def read_safetensors_dir(d):
@@ -52,11 +108,11 @@ def layer_shapes(cfg):
     K = cfg.get("num_key_value_heads", H)
     hd = cfg.get("head_dim") or d // H
     L = cfg["num_hidden_layers"]
-    E = cfg.get("num_local_experts", 0)
-    F = cfg.get("intermediate_size")
     out = []
     for i in range(L):
-        s = {"h": H, "k": K, "hd": hd, "w": F, "e": E}
+        moe = is_moe_layer(cfg, i)
+        s = {"h": H, "k": K, "hd": hd, "w": expert_width(cfg) if moe else cfg.get("intermediate_size"),
+             "e": n_experts(cfg) if moe else 0}
         if "block_configs" in cfg:
             b = cfg["block_configs"][i]
             a, f = b["attention"], b["ffn"]
@@ -77,8 +133,8 @@ def layer_shapes(cfg):
         s["h"] = p.get("num_attention_heads", s["h"])
         s["k"] = p.get("num_key_value_heads", s["k"])
         s["hd"] = p.get("head_dim", s["hd"])
-        s["w"] = p.get("intermediate_size", s["w"])
-        s["e"] = p.get("num_local_experts", s["e"])
+        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] != "mixtral" else "intermediate_size", s["w"])
+        s["e"] = p.get("num_local_experts", p.get("num_experts", s["e"])) if moe else 0
         if "attention" in p.get("skip", []):
             s["h"] = None
         if "mlp" in p.get("skip", []):
@@ -160,11 +216,11 @@ def greedy_heads(q, o, groups, G, hd, key):
     return S
 
 
-def ffn_mats(W, p, e=None):
+def ffn_mats(W, p, cfg, e=None):
     if e is None:
-        return [W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"], W[p + "mlp.down_proj.weight"].T]
-    x = lambda m: W[p + f"block_sparse_moe.experts.{e}.{m}.weight"]
-    return [x("w1"), x("w3"), x("w2").T]
+        g, u = gate_up(W, p, cfg["intermediate_size"], lay(cfg)["fused"])
+        return [g, u, W[p + "mlp.down_proj.weight"].T]
+    return [expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2).T]
 
 
 def select(orig_cfg, W, shapes, criterion="magnitude"):
@@ -173,17 +229,18 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
     K = orig_cfg.get("num_key_value_heads", H)
     hd = orig_cfg.get("head_dim") or d // H
     G = H // K
-    F = orig_cfg["intermediate_size"]
-    E = orig_cfg.get("num_local_experts", 0)
+    E = n_experts(orig_cfg)
     spectral = criterion == "spectral"
     sel = []
     for l, s in enumerate(shapes):
         p = f"model.layers.{l}."
         layer = {"attention": None, "ffn": None}
+        moe = is_moe_layer(orig_cfg, l)
+        F = expert_width(orig_cfg) if moe else orig_cfg["intermediate_size"]
         if s["h"] is not None:
             h, k = s["h"], s["k"]
             groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
-            q, o = W[p + "self_attn.q_proj.weight"], W[p + "self_attn.o_proj.weight"]
+            q, o = qkv(W, p, H, K, hd, lay(orig_cfg)["fused"])[0], W[p + "self_attn.o_proj.weight"]
             if spectral:
                 kept = set(greedy_heads(q, o, groups, G, hd, (id(W), l, "heads", k))[:h])
                 heads = [i for g in groups for x in g for i in range(x * G, (x + 1) * G) if i in kept]
@@ -201,11 +258,11 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
                 return list(np.linalg.norm(gate, axis=1) * np.linalg.norm(up, axis=1) * np.linalg.norm(down, axis=0))
 
             def spec(e):
-                return sorted(greedy_channels(ffn_mats(W, p, e), w, (id(W), l, "ffn", e))) if w < F else list(range(F))
-            if E:
-                x = lambda e, m: W[p + f"block_sparse_moe.experts.{e}.{m}.weight"]
+                return sorted(greedy_channels(ffn_mats(W, p, orig_cfg, e), w, (id(W), l, "ffn", e))) if w < F else list(range(F))
+            if moe:
+                x = lambda e, m: expert(W, p, orig_cfg, e, {"w1": 0, "w3": 1, "w2": 2}[m])
                 if spectral:
-                    val = [sum(psi_rows(M[spec(e)]) for M in ffn_mats(W, p, e)) for e in range(E)]
+                    val = [sum(psi_rows(M[spec(e)]) for M in ffn_mats(W, p, orig_cfg, e)) for e in range(E)]
                     ex = top(val, s["e"])
                     layer["ffn"] = {"experts": ex, "expert_channels": [spec(e) for e in ex]}
                 else:
@@ -217,8 +274,7 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
                 if spectral:
                     layer["ffn"] = {"channels": spec(None)}
                 else:
-                    layer["ffn"] = {"channels": top(chan(W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"],
-                                                         W[p + "mlp.down_proj.weight"]), w)}
+                    layer["ffn"] = {"channels": top(chan(*ffn_mats(W, p, orig_cfg)[:2], W[p + "mlp.down_proj.weight"]), w)}
         sel.append(layer)
     return sel
 
@@ -241,22 +297,31 @@ def silu(x):
     return x / (1 + np.exp(-x))
 
 
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
 def forward(cfg, W, layers, tokens):
-    """layers[l]: dict(attn=None | dict(H, K, hd, q, k, v, o, qn, kn, head_mask),
-    ffn=None | dict(gate, up, down, mask) | dict(router, experts=[(w1, w3, w2, mask)], expert_mask, top_k))."""
+    """layers[l]: dict(attn=None | dict(H, K, hd, q, k, v, qb, kb, vb, o, qn, kn, head_mask),
+    ffn=None | dict(gate, up, down, mask) | dict(router, experts=[(w1, w3, w2, mask)], expert_mask, top_k,
+    norm, shared=None | (gate, up, down, shared_gate)))."""
     eps, theta = cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
-    x = W["model.embed_tokens.weight"][tokens]
+    gemma = lay(cfg)["gemma"]
+    act = gelu_tanh if gemma else silu
+    rms = (lambda v, w, e: rmsnorm(v, 1 + w, e)) if gemma else rmsnorm
+    x = W["model.embed_tokens.weight"][tokens] * (np.sqrt(cfg["hidden_size"]) if gemma else 1.0)
     T = len(tokens)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     for l, ly in enumerate(layers):
         p = f"model.layers.{l}."
         a = ly["attn"]
         if a is not None:
-            hh = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            hh = rms(x, W[p + "input_layernorm.weight"], eps)
             H, K, hd = a["H"], a["K"], a["hd"]
-            q = (hh @ a["q"].T).reshape(T, H, hd)
-            k = (hh @ a["k"].T).reshape(T, K, hd)
-            v = (hh @ a["v"].T).reshape(T, K, hd)
+            lin = lambda w, b: hh @ w.T + (b if b is not None else 0.0)
+            q = lin(a["q"], a["qb"]).reshape(T, H, hd)
+            k = lin(a["k"], a["kb"]).reshape(T, K, hd)
+            v = lin(a["v"], a["vb"]).reshape(T, K, hd)
             if a["qn"] is not None:
                 q, k = rmsnorm(q, a["qn"], eps), rmsnorm(k, a["kn"], eps)
             q, k = rope(q, theta), rope(k, theta)
@@ -269,7 +334,7 @@ def forward(cfg, W, layers, tokens):
             x = x + out.reshape(T, H * hd) @ a["o"].T
         f = ly["ffn"]
         if f is not None:
-            hh = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+            hh = rms(x, W[p + "post_attention_layernorm.weight"], eps)
             if "router" in f:
                 logits = hh @ f["router"].T + np.where(f["expert_mask"] > 0, 0.0, -np.inf)
                 pr = np.exp(logits - logits.max(axis=1, keepdims=True))
@@ -277,37 +342,57 @@ def forward(cfg, W, layers, tokens):
                 y = np.zeros_like(x)
                 for t in range(T):
                     sel = sorted(range(len(pr[t])), key=lambda e: (-pr[t][e], e))[:f["top_k"]]
-                    wsum = sum(pr[t][e] for e in sel)
+                    wsum = sum(pr[t][e] for e in sel) if f["norm"] else 1.0
                     for e in sel:
                         w1, w3, w2, m = f["experts"][e]
                         y[t] += pr[t][e] / wsum * ((silu(hh[t] @ w1.T) * (hh[t] @ w3.T) * m) @ w2.T)
+                if f["shared"] is not None:
+                    g, u, dn, sg = f["shared"]
+                    y += (1 / (1 + np.exp(-(hh @ sg.T)))) * ((silu(hh @ g.T) * (hh @ u.T)) @ dn.T)
                 x = x + y
             else:
-                x = x + ((silu(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
-    x = rmsnorm(x, W["model.norm.weight"], eps)
+                x = x + ((act(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
+    x = rms(x, W["model.norm.weight"], eps)
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
     return x @ head.T
 
 
+def moe_ffn(cfg, W, p, E, ex, mask):
+    """The MoE FFN of layer prefix p: router, experts ex (w1, w3, w2, channel mask), expert mask."""
+    L = lay(cfg)
+    shared = None
+    if L["shared"]:
+        sp = p + "mlp.shared_expert."
+        shared = (W[sp + "gate_proj.weight"], W[sp + "up_proj.weight"], W[sp + "down_proj.weight"],
+                  W[p + "mlp.shared_expert_gate.weight"])
+    norm = cfg.get("norm_topk_prob", False) if cfg["model_type"] != "mixtral" else True
+    return dict(router=W[p + f"{L['moe']}gate.weight"], experts=ex, expert_mask=mask, top_k=cfg["num_experts_per_tok"],
+                norm=norm, shared=shared)
+
+
+def attn_dict(W, p, H, K, hd, fused, q, k, v, head_mask):
+    _, _, _, qb, kb, vb = qkv(W, p, H, K, hd, fused)
+    return dict(H=H, K=K, hd=hd, q=q, k=k, v=v, qb=qb, kb=kb, vb=vb, o=W[p + "self_attn.o_proj.weight"],
+                qn=W.get(p + "self_attn.q_norm.weight"), kn=W.get(p + "self_attn.k_norm.weight"), head_mask=head_mask)
+
+
 def emitted_layers(cfg, W, shapes):
+    fused = lay(cfg)["fused"]
     out = []
     for l, s in enumerate(shapes):
         p = f"model.layers.{l}."
         a = f = None
         if s["h"] is not None:
-            a = dict(H=s["h"], K=s["k"], hd=s["hd"], q=W[p + "self_attn.q_proj.weight"], k=W[p + "self_attn.k_proj.weight"],
-                     v=W[p + "self_attn.v_proj.weight"], o=W[p + "self_attn.o_proj.weight"],
-                     qn=W.get(p + "self_attn.q_norm.weight"), kn=W.get(p + "self_attn.k_norm.weight"),
-                     head_mask=np.ones(s["h"]))
+            q, k, v = qkv(W, p, s["h"], s["k"], s["hd"], fused)[:3]
+            a = attn_dict(W, p, s["h"], s["k"], s["hd"], fused, q, k, v, np.ones(s["h"]))
         if s["w"] is not None:
             if s["e"]:
-                ex = [(W[p + f"block_sparse_moe.experts.{e}.w1.weight"], W[p + f"block_sparse_moe.experts.{e}.w3.weight"],
-                       W[p + f"block_sparse_moe.experts.{e}.w2.weight"], np.ones(s["w"])) for e in range(s["e"])]
-                f = dict(router=W[p + "block_sparse_moe.gate.weight"], experts=ex, expert_mask=np.ones(s["e"]),
-                         top_k=cfg["num_experts_per_tok"])
+                ex = [(expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2), np.ones(s["w"]))
+                      for e in range(s["e"])]
+                f = moe_ffn(cfg, W, p, s["e"], ex, np.ones(s["e"]))
             else:
-                f = dict(gate=W[p + "mlp.gate_proj.weight"], up=W[p + "mlp.up_proj.weight"], down=W[p + "mlp.down_proj.weight"],
-                         mask=np.ones(s["w"]))
+                g, u = gate_up(W, p, s["w"], fused)
+                f = dict(gate=g, up=u, down=W[p + "mlp.down_proj.weight"], mask=np.ones(s["w"]))
         out.append({"attn": a, "ffn": f})
     return out
 
@@ -317,24 +402,29 @@ def masked_layers(cfg, W, sel):
     d, H = cfg["hidden_size"], cfg["num_attention_heads"]
     K = cfg.get("num_key_value_heads", H)
     hd = cfg.get("head_dim") or d // H
-    F, E = cfg["intermediate_size"], cfg.get("num_local_experts", 0)
+    E, fused = n_experts(cfg), lay(cfg)["fused"]
     out = []
     for l, s in enumerate(sel):
         p = f"model.layers.{l}."
+        moe = is_moe_layer(cfg, l)
+        F = expert_width(cfg) if moe else cfg["intermediate_size"]
         a = f = None
         if s["attention"] is not None:
-            k, v = W[p + "self_attn.k_proj.weight"].copy(), W[p + "self_attn.v_proj.weight"].copy()
+            q, k, v, _, kb, vb = qkv(W, p, H, K, hd, fused)
+            k, v = k.copy(), v.copy()
+            pooled = [k, v] + [b.copy() for b in (kb, vb) if b is not None]
             for g in s["attention"]["kv_groups"]:
-                for m in (k, v):
+                for m in pooled:
                     mean = np.mean([m[x * hd:(x + 1) * hd] for x in g], axis=0)
                     for x in g:
                         m[x * hd:(x + 1) * hd] = mean
             hm = np.zeros(H)
             hm[s["attention"]["q_heads"]] = 1
-            a = dict(H=H, K=K, hd=hd, q=W[p + "self_attn.q_proj.weight"], k=k, v=v, o=W[p + "self_attn.o_proj.weight"],
-                     qn=W.get(p + "self_attn.q_norm.weight"), kn=W.get(p + "self_attn.k_norm.weight"), head_mask=hm)
+            a = attn_dict(W, p, H, K, hd, fused, q, pooled[0], pooled[1], hm)
+            if kb is not None:
+                a["kb"], a["vb"] = pooled[2], pooled[3]
         if s["ffn"] is not None:
-            if E:
+            if moe:
                 em = np.zeros(E)
                 em[s["ffn"]["experts"]] = 1
                 ex = []
@@ -342,15 +432,13 @@ def masked_layers(cfg, W, sel):
                     m = np.zeros(F)
                     if e in s["ffn"]["experts"]:
                         m[s["ffn"]["expert_channels"][s["ffn"]["experts"].index(e)]] = 1
-                    ex.append((W[p + f"block_sparse_moe.experts.{e}.w1.weight"], W[p + f"block_sparse_moe.experts.{e}.w3.weight"],
-                               W[p + f"block_sparse_moe.experts.{e}.w2.weight"], m))
-                f = dict(router=W[p + "block_sparse_moe.gate.weight"], experts=ex, expert_mask=em,
-                         top_k=cfg["num_experts_per_tok"])
+                    ex.append((expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2), m))
+                f = moe_ffn(cfg, W, p, E, ex, em)
             else:
                 m = np.zeros(F)
                 m[s["ffn"]["channels"]] = 1
-                f = dict(gate=W[p + "mlp.gate_proj.weight"], up=W[p + "mlp.up_proj.weight"], down=W[p + "mlp.down_proj.weight"],
-                         mask=m)
+                g, u = gate_up(W, p, F, fused)
+                f = dict(gate=g, up=u, down=W[p + "mlp.down_proj.weight"], mask=m)
         out.append({"attn": a, "ffn": f})
     return out
 
@@ -358,23 +446,32 @@ def masked_layers(cfg, W, sel):
 def check_tensors(Wo, We, sel, cfg):
     """Every emitted tensor equals its slice of the original (pooled K / V: the mean, float32)."""
     d, H = cfg["hidden_size"], cfg["num_attention_heads"]
+    K = cfg.get("num_key_value_heads", H)
     hd = cfg.get("head_dim") or d // H
+    L = lay(cfg)
     expect = {}
     for n, t in Wo.items():
         if not n.startswith("model.layers."):
             expect[n] = t
+    pool = lambda w, groups: np.concatenate([np.mean([w[x * hd:(x + 1) * hd] for x in g], axis=0) for g in groups]).astype(np.float32)
     for l, s in enumerate(sel):
         p = f"model.layers.{l}."
         if s["attention"] is not None:
             a = s["attention"]
             qr = [h * hd + r for h in a["q_heads"] for r in range(hd)]
             expect[p + "input_layernorm.weight"] = Wo[p + "input_layernorm.weight"]
-            expect[p + "self_attn.q_proj.weight"] = Wo[p + "self_attn.q_proj.weight"][qr]
+            q, k, v, qb, kb, vb = qkv(Wo, p, H, K, hd, L["fused"])
+            if L["fused"]:
+                expect[p + "self_attn.qkv_proj.weight"] = np.concatenate([q[qr], pool(k, a["kv_groups"]), pool(v, a["kv_groups"])])
+            else:
+                expect[p + "self_attn.q_proj.weight"] = q[qr]
+                expect[p + "self_attn.k_proj.weight"] = pool(k, a["kv_groups"])
+                expect[p + "self_attn.v_proj.weight"] = pool(v, a["kv_groups"])
+                if qb is not None:
+                    expect[p + "self_attn.q_proj.bias"] = qb[qr]
+                    expect[p + "self_attn.k_proj.bias"] = pool(kb, a["kv_groups"])
+                    expect[p + "self_attn.v_proj.bias"] = pool(vb, a["kv_groups"])
             expect[p + "self_attn.o_proj.weight"] = Wo[p + "self_attn.o_proj.weight"][:, qr]
-            for m in ("k_proj", "v_proj"):
-                w = Wo[p + f"self_attn.{m}.weight"]
-                expect[p + f"self_attn.{m}.weight"] = np.concatenate(
-                    [np.mean([w[x * hd:(x + 1) * hd] for x in g], axis=0) for g in a["kv_groups"]]).astype(np.float32)
             for m in ("q_norm", "k_norm"):
                 if p + f"self_attn.{m}.weight" in Wo:
                     expect[p + f"self_attn.{m}.weight"] = Wo[p + f"self_attn.{m}.weight"]
@@ -382,17 +479,26 @@ def check_tensors(Wo, We, sel, cfg):
             f = s["ffn"]
             expect[p + "post_attention_layernorm.weight"] = Wo[p + "post_attention_layernorm.weight"]
             if "experts" in f:
-                expect[p + "block_sparse_moe.gate.weight"] = Wo[p + "block_sparse_moe.gate.weight"][f["experts"]]
+                expect[p + f"{L['moe']}gate.weight"] = Wo[p + f"{L['moe']}gate.weight"][f["experts"]]
                 for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
-                    x = p + f"block_sparse_moe.experts.{e}."
-                    y = p + f"block_sparse_moe.experts.{i}."
-                    expect[y + "w1.weight"] = Wo[x + "w1.weight"][ch]
-                    expect[y + "w3.weight"] = Wo[x + "w3.weight"][ch]
-                    expect[y + "w2.weight"] = Wo[x + "w2.weight"][:, ch]
+                    x = p + f"{L['moe']}experts.{e}."
+                    y = p + f"{L['moe']}experts.{i}."
+                    g, u, dn = L["names"]
+                    expect[y + f"{g}.weight"] = Wo[x + f"{g}.weight"][ch]
+                    expect[y + f"{u}.weight"] = Wo[x + f"{u}.weight"][ch]
+                    expect[y + f"{dn}.weight"] = Wo[x + f"{dn}.weight"][:, ch]
+                for n in Wo:
+                    if n.startswith(p + "mlp.shared_expert"):
+                        expect[n] = Wo[n]
             else:
                 ch = f["channels"]
-                expect[p + "mlp.gate_proj.weight"] = Wo[p + "mlp.gate_proj.weight"][ch]
-                expect[p + "mlp.up_proj.weight"] = Wo[p + "mlp.up_proj.weight"][ch]
+                F = cfg["intermediate_size"]
+                g, u = gate_up(Wo, p, F, L["fused"])
+                if L["fused"]:
+                    expect[p + "mlp.gate_up_proj.weight"] = np.concatenate([g[ch], u[ch]])
+                else:
+                    expect[p + "mlp.gate_proj.weight"] = g[ch]
+                    expect[p + "mlp.up_proj.weight"] = u[ch]
                 expect[p + "mlp.down_proj.weight"] = Wo[p + "mlp.down_proj.weight"][:, ch]
     if set(expect) != set(We):
         return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
@@ -443,10 +549,10 @@ def main():
     lm = forward(ocfg, Wo, masked_layers(ocfg, Wo, sel), tokens)
     full = [{"attention": {"q_heads": list(range(ocfg["num_attention_heads"])),
                            "kv_groups": [[x] for x in range(ocfg.get("num_key_value_heads", ocfg["num_attention_heads"]))]},
-             "ffn": ({"experts": list(range(ocfg["num_local_experts"])),
-                      "expert_channels": [list(range(ocfg["intermediate_size"]))] * ocfg["num_local_experts"]}
-                     if ocfg.get("num_local_experts") else {"channels": list(range(ocfg["intermediate_size"]))})}
-            for _ in oshapes]
+             "ffn": ({"experts": list(range(n_experts(ocfg))),
+                      "expert_channels": [list(range(expert_width(ocfg)))] * n_experts(ocfg)}
+                     if is_moe_layer(ocfg, l) else {"channels": list(range(ocfg["intermediate_size"]))})}
+            for l in range(len(oshapes))]
     lu = forward(ocfg, Wo, masked_layers(ocfg, Wo, full), tokens)
     err = float(np.max(np.abs(le - lm)))
     moved = float(np.max(np.abs(lm - lu)))

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of three families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of seven families for the pruned-checkpoint tests (numpy only).
 
-Writes tests/data/prune_ckpt/{llama,qwen3,mixtral}/: config.json and the weights in F32 under
+Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
-lm_head.weight), mixtral as a directory of one file without an index.
+lm_head.weight), mixtral as a directory of one file without an index (the others as qwen3).
+qwen2_moe: q/k/v biases, a shared expert and its sigmoid gate, no top-k renormalisation;
+qwen3_moe: q_norm / k_norm, a dense layer (mlp_only_layers), renormalised top-k; phi3: fused
+qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied. (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -46,18 +49,38 @@ def model(cfg, rng):
     def norm(n):
         return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
 
+    mt = cfg["model_type"]
     t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
     for l in range(L):
         p = f"model.layers.{l}."
-        t += [(p + "input_layernorm.weight", norm(d)),
-              (p + "self_attn.q_proj.weight", w(H * hd, d)),
-              (p + "self_attn.k_proj.weight", w(K * hd, d)),
-              (p + "self_attn.v_proj.weight", w(K * hd, d)),
-              (p + "self_attn.o_proj.weight", w(d, H * hd))]
-        if cfg["model_type"] == "qwen3":
+        t += [(p + "input_layernorm.weight", norm(d))]
+        if mt == "phi3":
+            t += [(p + "self_attn.qkv_proj.weight", w((H + 2 * K) * hd, d))]
+        else:
+            t += [(p + "self_attn.q_proj.weight", w(H * hd, d)),
+                  (p + "self_attn.k_proj.weight", w(K * hd, d)),
+                  (p + "self_attn.v_proj.weight", w(K * hd, d))]
+        if mt == "qwen2_moe":
+            t += [(p + "self_attn.q_proj.bias", w(H * hd, s=0.3)), (p + "self_attn.k_proj.bias", w(K * hd, s=0.3)),
+                  (p + "self_attn.v_proj.bias", w(K * hd, s=0.3))]
+        t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
+        if mt in ("qwen3", "qwen3_moe"):
             t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
         t += [(p + "post_attention_layernorm.weight", norm(d))]
-        if cfg["model_type"] == "mixtral":
+        if mt in ("qwen2_moe", "qwen3_moe") and l not in cfg.get("mlp_only_layers", []):
+            E, Fe = cfg["num_experts"], cfg["moe_intermediate_size"]
+            t += [(p + "mlp.gate.weight", w(E, d, s=1.0))]
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                t += [(x + "gate_proj.weight", w(Fe, d)), (x + "up_proj.weight", w(Fe, d)), (x + "down_proj.weight", w(d, Fe))]
+            if mt == "qwen2_moe":
+                S = cfg["shared_expert_intermediate_size"]
+                x = p + "mlp.shared_expert."
+                t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S)),
+                      (p + "mlp.shared_expert_gate.weight", w(1, d))]
+        elif mt == "phi3":
+            t += [(p + "mlp.gate_up_proj.weight", w(2 * F, d)), (p + "mlp.down_proj.weight", w(d, F))]
+        elif mt == "mixtral":
             E = cfg["num_local_experts"]
             t += [(p + "block_sparse_moe.gate.weight", w(E, d, s=1.0))]
             for e in range(E):
@@ -89,6 +112,29 @@ CONFIGS = {
                 "rms_norm_eps": 1e-5, "rope_theta": 1000000.0, "max_position_embeddings": 128,
                 "hidden_act": "silu", "tie_word_embeddings": False, "sliding_window": None,
                 "torch_dtype": "float32"},
+    "qwen2_moe": {"architectures": ["Qwen2MoeForCausalLM"], "model_type": "qwen2_moe", "hidden_size": 32,
+                  "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+                  "moe_intermediate_size": 16, "shared_expert_intermediate_size": 40, "num_experts": 4,
+                  "num_experts_per_tok": 2, "norm_topk_prob": False, "decoder_sparse_step": 1, "mlp_only_layers": [],
+                  "num_hidden_layers": 2, "vocab_size": 67, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+                  "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
+                  "use_sliding_window": False, "torch_dtype": "float32"},
+    "qwen3_moe": {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 32,
+                  "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                  "moe_intermediate_size": 24, "num_experts": 6, "num_experts_per_tok": 2, "norm_topk_prob": True,
+                  "decoder_sparse_step": 1, "mlp_only_layers": [1], "num_hidden_layers": 3, "vocab_size": 73,
+                  "rms_norm_eps": 1e-6, "rope_theta": 1000000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                  "tie_word_embeddings": False, "attention_bias": False, "torch_dtype": "float32"},
+    "phi3": {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 48, "num_attention_heads": 6,
+             "num_key_value_heads": 2, "intermediate_size": 64, "num_hidden_layers": 2, "vocab_size": 79,
+             "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "max_position_embeddings": 128,
+             "original_max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
+             "attention_bias": False, "sliding_window": None, "torch_dtype": "float32"},
+    "gemma": {"architectures": ["GemmaForCausalLM"], "model_type": "gemma", "hidden_size": 32, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64, "num_hidden_layers": 2,
+              "vocab_size": 61, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 128,
+              "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "tie_word_embeddings": True,
+              "attention_bias": False, "torch_dtype": "float32"},
 }
 
 

@@ -42,6 +42,19 @@ CASES = [
     ("qwen3_uniform_spectral", "qwen3", None, ["--uniform", "--params", "40000", "--head-step", "1", "--criterion", "spectral"]),
     ("mixtral_uniform_depth_spectral", "mixtral", None,
      ["--uniform", "--params", "40000", "--keep-expert-width", "--expert-step", "0", "--criterion", "spectral"]),
+    # the layouts added by a table entry each: qwen2_moe (q/k/v biases pooled, a shared expert and
+    # its gate, no top-k renormalisation), qwen3_moe (a dense mlp_only layer among MoE layers),
+    # phi3 (fused qkv_proj and gate_up_proj), gemma (head_dim != hidden / heads, (1 + w) norms, tied)
+    ("qwen2_moe_per_layer_kv", "qwen2_moe", "per-layer", ["--params", "24000", "--kv-bytes", "17000", "--head-step", "1", "--no-noop"]),
+    ("qwen2_moe_per_layer_spectral_weights", "qwen2_moe", "per-layer",
+     ["--params", "23000", "--kv-bytes", "24000", "--head-step", "1", "--no-noop", "--criterion", "spectral", "--score", "weights"]),
+    ("qwen3_moe_per_layer_noop", "qwen3_moe", "per-layer", ["--params", "25000", "--kv-bytes", "9000", "--head-step", "1"]),
+    ("qwen3_moe_per_layer_spectral_weights", "qwen3_moe", "per-layer",
+     ["--params", "30000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("phi3_per_layer", "phi3", "per-layer", ["--params", "25000", "--kv-bytes", "9000", "--head-step", "1"]),
+    ("phi3_uniform_spectral_weights", "phi3", None,
+     ["--uniform", "--params", "25000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("gemma_per_layer", "gemma", "per-layer", ["--params", "16000", "--kv-bytes", "40000", "--head-step", "1", "--no-noop"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

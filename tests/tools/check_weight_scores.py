@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""ctest driver of `nsc prune --score weights` (nsc/io/prune_weights.hpp) on the tiny llama (3 layers)
-and mixtral (2 layers, 6 experts) checkpoints of tests/data/prune_ckpt: every option of the space valued independently in numpy (psi_W
+"""ctest driver of `nsc prune --score weights` (nsc/io/prune_weights.hpp) on the tiny llama (3 layers),
+mixtral (2 layers, 6 experts), qwen2_moe (2 layers, 4 experts, q/k/v biases, a shared expert and
+its gate: valued in every option that keeps the FFN) and phi3 (fused qkv_proj / gate_up_proj)
+checkpoints of tests/data/prune_ckpt: every option of the space valued independently in numpy (psi_W
 of the kept sub-matrices by slogdet, the kept sets by tests/reference/check_pruned_checkpoint.py's
 magnitude / brute-force spectral criterion), then the knapsack solved by brute force over all
 combinations of the three layers' (attention, FFN) options under a params budget.
@@ -31,11 +33,12 @@ def options(cfg):
     """The per-layer space of --emit-format per-layer --head-step 1 --ffn-multiple 16: attention (h, k)
     (the model's own first), k | h, k <= min(K, h), or removed; FFN widths F, multiples of 16 below F, or removed
     (MoE: (experts E' from E down to top-k, width))."""
-    H, K, F = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["intermediate_size"]
+    H, K = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    E = ref.n_experts(cfg)
+    F = ref.expert_width(cfg) if E else cfg["intermediate_size"]
     att = [(H, K)] + [(h, k) for h in range(H, 0, -1) for k in range(min(K, h), 0, -1) if h % k == 0 and (h, k) != (H, K)]
     att.append(None)
     widths = [F] + list(range((F - 1) // STEP * STEP, STEP - 1, -STEP))
-    E = cfg.get("num_local_experts", 0)
     ffn = [(e, w) for e in range(E, cfg["num_experts_per_tok"] - 1, -1) for w in widths] if E else widths
     return att, ffn + [None]
 
@@ -49,8 +52,10 @@ def values(cfg, W, criterion):
     out = []
     for l in range(L):
         p = f"model.layers.{l}."
-        q, o = W[p + "self_attn.q_proj.weight"], W[p + "self_attn.o_proj.weight"]
-        kw, vw = W[p + "self_attn.k_proj.weight"], W[p + "self_attn.v_proj.weight"]
+        L_ = ref.lay(cfg)
+        q, kw, vw, qb, _, _ = ref.qkv(W, p, H, K, hd, L_["fused"])
+        o = W[p + "self_attn.o_proj.weight"]
+        bias = qb is not None
         none = {"h": None, "k": None, "hd": hd, "w": None, "e": 0}
         A = []
         for hk in att:
@@ -67,7 +72,7 @@ def values(cfg, W, criterion):
                 v += ref.psi_rows(np.mean([vw[x * hd:(x + 1) * hd] for x in g], axis=0))
             cols = [i * hd + r for i in s["q_heads"] for r in range(hd)]
             v += ref.psi_rows(o[:, cols].T)
-            A.append((v, 2 * h * hd * d + 2 * k * hd * d + d, hk))
+            A.append((v, 2 * h * hd * d + 2 * k * hd * d + d + (h + 2 * k) * hd * bias, hk))
         Fo = []
         for w in ffn:
             if w is None:
@@ -78,15 +83,20 @@ def values(cfg, W, criterion):
                 e, ww = w
                 shapes[l] = {"h": None, "k": None, "hd": hd, "w": ww, "e": e}
                 f = ref.select(cfg, W, shapes, criterion)[l]["ffn"]
-                v = ref.psi_rows(W[p + "block_sparse_moe.gate.weight"][f["experts"]])
+                v = ref.psi_rows(W[p + f"{L_['moe']}gate.weight"][f["experts"]])
                 for x, ch in zip(f["experts"], f["expert_channels"]):
-                    v += sum(ref.psi_rows(M[ch]) for M in ref.ffn_mats(W, p, x))
-                Fo.append((v, e * 3 * ww * d + e * d + d, w))
+                    v += sum(ref.psi_rows(M[ch]) for M in ref.ffn_mats(W, p, cfg, x))
+                c = e * 3 * ww * d + e * d + d
+                if L_["shared"]:  # kept whole: its three matrices and its gate row
+                    sp = p + "mlp.shared_expert."
+                    v += ref.psi_rows(W[sp + "gate_proj.weight"]) + ref.psi_rows(W[sp + "up_proj.weight"]) + \
+                        ref.psi_rows(W[sp + "down_proj.weight"].T) + ref.psi_rows(W[p + "mlp.shared_expert_gate.weight"])
+                    c += 3 * cfg["shared_expert_intermediate_size"] * d + d
+                Fo.append((v, c, w))
                 continue
             shapes[l] = {"h": None, "k": None, "hd": hd, "w": w, "e": 0}
             ch = ref.select(cfg, W, shapes, criterion)[l]["ffn"]["channels"]
-            v = ref.psi_rows(W[p + "mlp.gate_proj.weight"][ch]) + ref.psi_rows(W[p + "mlp.up_proj.weight"][ch]) + \
-                ref.psi_rows(W[p + "mlp.down_proj.weight"][:, ch].T)
+            v = sum(ref.psi_rows(M[ch]) for M in ref.ffn_mats(W, p, cfg))
             Fo.append((v, 3 * w * d + d, w))
         out.append((A, Fo))
     return out
@@ -110,7 +120,9 @@ def main():
     nsc, src = sys.argv[1:3]
     failures = cases = 0
     for model, criterion, budgets in [("llama", "magnitude", BUDGETS), ("llama", "spectral", BUDGETS),
-                                      ("mixtral", "magnitude", MOE_BUDGETS), ("mixtral", "spectral", MOE_BUDGETS)]:
+                                      ("mixtral", "magnitude", MOE_BUDGETS), ("mixtral", "spectral", MOE_BUDGETS),
+                                      ("qwen2_moe", "magnitude", [20000, 26000]), ("qwen2_moe", "spectral", [23000]),
+                                      ("phi3", "magnitude", [20000, 30000]), ("phi3", "spectral", [25000])]:
         orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
         cfg = json.load(open(os.path.join(orig, "config.json")))
         W = ref.read_safetensors_dir(orig)

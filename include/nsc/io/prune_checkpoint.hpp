@@ -11,9 +11,13 @@
 ///     // out_dir: config.json, model-0000i-of-0000N.safetensors, model.safetensors.index.json,
 ///     //          nsc_prune.json (the selection), the input's tokenizer / generation files
 ///
-/// Families: llama, mistral, qwen2 (q/k/v biases), qwen3 (q_norm / k_norm) and mixtral (MoE),
-/// the names of transformers' checkpoints ("model.layers.<L>.self_attn.q_proj.weight", ...);
-/// any other model_type is refused by name. Every tensor under "model.layers.<L>." must be one
+/// Families (one layouts() entry each, the names of transformers' checkpoints:
+/// "model.layers.<L>.self_attn.q_proj.weight", ...): llama, mistral, qwen2 (q/k/v biases),
+/// qwen3 (q_norm / k_norm), gemma (llama's names), phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj = [gate;
+/// up] rows, sliced part by part and written fused), mixtral (block_sparse_moe.experts.<e>.w1 /
+/// w3 / w2), qwen2_moe and qwen3_moe (mlp.experts.<e>.gate_proj / up_proj / down_proj, router
+/// mlp.gate; qwen2_moe's shared expert and its gate are kept whole with the FFN; qwen's dense
+/// mlp_only_layers have the dense names); any other model_type is refused by name, naming these. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
 /// a missing, unknown or mis-shaped tensor is refused before any file is written:
@@ -37,10 +41,10 @@
 ///  * FFN channels, F -> w: channel c's importance is ||gate_c|| ||up_c|| ||down_c|| (the
 ///    Euclidean norms of row c of gate_proj and up_proj and column c of down_proj; without a
 ///    gate, ||up_c|| ||down_c||); the w largest are kept in their original order (ties: lower
-///    index). Mixtral experts: the same per kept expert on w1 (gate), w3 (up), w2 (down).
+///    index). Experts: the same per kept expert on its gate (mixtral w1), up (w3), down (w2).
 ///  * experts, E -> E': expert e's importance is ||W1_e||_F ||W3_e||_F ||W2_e||_F (the product
 ///    of the Frobenius norms of its three matrices); the E' largest are kept in their original
-///    order and renumbered 0..E'-1, with their rows of the router (block_sparse_moe.gate).
+///    order and renumbered 0..E'-1, with their rows of the router (block_sparse_moe.gate, mlp.gate).
 ///    Routing stays top-k over the kept experts: softmax, top-k and renormalisation over the
 ///    kept logits equal the original's with the dropped experts' logits at -infinity.
 ///  * a removed sublayer (no-op) loses every tensor, its norm included (input_layernorm for
@@ -146,17 +150,71 @@ inline std::string shape_text(const std::vector<std::int64_t>& s) {
   return t + "]";
 }
 
-/// The family layout: llama-like dense or mixtral MoE.
+/// A family's tensor layout under "model.layers.<L>." (transformers' checkpoint names): one
+/// table entry per family (layouts()).
 struct family {
-  bool mixtral = false;
+  std::string_view model_type;
+  /// The MoE block's prefix ("block_sparse_moe." mixtral, "mlp." qwen2_moe / qwen3_moe): router
+  /// <moe>gate.weight (E, d), experts <moe>experts.<e>.<w_gate | w_up | w_down>.weight; "": dense.
+  /// A layer whose config FFN is dense (qwen's mlp_only_layers) has the dense names.
+  std::string_view moe = "";
+  std::string_view w_gate = "gate_proj", w_up = "up_proj", w_down = "down_proj";
+  /// qwen2_moe: mlp.shared_expert.{gate,up,down}_proj and mlp.shared_expert_gate (1, d), kept whole.
+  bool shared_expert = false;
+  /// phi3: self_attn.qkv_proj = [q; k; v] rows and mlp.gate_up_proj = [gate; up] rows (sliced
+  /// as the separate matrices would be, written fused).
+  bool fused = false;
+  /// The decilm format may carry it: DeciLM's blocks are llama's (no MoE, fused tensors,
+  /// (1 + w) norms or GELU).
+  bool decilm = true;
+  bool has_moe() const { return !moe.empty(); }
+  std::string expert(std::int64_t x, std::string_view m) const {
+    return std::string(moe) + "experts." + std::to_string(x) + "." + std::string(m) + ".weight";
+  }
+  std::string router() const { return std::string(moe) + "gate.weight"; }
 };
 
+/// The families whose checkpoints nsc can prune.
+inline const std::vector<family>& layouts() {
+  static const std::vector<family> t{
+      {.model_type = "llama"},
+      {.model_type = "mistral"},
+      {.model_type = "qwen2"},
+      {.model_type = "qwen3"},
+      {.model_type = "gemma", .decilm = false}, // llama's names; (1 + w) norms, scaled tied embeddings, GELU
+      {.model_type = "phi3", .fused = true, .decilm = false},
+      {.model_type = "mixtral", .moe = "block_sparse_moe.", .w_gate = "w1", .w_up = "w3", .w_down = "w2", .decilm = false},
+      {.model_type = "qwen2_moe", .moe = "mlp.", .shared_expert = true, .decilm = false},
+      {.model_type = "qwen3_moe", .moe = "mlp.", .decilm = false},
+  };
+  return t;
+}
+
 inline family find_layout(std::string_view model_type) {
-  for (std::string_view t : {"llama", "mistral", "qwen2", "qwen3"})
-    if (t == model_type) return {false};
-  if (model_type == "mixtral") return {true};
-  fail("model_type '" + excerpt(model_type, 60) +
-       "' has no checkpoint pruning (supported: llama, mistral, qwen2, qwen3, mixtral)");
+  std::string names;
+  for (const family& f : layouts()) {
+    if (f.model_type == model_type) return f;
+    names += (names.empty() ? "" : ", ") + std::string(f.model_type);
+  }
+  fail("model_type '" + excerpt(model_type, 60) + "' has no checkpoint pruning (supported: " + names + ")");
+}
+
+/// Rows [row0, row0 + rows) of the layer tensor `rest` (a fused tensor's part, or all rows).
+struct matrix_part {
+  std::string rest;
+  std::int64_t row0 = 0, rows = 0;
+};
+
+/// The q, k, v rows and the FFN gate / up rows of a dense layer in family f's layout.
+inline matrix_part part_of(const family& f, const block_spec& b, std::string_view role) {
+  const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size(), F = b.ffn.d_ff;
+  if (role == "q") return f.fused ? matrix_part{"self_attn.qkv_proj.weight", 0, H * hd} : matrix_part{"self_attn.q_proj.weight", 0, H * hd};
+  if (role == "k") return f.fused ? matrix_part{"self_attn.qkv_proj.weight", H * hd, K * hd} : matrix_part{"self_attn.k_proj.weight", 0, K * hd};
+  if (role == "v")
+    return f.fused ? matrix_part{"self_attn.qkv_proj.weight", (H + K) * hd, K * hd} : matrix_part{"self_attn.v_proj.weight", 0, K * hd};
+  if (role == "gate") return f.fused ? matrix_part{"mlp.gate_up_proj.weight", 0, F} : matrix_part{"mlp.gate_proj.weight", 0, F};
+  if (role == "up") return f.fused ? matrix_part{"mlp.gate_up_proj.weight", F, F} : matrix_part{"mlp.up_proj.weight", 0, F};
+  fail("internal: unknown matrix role " + std::string(role));
 }
 
 /// Reads rows of a tensor (as a matrix of rows x cols, a 1-D tensor as n x 1) as raw bytes.
@@ -322,9 +380,9 @@ inline std::optional<std::pair<std::int64_t, std::string>> layer_of(const std::s
   return std::pair{l, name.substr(i + 1)};
 }
 
-/// Parses "block_sparse_moe.experts.<E>.<w>.weight".
-inline std::optional<std::pair<std::int64_t, std::string>> expert_of(const std::string& rest) {
-  constexpr std::string_view p = "block_sparse_moe.experts.";
+/// Parses "<moe>experts.<E>.<w>.weight" (moe: the family's MoE prefix).
+inline std::optional<std::pair<std::int64_t, std::string>> expert_of(const std::string& rest, std::string_view moe) {
+  const std::string p = std::string(moe) + "experts.";
   if (rest.rfind(p, 0) != 0) return std::nullopt;
   std::size_t i = p.size();
   const std::size_t start = i;
@@ -391,9 +449,10 @@ struct channel_orders {
 };
 
 /// The magnitude criterion's orders (the file comment), read from `in` lazily (each call
-/// streams the tensors it needs). Tensor names as the llama / mixtral layouts.
-inline channel_orders magnitude_orders(const checkpoint& in, const search::prune_space& space) {
+/// streams the tensors it needs). Tensor names: the layout of model_type (layouts()).
+inline channel_orders magnitude_orders(const checkpoint& in, const search::prune_space& space, std::string_view model_type) {
   namespace pc = detail::pc;
+  const pc::family fam = pc::find_layout(model_type);
   auto by_layer = std::make_shared<std::vector<pc::layer_tensors>>(space.layers.size());
   for (const tensor_entry& t : in.tensors) {
     const auto lr = pc::layer_of(t.name);
@@ -410,26 +469,33 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
     return *it->second;
   };
   const search::prune_space* sp = &space;
-  auto channel_order = [need, sp](std::size_t l, const std::string& gate, const std::string& up, const std::string& down) {
+  // squared row norms of a part (rows [row0, row0 + rows) of its tensor)
+  auto part_rows = [need](std::size_t l, const pc::matrix_part& m) {
+    std::vector<double> r, unused;
+    pc::tensor_reader(need(l, m.rest)).square_norms(r, unused);
+    if (m.rows > 0 && std::int64_t(r.size()) >= m.row0 + m.rows)
+      r = std::vector<double>(r.begin() + m.row0, r.begin() + m.row0 + m.rows);
+    return r;
+  };
+  auto channel_order = [need, sp, part_rows](std::size_t l, const pc::matrix_part& gate, const pc::matrix_part& up,
+                                             const std::string& down) {
     const std::int64_t F = sp->layers[l].base.ffn.d_ff;
     std::vector<double> g, u, d, unused, imp(std::size_t(F), 1.0);
-    if (!gate.empty()) pc::tensor_reader(need(l, gate)).square_norms(g, unused);
-    pc::tensor_reader(need(l, up)).square_norms(u, unused);
+    if (!gate.rest.empty()) g = part_rows(l, gate);
+    u = part_rows(l, up);
     pc::tensor_reader(need(l, down)).square_norms(unused, d);
-    if (std::int64_t(u.size()) != F || std::int64_t(d.size()) != F || (!gate.empty() && std::int64_t(g.size()) != F))
+    if (std::int64_t(u.size()) != F || std::int64_t(d.size()) != F || (!gate.rest.empty() && std::int64_t(g.size()) != F))
       pc::fail("layer " + std::to_string(l) + ": FFN matrices do not have " + std::to_string(F) + " channels");
     for (std::int64_t x = 0; x < F; ++x)
       imp[std::size_t(x)] = std::sqrt(u[std::size_t(x)]) * std::sqrt(d[std::size_t(x)]) *
-                            (gate.empty() ? 1.0 : std::sqrt(g[std::size_t(x)]));
+                            (gate.rest.empty() ? 1.0 : std::sqrt(g[std::size_t(x)]));
     return pc::ranking(imp);
   };
-  auto ename = [](std::int64_t x, const char* m) { return "block_sparse_moe.experts." + std::to_string(x) + "." + m + ".weight"; };
   channel_orders o;
-  o.heads = [need, sp](std::size_t l, std::int64_t k) {
+  o.heads = [need, sp, fam, part_rows](std::size_t l, std::int64_t k) {
     const block_spec& b = sp->layers[l].base;
     const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
-    std::vector<double> qr, qc, orow, ocol, imp(std::size_t(H), 0.0);
-    pc::tensor_reader(need(l, "self_attn.q_proj.weight")).square_norms(qr, qc);
+    std::vector<double> qr = part_rows(l, pc::part_of(fam, b, "q")), orow, ocol, imp(std::size_t(H), 0.0);
     pc::tensor_reader(need(l, "self_attn.o_proj.weight")).square_norms(orow, ocol);
     if (std::int64_t(qr.size()) != H * hd || std::int64_t(ocol.size()) != H * hd)
       pc::fail("layer " + std::to_string(l) + ": q_proj / o_proj do not have " + std::to_string(H * hd) + " head rows / columns");
@@ -449,26 +515,27 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
     }
     return pc::round_robin(ranked);
   };
-  o.channels = [channel_order, sp](std::size_t l) {
-    return channel_order(l, sp->layers[l].base.ffn.gated ? "mlp.gate_proj.weight" : "", "mlp.up_proj.weight",
+  o.channels = [channel_order, sp, fam](std::size_t l) {
+    const block_spec& b = sp->layers[l].base;
+    return channel_order(l, b.ffn.gated ? pc::part_of(fam, b, "gate") : pc::matrix_part{}, pc::part_of(fam, b, "up"),
                          "mlp.down_proj.weight");
   };
-  o.experts = [need, ename, sp](std::size_t l, std::int64_t) {
+  o.experts = [need, fam, sp](std::size_t l, std::int64_t) {
     const std::int64_t E = sp->layers[l].base.ffn.n_experts;
     std::vector<double> imp(std::size_t(E), 1.0);
     for (std::int64_t x = 0; x < E; ++x) {
       double p = 1;
-      for (const char* m : {"w1", "w3", "w2"}) {
+      for (std::string_view m : {fam.w_gate, fam.w_up, fam.w_down}) {
         std::vector<double> r, cc;
-        pc::tensor_reader(need(l, ename(x, m))).square_norms(r, cc);
+        pc::tensor_reader(need(l, fam.expert(x, m))).square_norms(r, cc);
         p *= std::sqrt(std::accumulate(r.begin(), r.end(), 0.0));
       }
       imp[std::size_t(x)] = p;
     }
     return pc::ranking(imp);
   };
-  o.expert_channels = [channel_order, ename](std::size_t l, std::int64_t x) {
-    return channel_order(l, ename(x, "w1"), ename(x, "w3"), ename(x, "w2"));
+  o.expert_channels = [channel_order, fam](std::size_t l, std::int64_t x) {
+    return channel_order(l, {fam.expert(x, fam.w_gate)}, {fam.expert(x, fam.w_up)}, fam.expert(x, fam.w_down));
   };
   return o;
 }
@@ -476,8 +543,8 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
 /// Which heads, KV heads, channels and experts of each layer survive in `c` (the file
 /// comment's rule): the first entries of `orders` (magnitude_orders when null), kept in their
 /// original order. Errors as in the file comment.
-inline std::vector<layer_keep> select_channels(const checkpoint& in, const search::prune_space& space,
-                                               const search::prune_candidate& c,
+inline std::vector<layer_keep> select_channels(const checkpoint& in, std::string_view model_type,
+                                               const search::prune_space& space, const search::prune_candidate& c,
                                                const prune_checkpoint_settings& settings = {},
                                                const channel_orders* orders = nullptr) {
   namespace pc = detail::pc;
@@ -485,7 +552,7 @@ inline std::vector<layer_keep> select_channels(const checkpoint& in, const searc
   if (c.layers.size() != space.layers.size())
     pc::fail("the candidate needs one choice per layer (" + std::to_string(space.layers.size()) + "), got " +
              std::to_string(c.layers.size()));
-  const channel_orders mag = orders ? channel_orders{} : magnitude_orders(in, space);
+  const channel_orders mag = orders ? channel_orders{} : magnitude_orders(in, space, model_type);
   const channel_orders& ord = orders ? *orders : mag;
   auto first = [](const std::vector<std::int64_t>& order, std::int64_t n) {
     std::vector<std::int64_t> v(order.begin(), order.begin() + std::min<std::ptrdiff_t>(n, std::ptrdiff_t(order.size())));
@@ -549,9 +616,10 @@ inline std::vector<layer_keep> select_channels(const checkpoint& in, const searc
 /// (the same messages).
 inline void check_prune_checkpoint_family(std::string_view model_type, search::prune_format format) {
   const detail::pc::family fam = detail::pc::find_layout(model_type);
-  if (fam.mixtral && format == search::prune_format::decilm)
-    detail::pc::fail("a mixtral checkpoint cannot be written in the decilm format (its MoE block has no DeciLM weight "
-                     "names nsc knows): use --emit-format per-layer or nsc");
+  if (!fam.decilm && format == search::prune_format::decilm)
+    detail::pc::fail("a " + std::string(model_type) + " checkpoint cannot be written in the decilm format (DeciLM's "
+                     "blocks are llama's: " + (fam.fused ? "no fused qkv_proj / gate_up_proj" : fam.has_moe() ? "no MoE block" : "no (1 + w) norms, GELU or scaled embeddings") +
+                     "): use --emit-format per-layer or nsc");
 }
 
 /// Refuses a checkpoint whose layer tensors are not exactly those the family's layout names for
@@ -562,11 +630,11 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
   const pc::family fam = pc::find_layout(model_type);
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     const block_spec& b = space.layers[l].base;
-    if (b.attention.kind != attention_kind::standard || b.ffn.kind != ffn_kind::standard || b.ffn.shared_d_ff > 0 ||
-        b.ffn.router_bias || (b.norm != norm_kind::rmsnorm) || b.n_norms != 2)
+    if (b.attention.kind != attention_kind::standard || b.ffn.kind != ffn_kind::standard ||
+        (b.ffn.shared_d_ff > 0 && !fam.shared_expert) || b.ffn.router_bias || (b.norm != norm_kind::rmsnorm) || b.n_norms != 2)
       pc::fail("layer " + std::to_string(l) +
                " is not a standard attention + FFN block with two RMSNorms (the layouts nsc can slice)");
-    if ((b.ffn.n_experts > 0) != fam.mixtral)
+    if (b.ffn.n_experts > 0 && !fam.has_moe())
       pc::fail("layer " + std::to_string(l) + ": the config's FFN kind does not match model_type '" +
                std::string(model_type) + "'");
   }
@@ -595,25 +663,39 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     };
     add("input_layernorm.weight", {d}, true);
     add("post_attention_layernorm.weight", {d}, true);
-    add("self_attn.q_proj.weight", {H * hd, d}, true);
-    add("self_attn.k_proj.weight", {K * hd, d}, true);
-    add("self_attn.v_proj.weight", {K * hd, d}, true);
+    if (fam.fused) {
+      add("self_attn.qkv_proj.weight", {(H + 2 * K) * hd, d}, true);
+      add("self_attn.qkv_proj.bias", {(H + 2 * K) * hd}, b.attention.qkv_bias);
+    } else {
+      add("self_attn.q_proj.weight", {H * hd, d}, true);
+      add("self_attn.k_proj.weight", {K * hd, d}, true);
+      add("self_attn.v_proj.weight", {K * hd, d}, true);
+      add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
+      add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
+      add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+    }
     add("self_attn.o_proj.weight", {d, H * hd}, true);
-    add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
-    add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
-    add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
     add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
     add("self_attn.q_norm.weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
     add("self_attn.k_norm.weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
     add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
-    if (fam.mixtral) {
-      add("block_sparse_moe.gate.weight", {b.ffn.n_experts, d}, true);
+    if (b.ffn.n_experts > 0) {
+      add(fam.router(), {b.ffn.n_experts, d}, true);
       for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
-        const std::string x = "block_sparse_moe.experts." + std::to_string(e) + ".";
-        add(x + "w1.weight", {F, d}, true);
-        add(x + "w3.weight", {F, d}, true);
-        add(x + "w2.weight", {d, F}, true);
+        add(fam.expert(e, fam.w_gate), {F, d}, true);
+        add(fam.expert(e, fam.w_up), {F, d}, true);
+        add(fam.expert(e, fam.w_down), {d, F}, true);
       }
+      if (b.ffn.shared_d_ff > 0) {
+        const std::int64_t S = b.ffn.shared_d_ff;
+        add("mlp.shared_expert.gate_proj.weight", {S, d}, true);
+        add("mlp.shared_expert.up_proj.weight", {S, d}, true);
+        add("mlp.shared_expert.down_proj.weight", {d, S}, true);
+        add("mlp.shared_expert_gate.weight", {1, d}, b.ffn.shared_gate);
+      }
+    } else if (fam.fused) {
+      add("mlp.gate_up_proj.weight", {2 * F, d}, true);
+      add("mlp.down_proj.weight", {d, F}, true);
     } else {
       if (b.ffn.gated) add("mlp.gate_proj.weight", {F, d}, true);
       add("mlp.up_proj.weight", {F, d}, true);
@@ -655,7 +737,7 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
   prune_checkpoint_result res;
   if (settings.criterion == channel_criterion::spectral && !settings.orders)
     pc::fail("the spectral criterion needs its orders (nsc/io/prune_weights.hpp: spectral_orders)");
-  res.selection = select_channels(in, space, c, settings, settings.orders.get()); // may refuse: before anything is created
+  res.selection = select_channels(in, model_type, space, c, settings, settings.orders.get()); // may refuse: before anything is created
   // The output directory: new or empty.
   std::error_code ec;
   if (fs::exists(out_dir, ec)) {
@@ -688,7 +770,16 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
       std::vector<std::vector<std::int64_t>> qh;
       for (std::int64_t h : k.q_heads) qh.push_back({h});
       const std::int64_t nq = std::int64_t(k.q_heads.size()) * hd, nk = std::int64_t(k.kv_groups.size()) * hd;
-      if (rest == "self_attn.q_proj.weight" || rest == "self_attn.q_proj.bias") {
+      if (rest == "self_attn.qkv_proj.weight" || rest == "self_attn.qkv_proj.bias") { // [q; k; v] rows
+        const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads();
+        op.rows = pc::head_rows(qh, hd);
+        for (const std::int64_t off : {H, H + K})
+          for (std::vector<std::int64_t> r : pc::head_rows(k.kv_groups, hd)) {
+            for (std::int64_t& x : r) x += off * hd;
+            op.rows.push_back(std::move(r));
+          }
+        op.out.shape[0] = nq + 2 * nk;
+      } else if (rest == "self_attn.q_proj.weight" || rest == "self_attn.q_proj.bias") {
         op.rows = pc::head_rows(qh, hd);
         op.out.shape[0] = nq;
       } else if (rest == "self_attn.k_proj.weight" || rest == "self_attn.k_proj.bias" ||
@@ -725,19 +816,25 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         op.out.shape[1] = std::int64_t(ch.size());
       }
     };
-    if (fam.mixtral) {
-      if (rest == "block_sparse_moe.gate.weight") {
+    if (fam.fused && rest == "mlp.gate_up_proj.weight") { // [gate; up] rows
+      if (std::int64_t(k.channels.size()) != F) {
+        op.rows = pc::singletons(k.channels);
+        for (std::int64_t ch : k.channels) op.rows.push_back({F + ch});
+        op.out.shape[0] = 2 * std::int64_t(k.channels.size());
+      }
+    } else if (b.ffn.n_experts > 0) {
+      if (rest == fam.router()) {
         if (std::int64_t(k.experts.size()) != b.ffn.n_experts) {
           op.rows = pc::singletons(k.experts);
           op.out.shape[0] = std::int64_t(k.experts.size());
         }
-      } else if (const auto ex = pc::expert_of(rest)) {
+      } else if (const auto ex = pc::expert_of(rest, fam.moe)) {
         const auto it = std::find(k.experts.begin(), k.experts.end(), ex->first);
         if (it == k.experts.end()) continue;
         const std::size_t pos = std::size_t(it - k.experts.begin());
-        op.out.name = p + "block_sparse_moe.experts." + std::to_string(pos) + "." + ex->second;
-        narrow(k.expert_channels[pos], ex->second != "w2.weight");
-      }
+        op.out.name = p + std::string(fam.moe) + "experts." + std::to_string(pos) + "." + ex->second;
+        narrow(k.expert_channels[pos], ex->second != std::string(fam.w_down) + ".weight");
+      } // the shared expert and its gate: copied whole
     } else if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" || rest == "mlp.gate_proj.bias" ||
                rest == "mlp.up_proj.bias") {
       narrow(k.channels, true);

@@ -32,18 +32,24 @@
 /// at w + psi_W of their router rows; a removed sublayer 0. Embeddings and the LM head are not
 /// valued (the same in every option): space.fixed_nsc becomes 0.
 ///
-/// Cost: per FFN matrix one Gram n^2 d and one factorisation n^3 / 3 (n the channels, d the
-/// hidden size) giving every width; per attention layer an o_proj Gram and one factorisation
-/// per KV head count offered with fewer query heads; per-head Q, K and V blocks (head_dim^2 d).
-/// Precision: double, except matrices with n^2 d >= 2^30 flops, which are formed and factored
-/// in float32 when prefix_psi_error<float> (sqrt(n + d) 2^-24 (1 + lambda_max) n, lambda_max by
-/// 20 power iterations) is at most float_tolerance (default 1e-3) of the matrix's psi_W;
+/// Cost: per matrix of n channel (or head) vectors of length d, the cheaper route of
+/// nsc/spectral/prefix_logdet.hpp: the n-space Gram n^2 d plus its factorisation n^3 / 3 (every
+/// width), or with LAPACK (nsc::eigen_blas) the d-space QR update 2 n d^2 (the widths offered):
+/// Llama-3-8B's FFN matrices (n = 14336, d = 4096) take the latter, 3.8x fewer flops. Per
+/// attention layer an o_proj factorisation per KV head count offered with fewer query heads;
+/// per-head Q, K and V blocks (head_dim^2 d).
+/// Precision: double, except matrices with n^2 d >= 2^30 flops, which are computed in float32
+/// when the route's bound (prefix_psi_route_error<float>: sqrt(n + d) 2^-24 (1 + lambda_max) n
+/// for the Gram, sqrt(n + d) 2^-23 (1 + lambda_max) d for the QR update; lambda_max by 20 power
+/// iterations on the factor) is at most float_tolerance (default 1e-3) of the matrix's psi_W;
 /// otherwise in double. Memory: one tensor at a time in double (twice: as stored and as channel
-/// rows) plus its n x n Gram (Llama-3-8B's FFN: 2 x 470 MB + 822 MB in float32); the spectral
-/// FFN order holds its three Grams at once.
+/// rows) plus the route's n x n Gram or d x d factor (Llama-3-8B's FFN by QR: 2 x 470 MB + 67
+/// MB, the three FFN matrices at once on three threads, OpenBLAS held to one thread); the
+/// spectral FFN order holds its three n x n Grams at once.
 #ifndef NSC_IO_PRUNE_WEIGHTS_HPP
 #define NSC_IO_PRUNE_WEIGHTS_HPP
 
+#include <nsc/io/checkpoint_psi.hpp>
 #include <nsc/io/prune_checkpoint.hpp>
 #include <nsc/io/safetensors.hpp>
 #include <nsc/spectral/prefix_logdet.hpp>
@@ -55,6 +61,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -68,6 +75,8 @@ struct prune_weight_settings {
   /// float32 for a large matrix when its error bound is at most this share of its psi_W.
   double float_tolerance = 1e-3;
   bool values = true; ///< false: the orders only (what --criterion spectral needs without --score weights)
+  /// The checkpoint's family (its tensor names: nsc/io/prune_checkpoint.hpp's layouts()).
+  std::string model_type = "llama";
   /// Called after each layer with (layers done, layers).
   std::function<void(std::size_t, std::size_t)> progress;
 };
@@ -85,6 +94,7 @@ struct layer_weight_values {
   std::vector<std::vector<double>> expert_prefix;   ///< MoE, per expert, w = 0..F
   std::vector<std::int64_t> expert_magnitude_order; ///< MoE, magnitude criterion
   Eigen::MatrixXd router;                           ///< MoE: router rows as columns (d x E)
+  double shared = 0; ///< MoE with a shared expert (qwen2_moe): psi_W of its three matrices and its gate row
 };
 
 /// prune_weight_values's answer.
@@ -133,18 +143,37 @@ struct tally {
 
 inline bool big(const mat& X) { return double(X.rows()) * double(X.rows()) * double(X.cols()) >= double(1 << 30); }
 
-/// Prefix psi of X's rows in `order` (units of `unit` rows): float32 where allowed.
-inline std::vector<double> ordered(const mat& X, const std::vector<std::int64_t>& order, std::int64_t unit, double tol,
-                                   tally& t) {
+/// Prefix psi of X's rows in `order` (units of `unit` rows) at the prefix sizes `sizes` (units,
+/// increasing, the last = all units; other entries NaN or computed), by the cheaper route
+/// (prefix_psi_best_route), in float32 where its error bound allows.
+inline std::vector<double> ordered(const mat& X, const std::vector<std::int64_t>& order, std::int64_t unit,
+                                   const std::vector<std::int64_t>& sizes, double tol, tally& t) {
   ++t.matrices;
+  const prefix_psi_route route = prefix_psi_best_route(X.rows(), X.cols());
+  auto run = [&](auto real, double* lam) {
+    using Real = decltype(real);
+    return route == prefix_psi_route::qr ? prefix_psi_ordered_qr<Real>(X, order, unit, sizes, lam)
+                                         : prefix_psi_ordered<Real>(X, order, unit, lam);
+  };
   if (big(X)) {
-    std::vector<double> p = prefix_psi_ordered<float>(X, order, unit);
-    if (prefix_psi_error<float>(X.rows(), X.cols(), lambda_max(X), X.rows()) <= tol * p.back()) {
+    double lam = 0;
+    std::vector<double> p = run(float(0), &lam);
+    if (prefix_psi_route_error<float>(route, X.rows(), X.cols(), lam) <= tol * p.back()) {
       ++t.floats;
       return p;
     }
   }
-  return prefix_psi_ordered<double>(X, order, unit);
+  return run(double(0), nullptr);
+}
+
+/// The prefix sizes an option set asks for: `wanted` (sizes in units, any order, 0 ignored)
+/// plus all units, increasing and unique.
+inline std::vector<std::int64_t> size_list(std::vector<std::int64_t> wanted, std::int64_t all) {
+  wanted.push_back(all);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  wanted.erase(std::remove_if(wanted.begin(), wanted.end(), [all](std::int64_t k) { return k < 1 || k > all; }), wanted.end());
+  return wanted;
 }
 
 /// Produces one matrix (its rows: the units' vectors) when called: matrices are loaded one at a
@@ -201,18 +230,29 @@ inline tensor_matrix load(const std::map<std::string, const tensor_entry*>& by_n
 }
 
 /// An FFN's matrices as channel rows (gate rows, up rows, down columns), loaded one at a time.
-inline void ffn_values(const std::vector<rows_loader>& loads, channel_criterion crit, std::vector<std::int64_t> order, double tol,
-                       tally& t, std::vector<std::int64_t>& order_out, std::vector<double>& prefix) {
+inline void ffn_values(const std::vector<rows_loader>& loads, channel_criterion crit, std::vector<std::int64_t> order,
+                       const std::vector<std::int64_t>& sizes, double tol, tally& t, std::vector<std::int64_t>& order_out,
+                       std::vector<double>& prefix) {
   if (crit == channel_criterion::spectral) {
     prefix_psi_greedy_result r = greedy(loads, 1, {}, [](std::int64_t, std::int64_t) { return true; }, tol, t);
     order_out = std::move(r.order);
     prefix = std::move(r.prefix);
     return;
   }
+  // The matrices at once, each on its own thread with OpenBLAS held to one: xTPQRT's many
+  // small products do not pay for OpenBLAS's threads (on this loaded 2-core machine a 4096 x
+  // 2048 update took 33 s wall with 2 OpenBLAS threads, 2.6 s with 1), the matrices do.
   prefix.assign(order.size() + 1, 0.0);
-  for (const rows_loader& load : loads) {
-    const std::vector<double> p = ordered(load(), order, 1, tol, t);
+  const detail::cp::small_work_single_thread one_blas_thread(true);
+  std::vector<tally> tallies(loads.size());
+  std::vector<std::future<std::vector<double>>> runs;
+  for (std::size_t m = 0; m < loads.size(); ++m)
+    runs.push_back(std::async(std::launch::async, [&, m] { return ordered(loads[m](), order, 1, sizes, tol, tallies[m]); }));
+  for (std::size_t m = 0; m < runs.size(); ++m) {
+    const std::vector<double> p = runs[m].get();
     for (std::size_t i = 0; i < p.size(); ++i) prefix[i] += p[i];
+    t.matrices += tallies[m].matrices;
+    t.floats += tallies[m].floats;
   }
   order_out = std::move(order);
 }
@@ -231,7 +271,8 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
   const auto t0 = std::chrono::steady_clock::now();
   std::map<std::string, const tensor_entry*> by_name;
   for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
-  const channel_orders mag = magnitude_orders(in, space);
+  const detail::pc::family fam = detail::pc::find_layout(settings.model_type);
+  const channel_orders mag = magnitude_orders(in, space, settings.model_type);
   const bool spectral = settings.criterion == channel_criterion::spectral;
   const double tol = settings.float_tolerance;
   pw::tally tl;
@@ -244,21 +285,25 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
     layer_weight_values& v = out.layers[l];
     const std::string p = "model.layers." + std::to_string(l) + ".";
     auto load = [&](const std::string& rest) { return pw::load(by_name, p + rest); };
+    // a part's rows as the columns of a d x rows matrix (q, k, v of a fused qkv_proj: their rows)
+    auto load_part = [&](std::string_view role) {
+      const detail::pc::matrix_part m = detail::pc::part_of(fam, b, role);
+      return mat(load(m.rest).t().middleCols(m.row0, m.rows));
+    };
     // Attention: which KV head counts, and whether any option drops query heads.
     const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
     std::map<std::int64_t, bool> ks; // k -> some option with h < H
+    std::map<std::int64_t, std::vector<std::int64_t>> heads_of; // k -> the head counts offered
     for (const auto& o : ls.attention)
-      if (!o.none && o.heads > 0) ks[o.kv_heads] = ks[o.kv_heads] || o.heads < H;
+      if (!o.none && o.heads > 0) ks[o.kv_heads] = ks[o.kv_heads] || o.heads < H, heads_of[o.kv_heads].push_back(o.heads);
     if (!ks.empty() && b.attention.kind == attention_kind::standard) {
-      const pw::tensor_matrix q = load("self_attn.q_proj.weight"), o = load("self_attn.o_proj.weight");
-      const mat O = o.t(); // (H hd) x d: head i = rows [i hd, (i + 1) hd)
+      const mat O = load("self_attn.o_proj.weight").t(); // (H hd) x d: head i = rows [i hd, (i + 1) hd)
       if (settings.values || spectral) {
-        const pw::cmap Q = q.t(); // d x (H hd)
+        const mat Q = load_part("q"); // d x (H hd)
         for (std::int64_t i = 0; i < H; ++i) v.q_psi.push_back(pw::psi_rows(Q.middleCols(i * hd, hd).transpose()));
       }
       if (settings.values) {
-        const pw::tensor_matrix kt = load("self_attn.k_proj.weight"), vt = load("self_attn.v_proj.weight");
-        const pw::cmap Kt = kt.t(), Vt = vt.t(); // d x (K hd)
+        const mat Kt = load_part("k"), Vt = load_part("v"); // d x (K hd)
         for (const auto& [k, drop] : ks) {
           double s = 0;
           for (const auto& g : detail::pc::kv_groups(K, k)) {
@@ -304,17 +349,19 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           v.o_prefix[k] = std::move(op);
         } else {
           v.head_order[k] = mag.heads(l, k);
-          if (settings.values) v.o_prefix[k] = pw::ordered(O, v.head_order[k], hd, tol, tl);
+          if (settings.values) v.o_prefix[k] = pw::ordered(O, v.head_order[k], hd, pw::size_list(heads_of[k], H), tol, tl);
         }
         if (settings.values && !full_done) v.o_full = v.o_prefix[k].back(), full_done = true;
       }
-      if (settings.values && !full_done) v.o_full = pw::ordered(O, natural, hd, tol, tl).back();
+      if (settings.values && !full_done) v.o_full = pw::ordered(O, natural, hd, {H}, tol, tl).back();
     }
     // FFN
     bool ffn_cut = false, ffn_any = false, experts_cut = false;
+    std::vector<std::int64_t> widths; // the widths offered
     for (const auto& o : ls.ffn)
       if (!o.none && o.width > 0) {
         ffn_any = true;
+        widths.push_back(o.width);
         ffn_cut = ffn_cut || o.width < b.ffn.d_ff;
         experts_cut = experts_cut || (o.experts > 0 && o.experts < b.ffn.n_experts);
       }
@@ -322,27 +369,40 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
       const std::int64_t F = b.ffn.d_ff;
       std::vector<std::int64_t> natural(static_cast<std::size_t>(F));
       std::iota(natural.begin(), natural.end(), 0);
+      // gate / up: a whole tensor (rest) or a dense layer's part (role "gate" / "up")
+      auto rows_of = [&](const std::string& name) {
+        if (name == "gate" || name == "up") return mat(load_part(name).transpose());
+        return mat(load(name).t().transpose()); // F x d
+      };
       auto one = [&](const std::string& g, const std::string& u, const std::string& d, std::vector<std::int64_t> mag_order,
                      std::vector<std::int64_t>& order, std::vector<double>& prefix) {
         std::vector<pw::rows_loader> loads;
-        if (b.ffn.gated) loads.push_back([&, g] { return mat(load(g).t().transpose()); }); // F x d
-        loads.push_back([&, u] { return mat(load(u).t().transpose()); });
+        if (b.ffn.gated) loads.push_back([&, g] { return rows_of(g); });
+        loads.push_back([&, u] { return rows_of(u); });
         loads.push_back([&, d] { return mat(load(d).t()); });
-        pw::ffn_values(loads, settings.criterion, std::move(mag_order), tol, tl, order, prefix);
+        pw::ffn_values(loads, settings.criterion, std::move(mag_order), pw::size_list(widths, F), tol, tl, order, prefix);
       };
       if (b.ffn.n_experts > 0) {
         const std::int64_t E = b.ffn.n_experts;
-        auto ename = [](std::int64_t x, const char* m) { return "block_sparse_moe.experts." + std::to_string(x) + "." + m + ".weight"; };
         v.expert_channel_order.resize(std::size_t(E));
         v.expert_prefix.resize(std::size_t(E));
         for (std::int64_t x = 0; x < E; ++x)
-          one(ename(x, "w1"), ename(x, "w3"), ename(x, "w2"),
+          one(fam.expert(x, fam.w_gate), fam.expert(x, fam.w_up), fam.expert(x, fam.w_down),
               !spectral && ffn_cut ? mag.expert_channels(l, x) : natural, v.expert_channel_order[std::size_t(x)],
               v.expert_prefix[std::size_t(x)]);
         if (!spectral && (experts_cut || settings.values)) v.expert_magnitude_order = mag.experts(l, F);
-        v.router = load("block_sparse_moe.gate.weight").t(); // d x E
+        v.router = load(fam.router()).t(); // d x E
+        if (settings.values && b.ffn.shared_d_ff > 0) { // kept whole in every option with the FFN
+          const std::int64_t S = b.ffn.shared_d_ff;
+          std::vector<std::int64_t> all(static_cast<std::size_t>(S));
+          std::iota(all.begin(), all.end(), 0);
+          for (const char* m : {"gate_proj", "up_proj"})
+            v.shared += pw::ordered(mat(load(std::string("mlp.shared_expert.") + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
+          v.shared += pw::ordered(mat(load("mlp.shared_expert.down_proj.weight").t()), all, 1, {S}, tol, tl).back();
+          if (b.ffn.shared_gate) v.shared += pw::psi_rows(load("mlp.shared_expert_gate.weight").t().transpose());
+        }
       } else {
-        one("mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight",
+        one(b.ffn.gated ? "gate" : "", "up", "mlp.down_proj.weight",
             spectral ? natural : (ffn_cut ? mag.channels(l) : natural), v.channel_order, v.ffn_prefix);
       }
     }
@@ -405,7 +465,7 @@ inline void apply_weight_scores(search::prune_space& space, const prune_weight_v
       const std::vector<std::int64_t> ord = weight_expert_order(v, l, o.width);
       const std::int64_t key = v.criterion == channel_criterion::magnitude ? 0 : o.width;
       if (!router_prefix.count(key)) router_prefix[key] = prefix_psi_ordered<double>(x.router.transpose(), ord, 1);
-      double s = router_prefix[key].at(std::size_t(o.experts));
+      double s = router_prefix[key].at(std::size_t(o.experts)) + x.shared;
       for (std::int64_t i = 0; i < o.experts; ++i) s += x.expert_prefix.at(std::size_t(ord[std::size_t(i)])).at(std::size_t(o.width));
       o.nsc = s;
     }
