@@ -70,16 +70,16 @@ for trial in range(count):
     classes = {}
     for g in range(G):
         classes.setdefault(sig[g], []).append(g)
-    def key(ch):
+    def ms_key(ch):
         return tuple(tuple(sorted(ch[g] for g in members)) for members in classes.values())
     multisets = {}
     for c, v, ch in feas:
-        k = key(ch)
+        k = ms_key(ch)
         multisets[k] = (v, multisets.get(k, (v, 0))[1] + 1)
     ranked = sorted(multisets.items(), key=lambda kv: -kv[1][0])
     top = [v for _, (v, n) in ranked[:5]]
     def orderings(ch):
-        return multisets[key(ch)][1]
+        return multisets[ms_key(ch)][1]
     # Pareto set: per distinct cost vector the best value, then non-dominated
     by_cost = {}
     for c, v, _ in feas:
@@ -93,7 +93,7 @@ for trial in range(count):
         all(cost[n] <= budget[n] for n in names),
         all(int(got["costs"][n]) == cost[n] for n in names),
         [t["nsc"] for t in j["top"]] == top,
-        len({key([int(c["option"][1:]) for c in t["choice"]]) for t in j["top"]}) == len(j["top"]),
+        len({ms_key([int(c["option"][1:]) for c in t["choice"]]) for t in j["top"]}) == len(j["top"]),
         all(t["orderings"] == orderings([int(c["option"][1:]) for c in t["choice"]]) for t in j["top"]),
         front == pareto,
     ]
