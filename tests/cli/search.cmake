@@ -191,7 +191,10 @@ nsc_cli_test(search_budgets_top_ties
   PASS "ties     value 4438[.]411115 [(]entries 1-2[)]: 24 selections [(]orderings of identical layers, summed[)]")
 nsc_cli_test(search_budgets_top_distance
   ARGS search --space examples/spaces/kv_ffn_groups.json --top 3 --min-distance 4
-  PASS "top      3 best selections at distance >= 4")
+  PASS "top      2 best selections at distance >= 4 [(]identical groups interchangeable")
+nsc_cli_test(search_budgets_top_distance_positions
+  ARGS search --space examples/spaces/kv_ffn_groups.json --top 3 --min-distance 4 --positions
+  PASS "top      3 best selections at distance >= 4 [(]--positions")
 nsc_cli_test(search_budgets_front
   ARGS search --space examples/spaces/kv_ffn_groups.json --front
   PASS "front    17 Pareto points")
