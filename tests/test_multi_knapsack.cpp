@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -356,6 +357,7 @@ TEST_CASE("k best equals brute-force sorting, with and without a Hamming distanc
       const std::size_t k = std::size_t(uni(rng, 1, 12));
       nsc::search::k_best_settings ks;
       ks.k = k;
+      ks.positions = true;  // positional selections (the multiset form: "[ties]" below)
       const auto top = nsc::search::k_best(g, B, ks);
       REQUIRE(top.size() == std::min(k, values.size()));
       std::vector<std::vector<std::size_t>> seen;
@@ -452,7 +454,9 @@ TEST_CASE("diverse pool member (best_far_from) equals brute force: integer and r
         if (!best || *best < v) best = v;
       });
       nsc::search::far_info info;
-      const auto x = nsc::search::best_far_from(groups, B, earlier, D, {}, &info);
+      nsc::search::far_settings fs;
+      fs.positions = true;
+      const auto x = nsc::search::best_far_from(groups, B, earlier, D, fs, &info);
       rounds += info.rounds > 1;
       REQUIRE(x.has_value() == best.has_value());
       if (!x) return;
@@ -468,6 +472,199 @@ TEST_CASE("diverse pool member (best_far_from) equals brute force: integer and r
   }
   REQUIRE(nonempty > std::size_t(trials) / 5);
   REQUIRE(rounds > std::size_t(trials) / 50);  // the threshold had to come down
+}
+
+namespace {
+/// Brute-force classes of identical groups: groups with equal option lists (values and costs).
+template <class Value>
+std::vector<std::size_t> brute_class_of(const mmck_groups<Value>& g) {
+  std::vector<std::size_t> cls(g.size());
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    cls[i] = i;
+    for (std::size_t j = 0; j < i; ++j) {
+      bool same = g[i].size() == g[j].size();
+      for (std::size_t o = 0; same && o < g[i].size(); ++o)
+        same = g[i][o].value == g[j][o].value && g[i][o].cost == g[j][o].cost;
+      if (same) {
+        cls[i] = cls[j];
+        break;
+      }
+    }
+  }
+  return cls;
+}
+/// The multiset key of a selection: per group, its class and the sorted options of its class.
+std::vector<std::size_t> brute_multiset(const std::vector<std::size_t>& cls, const std::vector<std::size_t>& ch) {
+  std::vector<std::size_t> key;
+  for (std::size_t c = 0; c < ch.size(); ++c) {
+    std::vector<std::size_t> o;
+    for (std::size_t i = 0; i < ch.size(); ++i)
+      if (cls[i] == c) o.push_back(ch[i]);
+    std::sort(o.begin(), o.end());
+    key.push_back(o.size());
+    key.insert(key.end(), o.begin(), o.end());
+  }
+  return key;
+}
+/// Hamming distance minimised over the permutations of each class's positions (brute force).
+std::size_t brute_multiset_distance(const std::vector<std::size_t>& cls, const std::vector<std::size_t>& a,
+                                    const std::vector<std::size_t>& b) {
+  std::size_t d = 0;
+  for (std::size_t c = 0; c < a.size(); ++c) {
+    std::vector<std::size_t> pa, pb;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (cls[i] == c) pa.push_back(a[i]), pb.push_back(b[i]);
+    if (pa.empty()) continue;
+    std::sort(pb.begin(), pb.end());
+    std::size_t best = SIZE_MAX;
+    do {
+      std::size_t e = 0;
+      for (std::size_t i = 0; i < pa.size(); ++i) e += pa[i] != pb[i];
+      best = std::min(best, e);
+    } while (std::next_permutation(pb.begin(), pb.end()));
+    d += best;
+  }
+  return d;
+}
+}  // namespace
+
+TEST_CASE("ties as ties: k best and pools over multisets of identical groups equal brute force", "[mmck][ties][brute]") {
+  // random instances where many groups are copies (random_instance(identical)), K = 1..3, and
+  // larger ones (4..7 groups, 2 or 3 distinct option lists); the reference enumerates every
+  // positional selection, keys it by its multisets (classes found by comparing option lists),
+  // counts the selections per key (the orderings), and walks the keys by value; distances are
+  // Hamming distances minimised over permutations of each class's positions
+  std::mt19937_64 rng(2122);
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 300;
+#else
+  const int trials = 2400;
+#endif
+  std::size_t collapsed = 0, pools = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(1 + trial % 3);
+    auto g = random_instance(rng, K, true);
+    if (trial % 3 == 2) {
+      g.clear();
+      std::vector<std::vector<nsc::search::mmck_option<i64>>> kinds;
+      for (int u = 0; u < int(uni(rng, 1, 3)); ++u)
+        kinds.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, std::size_t(uni(rng, 2, 4)), 9, 30));
+      for (std::size_t i = 0, G = std::size_t(uni(rng, 4, 7)); i < G; ++i) g.push_back(kinds[std::size_t(uni(rng, 0, i64(kinds.size()) - 1))]);
+    }
+    if (g.empty()) continue;
+    const std::size_t G = g.size();
+    const cost_v B = random_budget(rng, K, G);
+    const auto cls = brute_class_of(g);
+    struct key_sel {
+      i64 value;
+      cost_v cost;
+      std::vector<std::size_t> choice;
+      std::size_t orderings;
+    };
+    std::map<std::vector<std::size_t>, key_sel> keys;
+    for_each_selection(g, [&](const std::vector<std::size_t>& ch) {
+      const cost_v c = cost_of(g, ch, K);
+      if (!fits(c, B)) return;
+      auto [it, fresh] = keys.try_emplace(brute_multiset(cls, ch), key_sel{value_of(g, ch), c, ch, 0});
+      ++it->second.orderings;
+      (void)fresh;
+    });
+    std::vector<key_sel> all;
+    for (auto& [k, v] : keys) all.push_back(v);
+    // k best over multisets
+    nsc::search::k_best_settings ks;
+    ks.k = std::size_t(uni(rng, 1, 12));
+    const std::size_t D = trial % 2 == 0 ? 1 : std::size_t(uni(rng, 1, i64(G)));
+    ks.min_distance = D;
+    const auto top = nsc::search::k_best(g, B, ks);
+    std::vector<std::vector<std::size_t>> kept;
+    for (std::size_t i = 0; i < top.size(); ++i) {
+      INFO("trial " << trial << " G " << G << " K " << K << " D " << D << " i " << i);
+      // the best multiset at distance >= D from every earlier one
+      std::optional<i64> want;
+      for (const auto& s : all) {
+        bool far = true;
+        for (const auto& e : kept) far = far && brute_multiset_distance(cls, s.choice, e) >= D;
+        if (far && (!want || *want < s.value)) want = s.value;
+      }
+      REQUIRE(want);
+      REQUIRE(top[i].value == *want);
+      REQUIRE(value_of(g, top[i].choice) == top[i].value);
+      REQUIRE(cost_of(g, top[i].choice, K) == top[i].cost);
+      REQUIRE(fits(top[i].cost, B));
+      for (const auto& e : kept) REQUIRE(brute_multiset_distance(cls, top[i].choice, e) >= D);
+      // canonical: within each class, options ascending over ascending groups
+      for (std::size_t a = 0; a < G; ++a)
+        for (std::size_t b = a + 1; b < G; ++b)
+          if (cls[a] == cls[b]) REQUIRE(top[i].choice[a] <= top[i].choice[b]);
+      const auto& ref = keys.at(brute_multiset(cls, top[i].choice));
+      REQUIRE(nsc::search::count_orderings(g, top[i].choice) == std::to_string(ref.orderings));
+      collapsed += ref.orderings > 1;
+      kept.push_back(top[i].choice);
+    }
+    if (top.size() < ks.k) {  // nothing else far enough
+      for (const auto& s : all) {
+        bool far = true;
+        for (const auto& e : kept) far = far && brute_multiset_distance(cls, s.choice, e) >= D;
+        REQUIRE(!far);
+      }
+    }
+    pools += D > 1 && top.size() > 1;
+    // one pool member from random (non-canonical) earlier selections, real values (minimisation)
+    if (trial % 4 == 1) {
+      mmck_groups<double> gd;
+      std::map<std::size_t, std::vector<double>> vals;  // one value list per class: copies stay identical
+      for (std::size_t i = 0; i < G; ++i) {
+        auto& v = vals[cls[i]];
+        if (v.empty())
+          for (std::size_t o = 0; o < g[i].size(); ++o) v.push_back(-double(uni(rng, 0, 999)) / 1000.0);
+        gd.emplace_back();
+        for (std::size_t o = 0; o < g[i].size(); ++o) gd.back().push_back({v[o], g[i][o].cost});
+      }
+      std::vector<std::vector<std::size_t>> earlier(std::size_t(uni(rng, 1, 3)));
+      for (auto& e : earlier)
+        for (std::size_t i = 0; i < G; ++i) e.push_back(std::size_t(uni(rng, 0, i64(g[i].size()) - 1)));
+      const std::size_t D2 = std::size_t(uni(rng, 1, i64(G) + 1));
+      std::optional<double> want;
+      for (const auto& s : all) {
+        bool far = true;
+        for (const auto& e : earlier) far = far && brute_multiset_distance(cls, s.choice, e) >= D2;
+        if (far && (!want || *want < value_of(gd, s.choice))) want = value_of(gd, s.choice);
+      }
+      const auto x = nsc::search::best_far_from(gd, B, earlier, D2);
+      REQUIRE(x.has_value() == want.has_value());
+      if (x) {
+        REQUIRE(x->value == Approx(*want).margin(1e-12));
+        REQUIRE(value_of(gd, x->choice) == x->value);
+        REQUIRE(fits(cost_of(gd, x->choice, K), B));
+        for (const auto& e : earlier) REQUIRE(brute_multiset_distance(cls, x->choice, e) >= D2);
+      }
+    }
+  }
+  REQUIRE(collapsed > std::size_t(trials) / 4);  // many answers stand for several orderings
+  REQUIRE(pools > std::size_t(trials) / 20);
+}
+
+TEST_CASE("count_orderings: multinomials past 2^64 exactly", "[mmck][ties]") {
+  // 80 identical groups split 23 / 57 over two options: C(80, 23) (Python: math.comb(80, 23))
+  mmck_groups<i64> g(80, {{1, {1}}, {2, {2}}});
+  std::vector<std::size_t> ch(80, 1);
+  for (std::size_t i = 0; i < 23; ++i) ch[i] = 0;
+  REQUIRE(nsc::search::count_orderings(g, ch) == "68310851714568382400");
+  // 80 distinct options each once: 80! (math.factorial(80))
+  mmck_groups<i64> h(80);
+  for (auto& grp : h)
+    for (i64 j = 0; j < 80; ++j) grp.push_back({j, {j}});
+  std::vector<std::size_t> all(80);
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  REQUIRE(nsc::search::count_orderings(h, all) ==
+          "71569457046263802294811533723186532165584657342365752577109445058227039255480148842668944867280814080000000000000000000");
+  REQUIRE(nsc::search::count_orderings(h, std::vector<std::size_t>(80, 5)) == "1");
+  // no identical groups: 1; two classes multiply: C(4, 2) x C(3, 1)
+  mmck_groups<i64> m{{{1, {1}}, {2, {1}}}, {{1, {1}}, {2, {1}}}, {{3, {0}}, {4, {0}}}, {{1, {1}}, {2, {1}}},
+                     {{3, {0}}, {4, {0}}}, {{1, {1}}, {2, {1}}}, {{3, {0}}, {4, {0}}}};
+  REQUIRE(nsc::search::count_orderings(m, {0, 1, 0, 1, 1, 0, 1}) == "18");
+  REQUIRE(nsc::search::count_orderings(mmck_groups<i64>{{{1, {1}}}, {{2, {1}}}}, {0, 0}) == "1");
 }
 
 TEST_CASE("diverse pool: errors and refusals", "[mmck][pool][errors]") {

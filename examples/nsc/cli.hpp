@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -87,6 +88,54 @@ inline std::string grouped(long long v) {
     out += digits[i];
   }
   return v < 0 ? "-" + out : out;
+}
+
+/// Thousands separators on a non-negative decimal string: "68310851714568382400" -> "68,310,...".
+inline std::string grouped_digits(const std::string& digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+/// A count of orderings (count_orderings' decimal) in JSON: a number up to 2^53, else the string.
+inline nlohmann::json orderings_json(const std::string& digits) {
+  if (digits.size() < 16) return std::stoll(digits);
+  return digits;
+}
+
+/// The sum of two non-negative decimal strings.
+inline std::string add_digits(const std::string& a, const std::string& b) {
+  std::string out;
+  int carry = 0;
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()) || carry; ++i) {
+    const int d = (i < a.size() ? a[a.size() - 1 - i] - '0' : 0) + (i < b.size() ? b[b.size() - 1 - i] - '0' : 0) + carry;
+    out.insert(out.begin(), char('0' + d % 10));
+    carry = d / 10;
+  }
+  return out;
+}
+
+/// The "ties" lines of a --top list (one entry per multiset of identical layers' choices): for
+/// each value that several entries share, or an entry standing for several selections, how many
+/// selections have it (the orderings summed, exact). `full`: the list may end inside the last
+/// value's ties (fewer entries than asked means it does not), so its count is a lower bound.
+inline void print_ties(const std::vector<double>& values, const std::vector<std::string>& orderings, bool full,
+                       const char* value_name) {
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i + 1;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    std::string total = "0";
+    for (std::size_t q = i; q < j; ++q) total = add_digits(total, orderings[q]);
+    if (j - i > 1 || total != "1")
+      std::printf("ties     %s %s (%s): %s%s selections (orderings of identical layers%s)\n", value_name,
+                  fmt(values[i]).c_str(),
+                  (j - i > 1 ? "entries " + std::to_string(i + 1) + "-" + std::to_string(j) : "entry " + std::to_string(i + 1)).c_str(),
+                  full && j == values.size() ? ">= " : "", grouped_digits(total).c_str(), j - i > 1 ? ", summed" : "");
+    i = j;
+  }
 }
 
 /// A duration in seconds as "12.3 us", "4.56 ms" or "1.234 s".

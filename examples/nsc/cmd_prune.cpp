@@ -103,6 +103,7 @@ struct prune_args {
   bool emit_format_given = false;
   std::size_t top = 0;
   std::size_t min_distance = 0;
+  bool positions = false; ///< --positions: identical layers' choices swapped are separate --top entries
   double front_epsilon = 0;
   double max_memory = double(std::size_t{1} << 30);
   std::string engine; ///< --engine: the serving engine the config must load in ("": any)
@@ -345,6 +346,7 @@ int run_generic(const prune_args& a) {
   s.rescore_front = false; // front totals: the option sums (exact costs; NSC to ~1e-15); best and top re-scored
   s.top = a.top;
   s.min_distance = a.min_distance;
+  s.positions = a.positions;
   s.front_epsilon = a.front_epsilon;
   s.mmck.max_table_bytes = std::size_t(a.max_memory);
   if (!a.plot.empty() && !a.front)
@@ -521,8 +523,12 @@ int run_generic(const prune_args& a) {
   }
   if (a.top > 0) {
     nlohmann::json f = nlohmann::json::array();
-    for (const auto& c : r.top) f.push_back(generic_json(c, T));
+    for (std::size_t i = 0; i < r.top.size(); ++i) {
+      f.push_back(generic_json(r.top[i], T));
+      f.back()["orderings"] = nsc_cli::orderings_json(r.top_orderings[i]);
+    }
     j["top"] = std::move(f);
+    j["top_positions"] = a.positions;
   }
   // --plot: NSC against params and the other budgeted costs (scripts/plot_front.py's generic
   // mode), from a compact copy of the front (no per-layer lists).
@@ -641,8 +647,17 @@ int run_generic(const prune_args& a) {
     for (std::size_t k = 0; k < rows; ++k) row("", r.front[rows == 1 ? 0 : k * (n - 1) / (rows - 1)]);
   }
   if (a.top > 0) {
-    std::printf("top      %zu best\n", r.top.size());
-    for (const auto& c : r.top) row("", c);
+    std::printf("top      %zu best%s%s\n", r.top.size(),
+                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance) + " sublayers").c_str() : "",
+                a.positions ? " (--positions: identical layers' choices in another order are separate entries)"
+                            : " (identical layers interchangeable: one entry per multiset of their choices; --positions "
+                              "lists orderings)");
+    std::vector<double> values;
+    for (const auto& c : r.top) {
+      row("", c);
+      values.push_back(c.dp_value);
+    }
+    if (!a.positions) nsc_cli::print_ties(values, r.top_orderings, r.top.size() == a.top, "NSC");
   }
   if (!a.emit_config.empty())
     std::printf("config   %s (%s; nsc score reads it back to exactly these numbers, checked)\n", a.emit_config.c_str(),
@@ -931,7 +946,11 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
       ->check(CLI::IsMember({"shapes", "weights"}));
   sub->add_option("--top", args->top, "generic: also the K best models")->check(CLI::Range(std::size_t(1), std::size_t(1000)));
   sub->add_option("--min-distance", args->min_distance,
-                  "generic, --top: each model differs from every earlier one in >= D sublayers");
+                  "generic, --top: each model differs from every earlier one in >= D sublayers (identical layers "
+                  "matched best unless --positions)");
+  sub->add_flag("--positions", args->positions,
+                "generic, --top: identical layers' choices in another order are separate entries (default: one entry "
+                "per multiset, with the number of orderings it stands for)");
   sub->add_option("--front-epsilon", args->front_epsilon,
                   "generic, --front: list an epsilon-cover (every Pareto point within (1 + eps) in each cost of a listed one)")
       ->check(CLI::Range(1e-9, 1000.0));

@@ -435,6 +435,7 @@ struct generic_args {
   bool front = false;
   std::size_t top = 0;
   std::size_t min_distance = 0;
+  bool positions = false;  ///< --positions: identical groups' choices in another order are separate --top entries
   double front_epsilon = 0;
   double max_memory = double(std::size_t{1} << 30);
   double max_work = 5e8;
@@ -537,12 +538,19 @@ int infeasible_json(bool json, const nsc::io::search_space_file& f, const std::s
   return infeasible("no selection of " + f.name + " has " + budgets_text(f.cost_names, b));
 }
 
+/// The --top header's note on identical groups (none with --positions).
+const char* top_note(const generic_args& a) {
+  return a.positions ? " (--positions: identical groups' choices in another order are separate)"
+                     : " (identical groups interchangeable: one per multiset of their choices; --positions lists orderings)";
+}
+
 /// The solver settings of --front, --top, --min-distance, --front-epsilon, --max-memory, --max-work.
 nsc::search::budget_search_settings search_settings(const generic_args& a) {
   nsc::search::budget_search_settings bs;
   bs.front = a.front;
   bs.top = a.top;
   bs.min_distance = a.min_distance;
+  bs.positions = a.positions;
   bs.front_epsilon = a.front_epsilon;
   bs.mmck.max_table_bytes = std::size_t(a.max_memory);
   bs.mmck.max_work = std::uint64_t(a.max_work);
@@ -592,7 +600,10 @@ int run_generic(const generic_args& a) {
       }
       if (a.top) {
         nlohmann::json tp = nlohmann::json::array();
-        for (const auto& c : r.top) tp.push_back(cand_json(c));
+        for (std::size_t i = 0; i < r.top.size(); ++i) {
+          tp.push_back(cand_json(r.top[i]));
+          tp.back()["orderings"] = nsc_cli::orderings_json(r.top_orderings[i]);
+        }
         j["top"] = std::move(tp);
       }
       nsc_cli::print_json(j);
@@ -618,10 +629,14 @@ int run_generic(const generic_args& a) {
         std::printf("         value %-14.10g %s\n", r.front[i].value, costs_text(r.front[i]).c_str());
     }
     if (a.top) {
-      std::printf("top      %zu best selections%s\n", r.top.size(),
-                  a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "");
-      for (std::size_t i = 0; i < r.top.size(); ++i)
+      std::printf("top      %zu best selections%s%s\n", r.top.size(),
+                  a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "", top_note(a));
+      std::vector<double> values;
+      for (std::size_t i = 0; i < r.top.size(); ++i) {
         std::printf("         %2zu  value %-14.10g %s\n", i + 1, r.top[i].value, costs_text(r.top[i]).c_str());
+        values.push_back(r.top[i].value);
+      }
+      if (!a.positions) nsc_cli::print_ties(values, r.top_orderings, r.top.size() == a.top, "value");
     }
     print_engine(r.info);
     std::printf("time     %s\n", time_text(secs).c_str());
@@ -670,7 +685,10 @@ int run_generic(const generic_args& a) {
     }
     if (a.top) {
       nlohmann::json tp = nlohmann::json::array();
-      for (const auto& c : r.top) tp.push_back(cand_json(c));
+      for (std::size_t i = 0; i < r.top.size(); ++i) {
+        tp.push_back(cand_json(r.top[i]));
+        tp.back()["orderings"] = nsc_cli::orderings_json(r.top_orderings[i]);
+      }
       j["top"] = std::move(tp);
     }
     nsc_cli::print_json(j);
@@ -703,10 +721,14 @@ int run_generic(const generic_args& a) {
       std::printf("         NSC %-12.6f %s\n", r.front[i].nsc, costs_text(r.front[i]).c_str());
   }
   if (a.top) {
-    std::printf("top      %zu best selections%s\n", r.top.size(),
-                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "");
-    for (std::size_t i = 0; i < r.top.size(); ++i)
+    std::printf("top      %zu best selections%s%s\n", r.top.size(),
+                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "", top_note(a));
+    std::vector<double> values;
+    for (std::size_t i = 0; i < r.top.size(); ++i) {
       std::printf("         %2zu  NSC %-12.6f %s\n", i + 1, r.top[i].nsc, costs_text(r.top[i]).c_str());
+      values.push_back(r.top[i].nsc);
+    }
+    if (!a.positions) nsc_cli::print_ties(values, r.top_orderings, r.top.size() == a.top, "NSC");
   }
   print_work(r.stats);
   print_engine(r.info);
@@ -832,7 +854,10 @@ int run_library(const generic_args& a) {
     }
     if (a.top) {
       nlohmann::json tp = nlohmann::json::array();
-      for (const auto& c : r->top) tp.push_back(sel_json(c));
+      for (std::size_t i = 0; i < r->top.size(); ++i) {
+        tp.push_back(sel_json(r->top[i]));
+        tp.back()["orderings"] = nsc_cli::orderings_json(r->top_orderings[i]);
+      }
       j["top"] = std::move(tp);
     }
     nsc_cli::print_json(j);
@@ -862,9 +887,15 @@ int run_library(const generic_args& a) {
     for (std::size_t i : sample_rows(r->front.size(), 25)) std::printf("         %s\n", totals_text(r->front[i]).c_str());
   }
   if (a.top) {
-    std::printf("top      %zu best selections%s\n", r->top.size(),
-                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance) + " layers").c_str() : "");
-    for (std::size_t i = 0; i < r->top.size(); ++i) std::printf("         %2zu  %s\n", i + 1, totals_text(r->top[i]).c_str());
+    std::printf("top      %zu best selections%s%s\n", r->top.size(),
+                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance) + " layers").c_str() : "",
+                top_note(a));
+    std::vector<double> values;
+    for (std::size_t i = 0; i < r->top.size(); ++i) {
+      std::printf("         %2zu  %s\n", i + 1, totals_text(r->top[i]).c_str());
+      values.push_back(p.objective_total(r->top[i].choice));
+    }
+    if (!a.positions) nsc_cli::print_ties(values, r->top_orderings, r->top.size() == a.top, a.objective.c_str());
   }
   print_engine(r->info);
   if (!relaxed_note.empty()) std::printf("         %s\n", relaxed_note.c_str());
@@ -894,7 +925,12 @@ const nsc_cli::command search_command{"search", [](CLI::App& app) -> std::functi
   auto* top_opt = sub->add_option("--top", g->top, "also give the K best distinct selections (1..1000)")
                       ->check(CLI::Range(std::size_t(1), std::size_t(1000)));
   sub->add_option("--min-distance", g->min_distance,
-                  "with --top: keep selections differing from each kept one in >= D groups")
+                  "with --top: keep selections differing from each kept one in >= D groups (identical groups matched "
+                  "best unless --positions)")
+      ->needs(top_opt);
+  sub->add_flag("--positions", g->positions,
+                "with --top: identical groups' choices in another order are separate selections (default: one per "
+                "multiset, with the number of orderings it stands for)")
       ->needs(top_opt);
   sub->add_option("--library", g->library,
                   "a measured block library (block_library.json: layer -> variant -> {stats, metrics}); one "

@@ -176,6 +176,7 @@ py::dict solve(const py::list& groups, const std::vector<std::int64_t>& budget, 
       nsc::search::k_best_settings ks;
       ks.k = k;
       ks.min_distance = min_distance;
+      ks.positions = true;  // nsc.solve's top: positional selections (as documented; the CLI lists multisets)
       ks.max_enumerated = max_enumerated;
       ks.mmck.max_table_bytes = max_table_bytes;
       top = nsc::search::k_best(g, budget, ks);

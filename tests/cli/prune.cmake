@@ -109,6 +109,11 @@ nsc_cli_test(prune_generic_table
 nsc_cli_test(prune_generic_top
   ARGS prune examples/configs/gemma-3-1b-it.json --space generic --params 0.7e9 --top 3 --emit-format nsc --json
   PASS "\"top\":\\[\\{.*\\},\\{.*\\},\\{.*\\}\\]")
+# ties: Llama-3.1-70B's optimum (FFN 13312 on 23 of 80 identical layers) stands for C(80, 23)
+# orderings (Python: math.comb(80, 23) = 68310851714568382400); the second entry is another model
+nsc_cli_test(prune_generic_top_ties
+  ARGS prune examples/configs/llama-3.1-70b.json --space generic --params 40e9 --top 2
+  PASS "top      2 best [(]identical layers interchangeable.*\nties     NSC 2669791[.]689 [(]entry 1[)]: 68,310,851,714,568,382,400 selections [(]orderings of identical layers[)]\nties     NSC 2669788[.]489 [(]entry 2[)]: >= ")
 
 # Impossible envelopes: exit 1, the budget named with the smallest achievable value.
 nsc_exit_code_test(prune_generic_infeasible CODE 1

@@ -173,14 +173,28 @@ nsc_cli_test(search_budgets_file_default
 nsc_cli_test(search_budgets_one_dimension
   ARGS search --space examples/spaces/kv_ffn_groups.json --budget kv_bytes=1024 --budget params=1e12 --json
   PASS "\"costs\":\\{\"kv_bytes\":1024[.0]*,\"params\":8650752[.0]*\\}")
-# five entries {"choice":[...],"costs":{...},"nsc":4438.41111...} (CMake regexes have no {n})
-string(REPEAT "\\{\"choice\":\\[[^]]*\\],\"costs\":\\{[^}]*\\},\"nsc\":4438[.]41111[0-9]*\\}[],]" 5 _nsc_top5)
-nsc_cli_test(search_budgets_top
-  ARGS search --space examples/spaces/kv_ffn_groups.json --top 5 --json
+# five entries {"choice":[...],"costs":{...},"nsc":4438.41111...,"orderings":12} (CMake regexes have no {n})
+string(REPEAT "\\{\"choice\":\\[[^]]*\\],\"costs\":\\{[^}]*\\},\"nsc\":4438[.]41111[0-9]*,\"orderings\":12\\}[],]" 5 _nsc_top5)
+# --positions: the optimum's orderings of the 4 identical layers are separate entries
+nsc_cli_test(search_budgets_top_positions
+  ARGS search --space examples/spaces/kv_ffn_groups.json --top 5 --positions --json
   PASS "\"top\":\\[${_nsc_top5}\\}")
+# default: one entry per multiset; the optimum {kv1-ffn1024, kv2-ffn2048, 2 x kv4-ffn1024} stands
+# for 4! / 2! = 12 orderings; the second, {kv1-ffn2048, kv2-ffn1024, 2 x kv4-ffn1024}, is another
+# multiset of layers with the same value (the FFN widths swapped between attention widths), and
+# the ties line sums the two
+nsc_cli_test(search_budgets_top
+  ARGS search --space examples/spaces/kv_ffn_groups.json --top 2 --json
+  PASS "\"top\":\\[\\{\"choice\":\\[[^]]*kv1-ffn1024[^]]*\\],\"costs\":\\{[^}]*\\},\"nsc\":4438[.]41111[0-9]*,\"orderings\":12\\},\\{\"choice\":\\[[^]]*kv1-ffn2048[^]]*\\],\"costs\":\\{[^}]*\\},\"nsc\":4438[.]41111[0-9]*,\"orderings\":12\\}\\]")
+nsc_cli_test(search_budgets_top_ties
+  ARGS search --space examples/spaces/kv_ffn_groups.json --top 3
+  PASS "ties     value 4438[.]411115 [(]entries 1-2[)]: 24 selections [(]orderings of identical layers, summed[)]")
 nsc_cli_test(search_budgets_top_distance
   ARGS search --space examples/spaces/kv_ffn_groups.json --top 3 --min-distance 4
-  PASS "top      3 best selections at distance >= 4")
+  PASS "top      2 best selections at distance >= 4 [(]identical groups interchangeable")
+nsc_cli_test(search_budgets_top_distance_positions
+  ARGS search --space examples/spaces/kv_ffn_groups.json --top 3 --min-distance 4 --positions
+  PASS "top      3 best selections at distance >= 4 [(]--positions")
 nsc_cli_test(search_budgets_front
   ARGS search --space examples/spaces/kv_ffn_groups.json --front
   PASS "front    17 Pareto points")

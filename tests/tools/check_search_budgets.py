@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """End-to-end check of `nsc search --space F.json --budget NAME=VALUE ... --json [--top 5]`
 against brute force in Python on random instances (a fresh seed per run unless given):
-the optimum value, feasibility of the reported selection, the five best values, the Pareto set
-(non-dominated filtering) and infeasible vectors (exit code 1, "status": "infeasible").
+the optimum value, feasibility of the reported selection, the five best values (one per multiset
+of identical groups' options, with its count of orderings, the default without --positions),
+the Pareto set (non-dominated filtering) and infeasible vectors (exit code 1, "status":
+"infeasible").
 Usage: check_search_budgets.py NSC_BINARY WORKDIR [SEED] [COUNT]"""
 import itertools
 import json
@@ -24,6 +26,9 @@ for trial in range(count):
     G = rng.randint(1, 5)
     groups = []
     for g in range(G):
+        if g > 0 and rng.random() < 0.4:  # a copy of an earlier group (identical groups: ties)
+            groups.append({"name": f"g{g}", "options": groups[rng.randrange(g)]["options"]})
+            continue
         opts = []
         for j in range(rng.randint(1, 4)):
             cost = {n: rng.choice([0, rng.randint(0, 9), rng.randint(0, 30)]) for n in names}
@@ -60,7 +65,21 @@ for trial in range(count):
     got = j["best"]
     chosen = [int(c["option"][1:]) for c in got["choice"]]
     cost = {n: sum(groups[g]["options"][chosen[g]]["cost"][n] for g in range(G)) for n in names}
-    top = sorted((s[1] for s in feas), reverse=True)[:5]
+    # identical groups (same values and costs, in order): a selection is the multiset per class
+    sig = [json.dumps([(o["value"], o["cost"]) for o in gr["options"]], sort_keys=True) for gr in groups]
+    classes = {}
+    for g in range(G):
+        classes.setdefault(sig[g], []).append(g)
+    def ms_key(ch):
+        return tuple(tuple(sorted(ch[g] for g in members)) for members in classes.values())
+    multisets = {}
+    for c, v, ch in feas:
+        k = ms_key(ch)
+        multisets[k] = (v, multisets.get(k, (v, 0))[1] + 1)
+    ranked = sorted(multisets.items(), key=lambda kv: -kv[1][0])
+    top = [v for _, (v, n) in ranked[:5]]
+    def orderings(ch):
+        return multisets[ms_key(ch)][1]
     # Pareto set: per distinct cost vector the best value, then non-dominated
     by_cost = {}
     for c, v, _ in feas:
@@ -74,7 +93,8 @@ for trial in range(count):
         all(cost[n] <= budget[n] for n in names),
         all(int(got["costs"][n]) == cost[n] for n in names),
         [t["nsc"] for t in j["top"]] == top,
-        len({tuple((c["group"], c["option"]) for c in t["choice"]) for t in j["top"]}) == len(j["top"]),
+        len({ms_key([int(c["option"][1:]) for c in t["choice"]]) for t in j["top"]}) == len(j["top"]),
+        all(t["orderings"] == orderings([int(c["option"][1:]) for c in t["choice"]]) for t in j["top"]),
         front == pareto,
     ]
     if not all(checks):

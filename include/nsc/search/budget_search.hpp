@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct budget_search_settings {
   /// refused past mmck.max_table_bytes with the epsilon that would fit.
   double front_epsilon = 0;
   mmck_settings mmck{};
+  /// top: false (default) lists the k best up to permuting identical groups (k_best's ties: one
+  /// selection per multiset, top_orderings its count); true: every position assignment.
+  bool positions = false;
 };
 
 /// One selection.
@@ -55,6 +59,7 @@ struct budget_search_result {
   std::optional<budget_selection<Value>> best;  ///< nullopt: infeasible
   std::vector<budget_selection<Value>> front;   ///< Pareto set, lexicographic cost order
   std::vector<budget_selection<Value>> top;     ///< value descending
+  std::vector<std::string> top_orderings;       ///< per top selection: count_orderings (decimal)
   std::size_t front_points = 0;                 ///< size of the exact Pareto set (front: its listing)
   std::vector<std::int64_t> budget;             ///< the vector solved (limits, clamped)
   mmck_info info;
@@ -115,7 +120,12 @@ budget_search_result<Value> search_budgets(const mmck_groups<Value>& groups,
     ks.k = s.top;
     ks.min_distance = s.min_distance;
     ks.mmck = s.mmck;
-    for (auto& t : k_best(groups, out.budget, ks)) out.top.push_back({t.choice, t.value, t.cost});
+    ks.positions = s.positions;
+    const auto classes = identical_classes(groups);
+    for (auto& t : k_best(groups, out.budget, ks)) {
+      out.top_orderings.push_back(count_orderings(classes, t.choice));
+      out.top.push_back({t.choice, t.value, t.cost});
+    }
   }
   return out;
 }

@@ -164,6 +164,7 @@ struct groups_budgets_result {
   std::optional<groups_budgets_candidate> best;  ///< nullopt: infeasible
   std::vector<groups_budgets_candidate> front;   ///< the Pareto set (with search.front)
   std::vector<groups_budgets_candidate> top;     ///< the k best (with search.top)
+  std::vector<std::string> top_orderings;        ///< per top entry: count_orderings (decimal)
   std::vector<std::int64_t> grid_budget;         ///< per name, grid units (clamped to reachable)
   mmck_info info;
 };
@@ -223,7 +224,17 @@ inline groups_budgets_result search_groups_budgets(const std::vector<named_group
     if ((long double)b >= (long double)s.resolution * (long double)reachable[k]) continue;  // unlimited
     limits[k] = mck_quantize_budget(b, s.resolution);
   }
-  const auto r = search_budgets(inst, limits, s.search);
+  // ties: groups identical on the cost grid but not in their real costs are not interchangeable
+  // (their totals differ): then positions count
+  budget_search_settings bs = s.search;
+  bool forced = false;
+  for (const auto& c : identical_classes(inst))
+    for (std::size_t i = 1; i < c.size() && !bs.positions; ++i)
+      for (std::size_t j = 0; j < groups[c[0]].options.size(); ++j) {
+        const named_option &a = groups[c[0]].options[j], &b = groups[c[i]].options[j];
+        if (a.cost != b.cost || a.costs != b.costs) bs.positions = forced = true;
+      }
+  const auto r = search_budgets(inst, limits, bs);
   groups_budgets_result out;
   out.grid_budget = r.budget;
   out.info = r.info;
@@ -242,6 +253,7 @@ inline groups_budgets_result search_groups_budgets(const std::vector<named_group
   if (r.best) out.best = make(*r.best);
   for (const auto& x : r.front) out.front.push_back(make(x));
   for (const auto& x : r.top) out.top.push_back(make(x));
+  out.top_orderings = forced ? std::vector<std::string>(out.top.size(), "1") : r.top_orderings;
   return out;
 }
 

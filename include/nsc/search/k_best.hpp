@@ -18,8 +18,13 @@
 /// mmck.max_work and mmck.max_table_bytes. (It replaces Lawler's partition, which re-solved up
 /// to G subproblems per selection: top-10 of an 80-layer library 10.7 s -> 0.49 s.)
 ///
-/// Ties: selections of equal value are distinct selections (two identical layers swapped are
-/// two selections); among equal values, the smallest cost vector first, then the DP's order.
+/// Ties: identical groups (the same options, values and costs: e.g. the layers of an LLM) are
+/// interchangeable unless settings.positions: a selection is then the multiset of options each
+/// class of identical groups takes (listed in canonical_choice form: ascending options over the
+/// class's groups), the distance is counted between multisets (best_far_from's file comment),
+/// and count_orderings(groups, choice) says how many positional selections each one stands for
+/// (they tie in value and every cost). positions = true: two identical groups swapped are two
+/// selections. Among equal values, the smallest cost vector first, then the DP's order.
 #ifndef NSC_SEARCH_K_BEST_HPP
 #define NSC_SEARCH_K_BEST_HPP
 
@@ -41,6 +46,7 @@ struct k_best_settings {
   std::size_t min_distance = 0;     ///< minimum number of groups two kept selections differ in
   std::size_t max_enumerated = 200000; ///< unused (Lawler's enumeration bound; kept for the API)
   mmck_settings mmck{};             ///< max_work, max_table_bytes, method of the first solve
+  bool positions = false;           ///< true: identical groups' positions count (see Ties above)
 };
 
 /// One of the k best selections (choice: original option index per group; cost: total per budget).
@@ -62,11 +68,12 @@ std::vector<k_best_selection<Value>> k_best(const mmck_groups<Value>& groups,
   mmck_settings ms = s.mmck;
   ms.single_budget = true;
   std::vector<k_best_selection<Value>> out;
+  const auto classes = s.positions ? std::vector<std::vector<std::size_t>>{} : identical_classes(groups);
   {
     const auto r = solve_mmck(groups, budget, ms);
     const auto ch = r.choice(budget);
     if (!ch) return out;
-    k_best_selection<Value> x{*ch, *r.best(budget), std::vector<std::int64_t>(K, 0)};
+    k_best_selection<Value> x{canonical_choice(classes, *ch), *r.best(budget), std::vector<std::int64_t>(K, 0)};
     for (std::size_t i = 0; i < G; ++i)
       for (std::size_t k = 0; k < K; ++k) x.cost[k] += groups[i][x.choice[i]].cost[k];
     out.push_back(std::move(x));
@@ -74,6 +81,7 @@ std::vector<k_best_selection<Value>> k_best(const mmck_groups<Value>& groups,
   far_settings fs;
   fs.max_work = s.mmck.max_work;
   fs.max_table_bytes = s.mmck.max_table_bytes;
+  fs.positions = s.positions;
   std::vector<std::vector<std::size_t>> earlier;
   while (out.size() < s.k) {
     earlier.push_back(out.back().choice);

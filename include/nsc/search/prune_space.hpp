@@ -780,6 +780,10 @@ struct prune_search_settings {
   /// refused with the epsilon that would fit (mmck_front_listing).
   double front_epsilon = 0;
   mmck_settings mmck{};
+  /// top: false (default) lists the k best up to permuting identical sublayers (identical
+  /// layers' attention or FFN choices swapped give the same model scores and costs: one entry,
+  /// top_orderings says how many it stands for); true: every position assignment.
+  bool positions = false;
 };
 
 /// Why no model fits: for each budget below the cheapest model alone, the smallest value.
@@ -795,6 +799,7 @@ struct prune_search_result {
   std::vector<prune_shortfall> shortfalls; ///< infeasible: the budgets that cannot be met alone
   std::vector<prune_candidate> front;  ///< ascending in the first budgeted cost
   std::vector<prune_candidate> top;    ///< value descending
+  std::vector<std::string> top_orderings; ///< per top entry: the selections it stands for (decimal)
   prune_candidate unpruned;
   prune_cost_vector minimum{};         ///< smallest reachable value of each cost (alone)
   mmck_info info;
@@ -984,7 +989,10 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     ks.k = s.top;
     ks.min_distance = s.min_distance;
     ks.mmck = s.mmck;
+    ks.positions = s.positions;
+    const auto classes = identical_classes(groups);
     for (const auto& x : k_best(groups, budget, ks)) {
+      out.top_orderings.push_back(count_orderings(classes, x.choice));
       out.top.push_back(prune_make_candidate(space, sublayers(x.choice), &cache));
       out.top.back().dp_value = space.fixed_nsc + x.value;
     }

@@ -316,6 +316,7 @@ struct transformer_space_budgets_result {
   std::optional<transformer_space_candidate> best;  ///< nullopt: infeasible
   std::vector<transformer_space_candidate> front;   ///< the Pareto set (with settings.front)
   std::vector<transformer_space_candidate> top;     ///< the k best (with settings.top)
+  std::vector<std::string> top_orderings;           ///< per top entry: count_orderings (decimal)
   std::vector<std::string> cost_names;              ///< space.cost_names()
   std::vector<std::int64_t> budget;                 ///< the vector solved (limits, clamped)
   std::vector<std::vector<transformer_option_info>> tables;
@@ -368,6 +369,7 @@ inline transformer_space_budgets_result search_transformer_space_budgets(
   if (r.best) out.best = make(*r.best);
   for (const auto& x : r.front) out.front.push_back(make(x));
   for (const auto& x : r.top) out.top.push_back(make(x));
+  out.top_orderings = r.top_orderings;
   return out;
 }
 
