@@ -553,6 +553,27 @@ TEST_CASE("prefix psi: every nested prefix from one factorisation, greedy and or
       CHECK(qd[std::size_t(k)] == Approx(gd[std::size_t(k)]).margin(1e-9));
       CHECK(std::abs(qf[std::size_t(k)] - gd[std::size_t(k)]) <= bf);
     }
+    // from float32 memory as nsc prune --score weights reads a tensor: its rows (gate / up:
+    // row_stride d, col_stride 1) or its columns (down: row_stride 1, col_stride n), computed
+    // in double: bit-identical to the Eigen call on the same values in both layouts, and equal
+    // to the gram route on those values
+    const Eigen::MatrixXf bigf = big.cast<float>();
+    std::vector<float> row_major(std::size_t(700 * 160));
+    for (std::int64_t i = 0; i < 700; ++i)
+      for (std::int64_t c = 0; c < 160; ++c) row_major[std::size_t(i * 160 + c)] = bigf(i, c);
+    const std::vector<double> se = nsc::prefix_psi_ordered_qr<double>(bigf, perm, 1, at);
+    const std::vector<double> sr = nsc::prefix_psi_ordered_qr<double, float>(row_major.data(), 700, 160, 160, 1, perm, 1, at);
+    const std::vector<double> sc = nsc::prefix_psi_ordered_qr<double, float>(bigf.data(), 700, 160, 1, 700, perm, 1, at);
+    const std::vector<double> gf = nsc::prefix_psi_ordered<double>(bigf, perm, 1);
+    for (std::int64_t k : at) {
+      CHECK(sr[std::size_t(k)] == se[std::size_t(k)]);
+      CHECK(sc[std::size_t(k)] == se[std::size_t(k)]);
+      CHECK(sr[std::size_t(k)] == Approx(gf[std::size_t(k)]).margin(1e-9));
+    }
+    const std::vector<double> s3 = nsc::prefix_psi_ordered_qr<double, double>(X[1].data(), 12, X[1].cols(), 1, 12, o3, 3, {1, 2, 3, 4});
+    for (std::size_t k = 0; k < g3.size(); ++k) CHECK(s3[k] == Approx(g3[k]).margin(1e-11));
+    CHECK_THROWS_WITH((nsc::prefix_psi_ordered_qr<double, float>(row_major.data(), 700, 160, 160, 1, perm, 3, at)),
+                      Catch::Contains("nsc::prefix_psi_ordered_qr: unit must divide the rows"));
     CHECK(nsc::prefix_psi_best_route(14336, 4096) == nsc::prefix_psi_route::qr);
     CHECK(nsc::prefix_psi_best_route(4096, 4096) == nsc::prefix_psi_route::gram);
     CHECK_THROWS_WITH(nsc::prefix_psi_ordered_qr<double>(X[0], order, 1, {3, 2}),
@@ -564,6 +585,33 @@ TEST_CASE("prefix psi: every nested prefix from one factorisation, greedy and or
 #else
     CHECK(nsc::prefix_psi_best_route(14336, 4096) == nsc::prefix_psi_route::gram);
 #endif
+  }
+  SECTION("several orders from one Gram (o_proj's head orders): each = its own factorisation") {
+    const std::vector<std::int64_t> order = j["order"].get<std::vector<std::int64_t>>();
+    Eigen::MatrixXd g = nsc::identity_plus_gram<double>(X[0]);
+    g.triangularView<Eigen::StrictlyUpper>() = g.transpose();
+    double lam = 0;
+    close(nsc::prefix_psi_ordered_gram<double>(g, order, 1, &lam), j["ordered"], 1e-12);
+    const double lmax = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(X[0] * X[0].transpose()).eigenvalues().maxCoeff();
+    CHECK(lam <= lmax * (1 + 1e-9));
+    CHECK(lam >= 0.9 * lmax);
+    const double lmax1 = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(X[1] * X[1].transpose()).eigenvalues().maxCoeff();
+    Eigen::MatrixXd g1 = nsc::identity_plus_gram<double>(X[1]);
+    g1.triangularView<Eigen::StrictlyUpper>() = g1.transpose();
+    Eigen::MatrixXf g1f = g1.cast<float>();
+    for (const std::vector<std::int64_t>& o : {std::vector<std::int64_t>{2, 0, 3, 1}, {3, 2, 1, 0}, {0, 1, 2, 3}}) {
+      const std::vector<double> want = nsc::prefix_psi_ordered<double>(X[1], o, 3);
+      const std::vector<double> got = nsc::prefix_psi_ordered_gram<double>(g1, o, 3);
+      const std::vector<double> gotf = nsc::prefix_psi_ordered_gram<float>(g1f, o, 3);
+      REQUIRE(got.size() == want.size());
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        CHECK(got[k] == Approx(want[k]).margin(1e-12));
+        CHECK(std::abs(gotf[k] - want[k]) <= nsc::prefix_psi_error<float>(12, X[1].cols(), lmax1, 12));
+      }
+    }
+    const std::vector<std::int64_t> twice{0, 1, 1, 3};
+    CHECK_THROWS_WITH(nsc::prefix_psi_ordered_gram<double>(g1, twice, 3),
+                      Catch::Contains("nsc::prefix_psi_ordered_gram: order must be a permutation of the units"));
   }
   SECTION("greedy over rows of three matrices jointly (one pivot order)") {
     for (int precision = 0; precision < 2; ++precision) {

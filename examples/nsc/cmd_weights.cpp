@@ -312,6 +312,16 @@ nsc_cli::prune_weights_outcome nsc_cli::prune_weights(const nsc::io::checkpoint&
   s.model_type = model_type;
   s.criterion = nsc::io::parse_channel_criterion(criterion);
   s.values = values;
+  if (isatty(2)) { // a progress line on a terminal, as nsc weights draws (the 8B takes minutes)
+    const auto t0 = std::chrono::steady_clock::now();
+    s.progress = [t0](std::size_t done, std::size_t total) {
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "\rpsi_W of the checkpoint's layers: %zu/%zu, %s", done, total, nsc_cli::time_text(secs).c_str());
+      if (done < total) std::fprintf(stderr, ", ~%s left   ", nsc_cli::time_text(secs / double(done) * double(total - done)).c_str());
+      else std::fprintf(stderr, "            \n");
+      std::fflush(stderr);
+    };
+  }
   auto v = std::make_shared<const nsc::io::prune_weight_values_t>(nsc::io::prune_weight_values(in, space, s));
   if (values) nsc::io::apply_weight_scores(space, *v);
   return {nsc::io::weight_orders(v), v->matrices, v->float_matrices, v->seconds};

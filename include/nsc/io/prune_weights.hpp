@@ -36,16 +36,20 @@
 /// nsc/spectral/prefix_logdet.hpp: the n-space Gram n^2 d plus its factorisation n^3 / 3 (every
 /// width), or with LAPACK (nsc::eigen_blas) the d-space QR update 2 n d^2 (the widths offered):
 /// Llama-3-8B's FFN matrices (n = 14336, d = 4096) take the latter, 3.8x fewer flops. Per
-/// attention layer an o_proj factorisation per KV head count offered with fewer query heads;
-/// per-head Q, K and V blocks (head_dim^2 d).
+/// attention layer one o_proj Gram and its factorisation in the head order of each KV head count
+/// offered with fewer query heads (prefix_psi_ordered_gram); per-head Q, K and V blocks
+/// (head_dim^2 d).
 /// Precision: double, except matrices with n^2 d >= 2^30 flops, which are computed in float32
 /// when the route's bound (prefix_psi_route_error<float>: sqrt(n + d) 2^-24 (1 + lambda_max) n
 /// for the Gram, sqrt(n + d) 2^-23 (1 + lambda_max) d for the QR update; lambda_max by 20 power
 /// iterations on the factor) is at most float_tolerance (default 1e-3) of the matrix's psi_W;
-/// otherwise in double. Memory: one tensor at a time in double (twice: as stored and as channel
-/// rows) plus the route's n x n Gram or d x d factor (Llama-3-8B's FFN by QR: 2 x 470 MB + 67
-/// MB, the three FFN matrices at once on three threads, OpenBLAS held to one thread); the
-/// spectral FFN order holds its three n x n Grams at once.
+/// otherwise in double. Threads and memory (magnitude criterion): a layer's FFN matrices on
+/// three threads and its attention matrices on a fourth, OpenBLAS held to one thread each; an
+/// FFN matrix (BF16, F16 or F32) is read straight into a float32 buffer kept from layer to
+/// layer (no double or transposed copy; Llama-3-8B: 235 MB each) and its route gathers the
+/// channel rows from it, plus the route's d x d factor (67 MB) or n x n Gram; attention
+/// matrices, F64 tensors and the spectral orders are read in double, one tensor at a time (the
+/// spectral FFN order holds its three n x n Grams at once).
 #ifndef NSC_IO_PRUNE_WEIGHTS_HPP
 #define NSC_IO_PRUNE_WEIGHTS_HPP
 
@@ -57,6 +61,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -141,26 +146,80 @@ struct tally {
   std::size_t matrices = 0, floats = 0;
 };
 
-inline bool big(const mat& X) { return double(X.rows()) * double(X.rows()) * double(X.cols()) >= double(1 << 30); }
+inline bool big(std::int64_t n, std::int64_t d) { return double(n) * double(n) * double(d) >= double(1 << 30); }
+inline bool big(const mat& X) { return big(X.rows(), X.cols()); }
+
+/// An n x d matrix of unit vectors (channels or heads) as rows, read from memory in Src:
+/// X(i, j) = x[i rs + j cs] (a row-major tensor's rows: rs = its columns, cs = 1; its columns:
+/// rs = 1, cs = its columns).
+template <class Src>
+struct strided {
+  const Src* x = nullptr;
+  std::int64_t n = 0, d = 0, rs = 1, cs = 1;
+};
+inline strided<double> rows_of(const mat& X) { return {X.data(), X.rows(), X.cols(), 1, X.rows()}; }
 
 /// Prefix psi of X's rows in `order` (units of `unit` rows) at the prefix sizes `sizes` (units,
 /// increasing, the last = all units; other entries NaN or computed), by the cheaper route
 /// (prefix_psi_best_route), in float32 where its error bound allows.
-inline std::vector<double> ordered(const mat& X, const std::vector<std::int64_t>& order, std::int64_t unit,
-                                   const std::vector<std::int64_t>& sizes, double tol, tally& t) {
+template <class Src>
+std::vector<double> ordered(const strided<Src>& X, const std::vector<std::int64_t>& order, std::int64_t unit,
+                            const std::vector<std::int64_t>& sizes, double tol, tally& t) {
   ++t.matrices;
-  const prefix_psi_route route = prefix_psi_best_route(X.rows(), X.cols());
+  const prefix_psi_route route = prefix_psi_best_route(X.n, X.d);
   auto run = [&](auto real, double* lam) {
     using Real = decltype(real);
-    return route == prefix_psi_route::qr ? prefix_psi_ordered_qr<Real>(X, order, unit, sizes, lam)
-                                         : prefix_psi_ordered<Real>(X, order, unit, lam);
+    if (route == prefix_psi_route::qr) return prefix_psi_ordered_qr<Real, Src>(X.x, X.n, X.d, X.rs, X.cs, order, unit, sizes, lam);
+    using S = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+    const Eigen::Map<const Eigen::Matrix<Src, Eigen::Dynamic, Eigen::Dynamic>, 0, S> m(X.x, X.n, X.d, S(X.cs, X.rs));
+    return prefix_psi_ordered<Real>(m, order, unit, lam);
+  };
+  if (big(X.n, X.d)) {
+    double lam = 0;
+    std::vector<double> p = run(float(0), &lam);
+    if (prefix_psi_route_error<float>(route, X.n, X.d, lam) <= tol * p.back()) {
+      ++t.floats;
+      return p;
+    }
+  }
+  return run(double(0), nullptr);
+}
+inline std::vector<double> ordered(const mat& X, const std::vector<std::int64_t>& order, std::int64_t unit,
+                                   const std::vector<std::int64_t>& sizes, double tol, tally& t) {
+  return ordered(rows_of(X), order, unit, sizes, tol, t);
+}
+
+/// Every prefix of X's rows in each of `orders` (units of `unit` rows): from one Gram I + X
+/// X^T, formed once and factored in each order (prefix_psi_ordered_gram: n^2 d + K n^3 / 3 for
+/// K orders), unless K qr updates (2 K n d^2) are cheaper; float32 where the route's bound
+/// allows (lambda_max is the same in every order).
+inline std::vector<std::vector<double>> ordered_many(const mat& X, const std::vector<std::vector<std::int64_t>>& orders,
+                                                     std::int64_t unit, const std::vector<std::vector<std::int64_t>>& sizes,
+                                                     double tol, tally& t) {
+  const double n = double(X.rows()), d = double(X.cols()), K = double(orders.size());
+  std::vector<std::vector<double>> out;
+  if (orders.empty()) return out;
+  if (prefix_psi_best_route(X.rows(), X.cols()) == prefix_psi_route::qr && 2 * K * n * d * d < n * n * d + K * n * n * n / 3) {
+    for (std::size_t i = 0; i < orders.size(); ++i) out.push_back(ordered(X, orders[i], unit, sizes[i], tol, t));
+    return out;
+  }
+  t.matrices += orders.size();
+  auto run = [&](auto real, double* lam) {
+    using Real = decltype(real);
+    Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> g = identity_plus_gram<Real>(X);
+    g.template triangularView<Eigen::StrictlyUpper>() = g.transpose();
+    std::vector<std::vector<double>> r;
+    for (const auto& o : orders) r.push_back(prefix_psi_ordered_gram<Real>(g, o, unit, r.empty() ? lam : nullptr));
+    return r;
   };
   if (big(X)) {
     double lam = 0;
-    std::vector<double> p = run(float(0), &lam);
-    if (prefix_psi_route_error<float>(route, X.rows(), X.cols(), lam) <= tol * p.back()) {
-      ++t.floats;
-      return p;
+    out = run(float(0), &lam);
+    double least = out[0].back();
+    for (const auto& p : out) least = std::min(least, p.back());
+    if (prefix_psi_route_error<float>(prefix_psi_route::gram, X.rows(), X.cols(), lam) <= tol * least) {
+      t.floats += orders.size();
+      return out;
     }
   }
   return run(double(0), nullptr);
@@ -229,11 +288,90 @@ inline tensor_matrix load(const std::map<std::string, const tensor_entry*>& by_n
   return m;
 }
 
-/// An FFN's matrices as channel rows (gate rows, up rows, down columns), loaded one at a time.
-inline void ffn_values(const std::vector<rows_loader>& loads, channel_criterion crit, std::vector<std::int64_t> order,
-                       const std::vector<std::int64_t>& sizes, double tol, tally& t, std::vector<std::int64_t>& order_out,
-                       std::vector<double>& prefix) {
+inline const tensor_entry& entry(const std::map<std::string, const tensor_entry*>& by_name, const std::string& name) {
+  const auto it = by_name.find(name);
+  if (it == by_name.end()) throw_invalid_argument(fn, "tensor '" + name + "' is missing from the checkpoint");
+  return *it->second;
+}
+
+/// A buffer of float32 values kept from tensor to tensor (grown when needed, never zero-filled:
+/// every entry is written before it is read).
+struct float_buffer {
+  std::unique_ptr<float[]> data;
+  std::size_t capacity = 0;
+};
+
+/// Whether load_float reads the dtype exactly (BF16, F16, F32; F64 tensors take load()).
+inline bool float_exact(const tensor_entry& t) { return t.dtype == "BF16" || t.dtype == "F16" || t.dtype == "F32"; }
+
+/// The tensor's values in float32, row-major as stored, into `buf` (read about 1 MiB at a time
+/// and converted in place of a double copy). Errors as load()'s: non-finite entries.
+inline const float* load_float(const tensor_entry& t, float_buffer& buf) {
+  detail::pc::tensor_reader rd(t);
+  const std::int64_t rows = rd.rows(), cols = rd.cols();
+  const std::size_t count = std::size_t(rows) * std::size_t(cols);
+  if (count > buf.capacity) {
+    buf.data.reset();
+    buf.data = std::make_unique_for_overwrite<float[]>(count);
+    buf.capacity = count;
+  }
+  const std::int64_t step = std::max<std::int64_t>(1, std::int64_t((1u << 20) / (std::uint64_t(cols) * rd.esize() + 1)));
+  std::vector<unsigned char> raw;
+  bool finite = true;
+  for (std::int64_t r = 0; r < rows; r += step) {
+    const std::int64_t n = std::min(step, rows - r);
+    rd.read_rows(r, n, raw);
+    float* o = buf.data.get() + std::size_t(r) * std::size_t(cols);
+    const unsigned char* b = raw.data();
+    const std::size_t k = std::size_t(n) * std::size_t(cols);
+    if (t.dtype == "BF16") {
+      for (std::size_t e = 0; e < k; ++e) o[e] = std::bit_cast<float>(std::uint32_t(b[2 * e] | (b[2 * e + 1] << 8)) << 16);
+    } else if (t.dtype == "F16") {
+      for (std::size_t e = 0; e < k; ++e) o[e] = float(nsc::io::detail::st::half_to_double(std::uint16_t(b[2 * e] | (b[2 * e + 1] << 8))));
+    } else if (t.dtype == "F32") {
+      for (std::size_t e = 0; e < k; ++e)
+        o[e] = std::bit_cast<float>(std::uint32_t(b[4 * e]) | std::uint32_t(b[4 * e + 1]) << 8 | std::uint32_t(b[4 * e + 2]) << 16 |
+                                    std::uint32_t(b[4 * e + 3]) << 24);
+    } else {
+      throw_invalid_argument(fn, "tensor '" + t.name + "' has dtype " + t.dtype + ", not read as float32 (BF16, F16, F32)");
+    }
+    for (std::size_t e = 0; e < k; ++e) finite = finite && std::isfinite(o[e]);
+  }
+  if (!finite) throw_invalid_argument(fn, "tensor '" + t.name + "' has non-finite entries; psi_W needs finite weights");
+  return buf.data.get();
+}
+
+/// One FFN matrix's channel vectors: rows [row0, row0 + n) of tensor t (gate, up: channels =
+/// rows) or its n columns (down), n the channels; `load` gives them in double as rows (the
+/// spectral order's Grams, and F64 tensors).
+struct channel_matrix {
+  const tensor_entry* t = nullptr;
+  std::int64_t row0 = 0;
+  bool columns = false;
+  rows_loader load;
+};
+
+/// The matrix's channel vectors in `buf` (float32) as a strided view of n rows; its shape checked.
+inline strided<float> channel_rows(const channel_matrix& c, std::int64_t n, float_buffer& buf) {
+  const tensor_entry& t = *c.t;
+  if (t.shape.size() != 2 || (c.columns ? t.shape[1] != n : c.row0 + n > t.shape[0]))
+    throw_invalid_argument(fn, "tensor '" + t.name + "' has shape " + detail::pc::shape_text(t.shape) + ", not " +
+                                   std::to_string(n) + (c.columns ? " columns" : " rows") + " of FFN channels");
+  const float* x = load_float(t, buf);
+  const std::int64_t R = t.shape[0], C = t.shape[1];
+  return c.columns ? strided<float>{x, n, R, 1, C} : strided<float>{x + c.row0 * C, n, C, C, 1};
+}
+
+/// An FFN's matrices as channel rows (gate rows, up rows, down columns): the spectral order
+/// from their double Grams (loaded one at a time); the magnitude order's prefixes with each
+/// matrix on its own thread, read as float32 into its buffer in `bufs` (one per matrix, kept
+/// from layer to layer) when its dtype allows.
+inline void ffn_values(const std::vector<channel_matrix>& mats, channel_criterion crit, std::vector<std::int64_t> order,
+                       const std::vector<std::int64_t>& sizes, double tol, tally& t, std::vector<float_buffer>& bufs,
+                       std::vector<std::int64_t>& order_out, std::vector<double>& prefix) {
   if (crit == channel_criterion::spectral) {
+    std::vector<rows_loader> loads;
+    for (const channel_matrix& c : mats) loads.push_back(c.load);
     prefix_psi_greedy_result r = greedy(loads, 1, {}, [](std::int64_t, std::int64_t) { return true; }, tol, t);
     order_out = std::move(r.order);
     prefix = std::move(r.prefix);
@@ -243,11 +381,16 @@ inline void ffn_values(const std::vector<rows_loader>& loads, channel_criterion 
   // small products do not pay for OpenBLAS's threads (on this loaded 2-core machine a 4096 x
   // 2048 update took 33 s wall with 2 OpenBLAS threads, 2.6 s with 1), the matrices do.
   prefix.assign(order.size() + 1, 0.0);
+  if (bufs.size() < mats.size()) bufs.resize(mats.size());
+  const std::int64_t n = std::int64_t(order.size());
   const detail::cp::small_work_single_thread one_blas_thread(true);
-  std::vector<tally> tallies(loads.size());
+  std::vector<tally> tallies(mats.size());
   std::vector<std::future<std::vector<double>>> runs;
-  for (std::size_t m = 0; m < loads.size(); ++m)
-    runs.push_back(std::async(std::launch::async, [&, m] { return ordered(loads[m](), order, 1, sizes, tol, tallies[m]); }));
+  for (std::size_t m = 0; m < mats.size(); ++m)
+    runs.push_back(std::async(std::launch::async, [&, m] {
+      if (!float_exact(*mats[m].t)) return ordered(mats[m].load(), order, 1, sizes, tol, tallies[m]);
+      return ordered(channel_rows(mats[m], n, bufs[m]), order, 1, sizes, tol, tallies[m]);
+    }));
   for (std::size_t m = 0; m < runs.size(); ++m) {
     const std::vector<double> p = runs[m].get();
     for (std::size_t i = 0; i < p.size(); ++i) prefix[i] += p[i];
@@ -276,6 +419,9 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
   const bool spectral = settings.criterion == channel_criterion::spectral;
   const double tol = settings.float_tolerance;
   pw::tally tl;
+  std::vector<pw::float_buffer> bufs; // the FFN matrices' float32 values, reused layer to layer
+  // magnitude: the matrices of a layer on their own threads, each with one OpenBLAS thread
+  const detail::cp::small_work_single_thread one_blas_thread(!spectral);
   prune_weight_values_t out;
   out.criterion = settings.criterion;
   out.layers.resize(space.layers.size());
@@ -290,71 +436,88 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
       const detail::pc::matrix_part m = detail::pc::part_of(fam, b, role);
       return mat(load(m.rest).t().middleCols(m.row0, m.rows));
     };
-    // Attention: which KV head counts, and whether any option drops query heads.
-    const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
-    std::map<std::int64_t, bool> ks; // k -> some option with h < H
-    std::map<std::int64_t, std::vector<std::int64_t>> heads_of; // k -> the head counts offered
-    for (const auto& o : ls.attention)
-      if (!o.none && o.heads > 0) ks[o.kv_heads] = ks[o.kv_heads] || o.heads < H, heads_of[o.kv_heads].push_back(o.heads);
-    if (!ks.empty() && b.attention.kind == attention_kind::standard) {
-      const mat O = load("self_attn.o_proj.weight").t(); // (H hd) x d: head i = rows [i hd, (i + 1) hd)
-      if (settings.values || spectral) {
-        const mat Q = load_part("q"); // d x (H hd)
-        for (std::int64_t i = 0; i < H; ++i) v.q_psi.push_back(pw::psi_rows(Q.middleCols(i * hd, hd).transpose()));
-      }
-      if (settings.values) {
-        const mat Kt = load_part("k"), Vt = load_part("v"); // d x (K hd)
-        for (const auto& [k, drop] : ks) {
-          double s = 0;
-          for (const auto& g : detail::pc::kv_groups(K, k)) {
-            mat km = mat::Zero(hd, Kt.rows()), vm = mat::Zero(hd, Vt.rows());
-            for (std::int64_t x : g) {
-              km += Kt.middleCols(x * hd, hd).transpose();
-              vm += Vt.middleCols(x * hd, hd).transpose();
+    // Attention (on its own thread beside the FFN's under the magnitude criterion: both hold
+    // OpenBLAS to one thread), then the FFN.
+    pw::tally at;
+    auto attention = [&] {
+      // Attention: which KV head counts, and whether any option drops query heads.
+      const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size();
+      std::map<std::int64_t, bool> ks; // k -> some option with h < H
+      std::map<std::int64_t, std::vector<std::int64_t>> heads_of; // k -> the head counts offered
+      for (const auto& o : ls.attention)
+        if (!o.none && o.heads > 0) ks[o.kv_heads] = ks[o.kv_heads] || o.heads < H, heads_of[o.kv_heads].push_back(o.heads);
+      if (!ks.empty() && b.attention.kind == attention_kind::standard) {
+        const mat O = load("self_attn.o_proj.weight").t(); // (H hd) x d: head i = rows [i hd, (i + 1) hd)
+        if (settings.values || spectral) {
+          const mat Q = load_part("q"); // d x (H hd)
+          for (std::int64_t i = 0; i < H; ++i) v.q_psi.push_back(pw::psi_rows(Q.middleCols(i * hd, hd).transpose()));
+        }
+        if (settings.values) {
+          const mat Kt = load_part("k"), Vt = load_part("v"); // d x (K hd)
+          for (const auto& [k, drop] : ks) {
+            double s = 0;
+            for (const auto& g : detail::pc::kv_groups(K, k)) {
+              mat km = mat::Zero(hd, Kt.rows()), vm = mat::Zero(hd, Vt.rows());
+              for (std::int64_t x : g) {
+                km += Kt.middleCols(x * hd, hd).transpose();
+                vm += Vt.middleCols(x * hd, hd).transpose();
+              }
+              km /= double(g.size());
+              vm /= double(g.size());
+              s += pw::psi_rows(km) + pw::psi_rows(vm);
             }
-            km /= double(g.size());
-            vm /= double(g.size());
-            s += pw::psi_rows(km) + pw::psi_rows(vm);
+            v.kv_value[k] = s;
           }
-          v.kv_value[k] = s;
         }
-      }
-      std::vector<std::int64_t> natural(static_cast<std::size_t>(H));
-      std::iota(natural.begin(), natural.end(), 0);
-      bool full_done = false;
-      for (const auto& [k, drop] : ks) {
-        if (!drop) continue;
-        if (spectral) {
-          // round-robin over the groups: the group of each step, as detail::pc::round_robin orders them
-          std::vector<std::vector<std::int64_t>> cands;
-          for (const auto& g : detail::pc::kv_groups(K, k)) cands.push_back(detail::pc::group_candidates(g, H / K));
-          std::vector<std::vector<std::int64_t>> marks;
-          for (std::size_t j = 0; j < cands.size(); ++j) marks.push_back(std::vector<std::int64_t>(cands[j].size(), std::int64_t(j)));
-          const std::vector<std::int64_t> group_of_step = detail::pc::round_robin(marks);
-          std::vector<std::int64_t> group_of_head(static_cast<std::size_t>(H), -1);
-          for (std::size_t j = 0; j < cands.size(); ++j)
-            for (std::int64_t i : cands[j]) group_of_head[std::size_t(i)] = std::int64_t(j);
-          auto allowed = [&](std::int64_t u, std::int64_t step) {
-            return step < std::int64_t(group_of_step.size()) && group_of_head[std::size_t(u)] == group_of_step[std::size_t(step)];
-          };
-          prefix_psi_greedy_result r = pw::greedy({[&O] { return O; }}, hd, v.q_psi, allowed, tol, tl);
-          // the prefix includes the bonuses (psi_W(Q_i)); keep psi_W(O_S) alone
-          std::vector<double> op(r.prefix.size(), 0.0);
-          double qs = 0;
-          for (std::size_t s = 1; s < r.prefix.size(); ++s) {
-            qs += v.q_psi[std::size_t(r.order[s - 1])];
-            op[s] = r.prefix[s] - qs;
+        std::vector<std::int64_t> natural(static_cast<std::size_t>(H));
+        std::iota(natural.begin(), natural.end(), 0);
+        bool full_done = false;
+        for (const auto& [k, drop] : ks) {
+          if (!drop) continue;
+          if (spectral) {
+            // round-robin over the groups: the group of each step, as detail::pc::round_robin orders them
+            std::vector<std::vector<std::int64_t>> cands;
+            for (const auto& g : detail::pc::kv_groups(K, k)) cands.push_back(detail::pc::group_candidates(g, H / K));
+            std::vector<std::vector<std::int64_t>> marks;
+            for (std::size_t j = 0; j < cands.size(); ++j) marks.push_back(std::vector<std::int64_t>(cands[j].size(), std::int64_t(j)));
+            const std::vector<std::int64_t> group_of_step = detail::pc::round_robin(marks);
+            std::vector<std::int64_t> group_of_head(static_cast<std::size_t>(H), -1);
+            for (std::size_t j = 0; j < cands.size(); ++j)
+              for (std::int64_t i : cands[j]) group_of_head[std::size_t(i)] = std::int64_t(j);
+            auto allowed = [&](std::int64_t u, std::int64_t step) {
+              return step < std::int64_t(group_of_step.size()) && group_of_head[std::size_t(u)] == group_of_step[std::size_t(step)];
+            };
+            prefix_psi_greedy_result r = pw::greedy({[&O] { return O; }}, hd, v.q_psi, allowed, tol, at);
+            // the prefix includes the bonuses (psi_W(Q_i)); keep psi_W(O_S) alone
+            std::vector<double> op(r.prefix.size(), 0.0);
+            double qs = 0;
+            for (std::size_t s = 1; s < r.prefix.size(); ++s) {
+              qs += v.q_psi[std::size_t(r.order[s - 1])];
+              op[s] = r.prefix[s] - qs;
+            }
+            v.head_order[k] = std::move(r.order);
+            v.o_prefix[k] = std::move(op);
+          } else {
+            v.head_order[k] = mag.heads(l, k);
           }
-          v.head_order[k] = std::move(r.order);
-          v.o_prefix[k] = std::move(op);
-        } else {
-          v.head_order[k] = mag.heads(l, k);
-          if (settings.values) v.o_prefix[k] = pw::ordered(O, v.head_order[k], hd, pw::size_list(heads_of[k], H), tol, tl);
         }
-        if (settings.values && !full_done) v.o_full = v.o_prefix[k].back(), full_done = true;
+        if (!spectral && settings.values) { // o_proj in every magnitude order: one Gram
+          std::vector<std::vector<std::int64_t>> orders, sizes;
+          for (const auto& [k, drop] : ks)
+            if (drop) orders.push_back(v.head_order[k]), sizes.push_back(pw::size_list(heads_of[k], H));
+          std::vector<std::vector<double>> ps = pw::ordered_many(O, orders, hd, sizes, tol, at);
+          std::size_t i = 0;
+          for (const auto& [k, drop] : ks)
+            if (drop) v.o_prefix[k] = std::move(ps[i++]);
+        }
+        for (const auto& [k, drop] : ks)
+          if (drop && settings.values && !full_done) v.o_full = v.o_prefix[k].back(), full_done = true;
+        if (settings.values && !full_done) v.o_full = pw::ordered(O, natural, hd, {H}, tol, at).back();
       }
-      if (settings.values && !full_done) v.o_full = pw::ordered(O, natural, hd, {H}, tol, tl).back();
-    }
+    };
+    std::future<void> attention_run;
+    if (spectral) attention();
+    else attention_run = std::async(std::launch::async, attention);
     // FFN
     bool ffn_cut = false, ffn_any = false, experts_cut = false;
     std::vector<std::int64_t> widths; // the widths offered
@@ -369,18 +532,31 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
       const std::int64_t F = b.ffn.d_ff;
       std::vector<std::int64_t> natural(static_cast<std::size_t>(F));
       std::iota(natural.begin(), natural.end(), 0);
-      // gate / up: a whole tensor (rest) or a dense layer's part (role "gate" / "up")
+      // gate / up: a whole tensor (rest) or a dense layer's part (role "gate" / "up"); down: columns
       auto rows_of = [&](const std::string& name) {
         if (name == "gate" || name == "up") return mat(load_part(name).transpose());
         return mat(load(name).t().transpose()); // F x d
       };
+      auto matrix = [&](const std::string& name, bool columns) {
+        pw::channel_matrix c;
+        std::string rest = name;
+        if (name == "gate" || name == "up") {
+          const detail::pc::matrix_part m = detail::pc::part_of(fam, b, name);
+          rest = m.rest, c.row0 = m.row0;
+        }
+        c.t = &pw::entry(by_name, p + rest);
+        c.columns = columns;
+        if (columns) c.load = [&, name] { return mat(load(name).t()); };
+        else c.load = [&, name] { return rows_of(name); };
+        return c;
+      };
       auto one = [&](const std::string& g, const std::string& u, const std::string& d, std::vector<std::int64_t> mag_order,
                      std::vector<std::int64_t>& order, std::vector<double>& prefix) {
-        std::vector<pw::rows_loader> loads;
-        if (b.ffn.gated) loads.push_back([&, g] { return rows_of(g); });
-        loads.push_back([&, u] { return rows_of(u); });
-        loads.push_back([&, d] { return mat(load(d).t()); });
-        pw::ffn_values(loads, settings.criterion, std::move(mag_order), pw::size_list(widths, F), tol, tl, order, prefix);
+        std::vector<pw::channel_matrix> mats;
+        if (b.ffn.gated) mats.push_back(matrix(g, false));
+        mats.push_back(matrix(u, false));
+        mats.push_back(matrix(d, true));
+        pw::ffn_values(mats, settings.criterion, std::move(mag_order), pw::size_list(widths, F), tol, tl, bufs, order, prefix);
       };
       if (b.ffn.n_experts > 0) {
         const std::int64_t E = b.ffn.n_experts;
@@ -406,6 +582,9 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
             spectral ? natural : (ffn_cut ? mag.channels(l) : natural), v.channel_order, v.ffn_prefix);
       }
     }
+    if (attention_run.valid()) attention_run.get();
+    tl.matrices += at.matrices;
+    tl.floats += at.floats;
     if (settings.progress) settings.progress(l + 1, space.layers.size());
   }
   out.matrices = tl.matrices;

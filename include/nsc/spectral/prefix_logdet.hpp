@@ -11,6 +11,10 @@
 ///     p[k]  = ln det(I + W_S^T W_S), S = the first k units of `order`         (p[0] = 0)
 ///     auto q = prefix_psi_ordered_qr<float>(X, order, unit, {k1, k2, ...}); // the same at the
 ///              sizes asked for, in d-space (2 n d^2 flops instead of n^2 d + n^3 / 3; LAPACK)
+///     auto r = prefix_psi_ordered_qr<float, float>(x, n, d, row_stride, col_stride, order, unit,
+///              sizes);            // the same from memory: X(i, j) = x[i row_stride + j col_stride]
+///     auto s = prefix_psi_ordered_gram<float>(gram, order, unit); // every prefix from a formed
+///              I + X X^T (one Gram for several orders: n^3 / 3 per order)
 ///     auto g = prefix_psi_greedy<double>(grams, unit, bonus, allowed);       // the greedy order
 ///     g.order[t]   the unit taken at step t: the allowed unit with the largest
 ///                  bonus[u] + sum_m ln det(Schur complement of unit u in I + G_m given g.order[0..t))
@@ -145,17 +149,40 @@ double lambda_from_factor(const M& f, bool upper) {
   return std::max(0.0, lam - 1);
 }
 
-/// Checks `order` (a permutation of 0 .. U - 1) and returns the rows of X in that order.
-template <class Real, class Derived>
-void check_order(std::string_view fn, const Eigen::MatrixBase<Derived>& X, const std::vector<std::int64_t>& order,
-                 std::int64_t unit) {
-  const std::int64_t n = X.rows();
+/// Checks `order`: a permutation of the n / unit units of n rows.
+inline void check_order(std::string_view fn, std::int64_t n, const std::vector<std::int64_t>& order, std::int64_t unit) {
   if (unit < 1 || n % unit != 0) throw_invalid_argument(fn, "unit must divide the rows", unit);
   const std::int64_t U = n / unit;
   if (std::int64_t(order.size()) != U) throw_invalid_argument(fn, "order must list every unit once", order.size());
   std::vector<char> seen(std::size_t(U), 0);
   for (std::int64_t u : order)
     if (u < 0 || u >= U || seen[std::size_t(u)]++) throw_invalid_argument(fn, "order must be a permutation of the units", u);
+}
+
+} // namespace detail::pl
+
+namespace detail::pl {
+
+/// The prefix values of a factored I + G (lower Cholesky factor in g, units of `unit` rows),
+/// and *lambda_max from the factor when asked.
+template <class Real>
+std::vector<double> factored_prefixes(const Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>& g, std::int64_t unit,
+                                      double* lambda_max) {
+  const std::int64_t U = g.rows() / unit;
+  std::vector<double> p(std::size_t(U) + 1, 0.0);
+  for (std::int64_t t = 0; t < U; ++t) {
+    double s = 0;
+    for (std::int64_t i = t * unit; i < (t + 1) * unit; ++i) s += 2 * std::log(double(g(i, i)));
+    p[std::size_t(t) + 1] = p[std::size_t(t)] + s;
+  }
+  if (lambda_max) *lambda_max = lambda_from_factor(g, false);
+  return p;
+}
+
+template <class Real>
+void factor_in_place(std::string_view fn, Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>& g) {
+  Eigen::LLT<Eigen::Ref<Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>>, Eigen::Lower> llt(g);
+  if (llt.info() != Eigen::Success) throw_invalid_argument(fn, "the Cholesky factorisation of I + G failed (non-finite entries?)");
 }
 
 } // namespace detail::pl
@@ -172,46 +199,61 @@ std::vector<double> prefix_psi_ordered(const Eigen::MatrixBase<Derived>& X, cons
                                        std::int64_t unit = 1, double* lambda_max = nullptr) {
   constexpr std::string_view fn = "nsc::prefix_psi_ordered";
   const std::int64_t n = X.rows();
-  if (unit < 1 || n % unit != 0) throw_invalid_argument(fn, "unit must divide the rows", unit);
-  const std::int64_t U = n / unit;
-  if (std::int64_t(order.size()) != U) throw_invalid_argument(fn, "order must list every unit once", order.size());
-  std::vector<char> seen(std::size_t(U), 0);
+  detail::pl::check_order(fn, n, order, unit);
   Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> P(n, X.cols());
-  for (std::int64_t t = 0; t < U; ++t) {
-    const std::int64_t u = order[std::size_t(t)];
-    if (u < 0 || u >= U || seen[std::size_t(u)]++) throw_invalid_argument(fn, "order must be a permutation of the units", u);
-    P.middleRows(t * unit, unit) = X.middleRows(u * unit, unit).template cast<Real>();
-  }
+  for (std::int64_t t = 0; t < std::int64_t(order.size()); ++t)
+    P.middleRows(t * unit, unit) = X.middleRows(order[std::size_t(t)] * unit, unit).template cast<Real>();
   Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> g = identity_plus_gram<Real>(P);
   P.resize(0, 0);
-  Eigen::LLT<Eigen::Ref<Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>>, Eigen::Lower> llt(g);
-  if (llt.info() != Eigen::Success) throw_invalid_argument(fn, "the Cholesky factorisation of I + G failed (non-finite entries?)");
-  std::vector<double> p(std::size_t(U) + 1, 0.0);
-  for (std::int64_t t = 0; t < U; ++t) {
-    double s = 0;
-    for (std::int64_t i = t * unit; i < (t + 1) * unit; ++i) s += 2 * std::log(double(g(i, i)));
-    p[std::size_t(t) + 1] = p[std::size_t(t)] + s;
-  }
-  if (lambda_max) *lambda_max = detail::pl::lambda_from_factor(g, false);
-  return p;
+  detail::pl::factor_in_place(fn, g);
+  return detail::pl::factored_prefixes(g, unit, lambda_max);
 }
 
-/// Prefix psi in a fixed order by the qr route (prefix_psi_route): p[k] = ln det(I + X_S X_S^T),
+/// The same for several orders of one matrix from its Gram, formed once: `gram` = I + X X^T (n
+/// x n, both triangles: identity_plus_gram's lower triangle mirrored), each order's permuted
+/// copy factored (n^3 / 3 per order instead of n^2 d + n^3 / 3: o_proj's heads in one order per
+/// KV head count). Errors as prefix_psi_ordered's, named "nsc::prefix_psi_ordered_gram".
+template <class Real>
+std::vector<double> prefix_psi_ordered_gram(const Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>& gram,
+                                            const std::vector<std::int64_t>& order, std::int64_t unit = 1,
+                                            double* lambda_max = nullptr) {
+  constexpr std::string_view fn = "nsc::prefix_psi_ordered_gram";
+  const std::int64_t n = gram.rows();
+  if (gram.cols() != n) throw_invalid_argument(fn, "the Gram matrix must be square", gram.cols());
+  detail::pl::check_order(fn, n, order, unit);
+  std::vector<std::int64_t> src(static_cast<std::size_t>(n));
+  for (std::int64_t r = 0; r < n; ++r) src[std::size_t(r)] = order[std::size_t(r / unit)] * unit + r % unit;
+  Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic> g(n, n);
+  for (std::int64_t c = 0; c < n; ++c) {
+    const Real* col = gram.data() + src[std::size_t(c)] * n;
+    for (std::int64_t r = c; r < n; ++r) g(r, c) = col[src[std::size_t(r)]];
+  }
+  detail::pl::factor_in_place(fn, g);
+  return detail::pl::factored_prefixes(g, unit, lambda_max);
+}
+
+/// Prefix psi in a fixed order by the qr route (prefix_psi_route) from a strided array:
+/// X(i, j) = x[i row_stride + j col_stride] (n x d; a row-major (n, d) tensor whose rows are
+/// the units' vectors: row_stride d, col_stride 1; a row-major (d, n) tensor whose columns are:
+/// row_stride 1, col_stride n), read in Src and computed in Real. p[k] = ln det(I + X_S X_S^T),
 /// S = the rows of the first k units of `order`, for every k in `sizes` (and k = 0); the other
 /// entries are NaN (p has n / unit + 1 entries, as prefix_psi_ordered's). Rows are added in
-/// blocks of at most 256 (and at every size asked for); memory d^2 Reals (R) and 256 rows.
-/// With lambda_max non-null, *lambda_max := the largest eigenvalue of X X^T (20 power
-/// iterations on R; for prefix_psi_route_error). Needs NSC_HAVE_OPENBLAS. Errors:
-/// std::invalid_argument "nsc::prefix_psi_ordered_qr: ..." for a unit not dividing n, an order
-/// that is not a permutation, sizes not increasing within 1 .. n / unit, a failed factorisation
-/// (non-finite input), no LAPACK.
-template <class Real, class Derived>
-std::vector<double> prefix_psi_ordered_qr(const Eigen::MatrixBase<Derived>& X, const std::vector<std::int64_t>& order,
+/// blocks of at most 256 (and at every size asked for), gathered straight from x in the
+/// order its memory runs (no transposed copy); memory d^2 Reals (R) and 256 rows. With
+/// lambda_max non-null, *lambda_max := the largest eigenvalue of X X^T (20 power iterations on
+/// R; for prefix_psi_route_error). Needs NSC_HAVE_OPENBLAS. Errors: std::invalid_argument
+/// "nsc::prefix_psi_ordered_qr: ..." for a unit not dividing n, an order that is not a
+/// permutation, sizes not increasing within 1 .. n / unit, a failed factorisation (non-finite
+/// input), no LAPACK.
+template <class Real, class Src>
+std::vector<double> prefix_psi_ordered_qr(const Src* x, std::int64_t n, std::int64_t d, std::int64_t row_stride,
+                                          std::int64_t col_stride, const std::vector<std::int64_t>& order,
                                           std::int64_t unit, const std::vector<std::int64_t>& sizes,
                                           double* lambda_max = nullptr) {
   constexpr std::string_view fn = "nsc::prefix_psi_ordered_qr";
-  detail::pl::check_order<Real>(fn, X, order, unit);
-  const std::int64_t U = X.rows() / unit, d = X.cols();
+  if (n < 0 || d < 0) throw_invalid_argument(fn, "the shape must be non-negative", n < 0 ? n : d);
+  detail::pl::check_order(fn, n, order, unit);
+  const std::int64_t U = n / unit;
   for (std::size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] < 1 || sizes[i] > U || (i > 0 && sizes[i] <= sizes[i - 1]))
       throw_invalid_argument(fn, "sizes must increase within 1 .. the units", sizes[i]);
@@ -219,21 +261,35 @@ std::vector<double> prefix_psi_ordered_qr(const Eigen::MatrixBase<Derived>& X, c
   p[0] = 0;
 #if defined(NSC_HAVE_OPENBLAS)
   using M = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
-  if (d > std::numeric_limits<int>::max() / 256 || X.rows() > std::numeric_limits<int>::max())
+  if (d > std::numeric_limits<int>::max() / 256 || n > std::numeric_limits<int>::max())
     throw_invalid_argument(fn, "the matrix is too large for LAPACK's int dimensions", d);
   M R = M::Identity(d, d);
   const std::int64_t per_block = std::max<std::int64_t>(1, 256 / unit), nb = std::max<std::int64_t>(1, std::min<std::int64_t>(64, d));
   std::vector<Real> T(std::size_t(nb * d)), work(std::size_t(nb * d));
-  M B;
+  M B(per_block * unit, d);
+  std::vector<std::int64_t> src; // the source row of each row of the block
   std::int64_t done = 0;
   for (std::int64_t s : sizes) {
     while (done < s && d > 0) {
       const std::int64_t take = std::min(s - done, per_block), m = take * unit;
-      B.resize(m, d);
+      src.clear();
       for (std::int64_t t = 0; t < take; ++t)
-        B.middleRows(t * unit, unit) = X.middleRows(order[std::size_t(done + t)] * unit, unit).template cast<Real>();
+        for (std::int64_t r = 0; r < unit; ++r) src.push_back(order[std::size_t(done + t)] * unit + r);
+      Real* b = B.data(); // column-major m x d (leading dimension m)
+      if (col_stride <= row_stride) { // a source row runs along memory: copy rows, 256 columns at a time
+        for (std::int64_t j0 = 0; j0 < d; j0 += 256)
+          for (std::int64_t i = 0; i < m; ++i) {
+            const Src* xr = x + src[std::size_t(i)] * row_stride;
+            for (std::int64_t j = j0; j < std::min(d, j0 + 256); ++j) b[i + j * m] = Real(xr[j * col_stride]);
+          }
+      } else { // a source column does: gather each column's block rows
+        for (std::int64_t j = 0; j < d; ++j) {
+          const Src* xc = x + j * col_stride;
+          for (std::int64_t i = 0; i < m; ++i) b[i + j * m] = Real(xc[src[std::size_t(i)] * row_stride]);
+        }
+      }
       int info = 0;
-      detail::pl::tpqrt(int(m), int(d), int(nb), R.data(), B.data(), T.data(), work.data(), info);
+      detail::pl::tpqrt(int(m), int(d), int(nb), R.data(), b, T.data(), work.data(), info);
       if (info != 0) throw_invalid_argument(fn, "LAPACK's xTPQRT failed", info);
       done += take;
     }
@@ -245,9 +301,20 @@ std::vector<double> prefix_psi_ordered_qr(const Eigen::MatrixBase<Derived>& X, c
   if (lambda_max) *lambda_max = detail::pl::lambda_from_factor(R, true);
   return p;
 #else
-  (void)lambda_max, (void)d;
+  (void)lambda_max, (void)d, (void)x, (void)row_stride, (void)col_stride;
   throw_invalid_argument(fn, "needs LAPACK (build with nsc::eigen_blas: NSC_HAVE_OPENBLAS)", U);
 #endif
+}
+
+/// The same from an Eigen matrix X (n x d, row r = column r of W; an expression is evaluated
+/// once into a plain matrix of its scalar type).
+template <class Real, class Derived>
+std::vector<double> prefix_psi_ordered_qr(const Eigen::MatrixBase<Derived>& X, const std::vector<std::int64_t>& order,
+                                          std::int64_t unit, const std::vector<std::int64_t>& sizes,
+                                          double* lambda_max = nullptr) {
+  using S = typename Derived::Scalar;
+  const Eigen::Ref<const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>, 0, Eigen::OuterStride<>> x(X);
+  return prefix_psi_ordered_qr<Real, S>(x.data(), x.rows(), x.cols(), 1, x.outerStride(), order, unit, sizes, lambda_max);
 }
 
 /// The greedy order's result.
