@@ -8,6 +8,7 @@
 #include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
+#include <nsc/model/serving.hpp>
 #include <nsc/model/transformer.hpp>
 #include <nsc/spectral/marchenko_pastur.hpp>
 
@@ -1800,7 +1801,7 @@ TEST_CASE("gemma4: E2B's KV-shared layers, double-wide MLP and per-layer embeddi
   CHECK(count(net.layers[0]).total() == 262144LL * 1536 + 262144LL * 8960);
   CHECK(count(net.layers[0]).macs == 0);
   CHECK(score(net.layers[0]).nsc == 0);
-  CHECK(net.layers[1].name == "per_layer_inputs");
+  CHECK(net.layers[1].name == "per_layer_proj");
   CHECK(count(net.layers[1]).total() == 8960LL * 1536 + 256);
   CHECK(count(net.layers[1]).macs == 8960.0 * 1536);
   CHECK(score(net.layers[1]).nsc == Approx(psi_x(8960, 1536)).epsilon(1e-12));
@@ -1838,6 +1839,16 @@ TEST_CASE("gemma4: E2B's KV-shared layers, double-wide MLP and per-layer embeddi
   CHECK(shared->attention_macs_per_key == source->attention_macs_per_key);
   CHECK(shared->decode_macs == 63700992ULL + 2 * 8 * 256 * 512);
   CHECK(source->kv_cache_bytes == 2 * 256 * 2 * 512);
+  // nsc fit's per-sublayer split holds every weight and cache byte once (the per-layer input goes
+  // with the FFN; 26B-A4B's 7 norms: 3 + 4), whatever the GPU.
+  serving_settings st;
+  st.gpu = *find_gpu("L4");
+  const hf_model moe = read_hf_config_file(configs + "gemma-4-26b-a4b-it.json");
+  for (const hf_model* x : {&g, &moe}) {
+    const serving_report sr = serve(x->spec, w, st, false);
+    CHECK(sr.weight_bytes == deploy(x->spec, w).weight_bytes);
+    CHECK(sr.kv_bytes == deploy(x->spec, w).kv_cache_bytes);
+  }
   bool noted = false;
   for (const std::string& n : g.notes)
     noted = noted || n.find("layers 15-34 (20 of 35) are KV-shared (num_kv_shared_layers): no k_proj, v_proj or k_norm and "

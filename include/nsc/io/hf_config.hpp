@@ -2107,15 +2107,18 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       // first_shared with its layer type, which must exist and have its shape.
       std::string sources;
       std::int64_t at = 0;
+      std::int64_t source_at[2] = {-2, -2}; // per type (full, sliding): the source layer, searched once
+      block_spec source_block[2];
       for (const block_spec& x : s.blocks) {
         if (x.attention.kv_shared) {
           const bool slides = x.attention.sliding_window > 0;
-          std::int64_t j = first_shared - 1;
-          block_spec src;
-          for (; j >= 0; --j) { // Gemma 4 patterns repeat every few layers: a short search
-            src = layer_at(j);
-            if ((src.attention.sliding_window > 0) == slides) break;
-          }
+          std::int64_t& j = source_at[slides];
+          block_spec& src = source_block[slides];
+          if (j == -2)
+            for (j = first_shared - 1; j >= 0; --j) { // at most the layer_types list (or a 6-layer period) long
+              src = layer_at(j);
+              if ((src.attention.sliding_window > 0) == slides) break;
+            }
           const std::string kind = slides ? "sliding" : "full";
           if (j < 0)
             bad("num_kv_shared_layers", "makes layer " + std::to_string(at) + " (" + kind +

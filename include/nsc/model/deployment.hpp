@@ -32,8 +32,9 @@
 ///    Linear / no-op attention: none.
 ///  * KV cache: per token and layer 2 n_kv_heads head_dim elements (MLA: kv_lora_rank +
 ///    qk_rope_head_dim, the compressed latent, counted once, as TensorRT-LLM does); no-op and
-///    linear attention cache nothing; a KV-shared layer (Gemma 4) caches nothing of its own; a sliding-window layer caches min(C, W) tokens, a chunked
-///    layer min(C, c) (its current chunk at most); sinks cache nothing; a DSA layer caches every
+///    linear attention cache nothing; a KV-shared layer (Gemma 4) caches nothing of its own; a
+///    sliding-window layer caches min(C, W) tokens, a chunked layer min(C, c) (its current chunk
+///    at most); sinks cache nothing; a DSA layer caches every
 ///    token's latent plus its indexer key (index_head_dim fp8 bytes + one fp32 scale per 128,
 ///    DeepSeek's k_cache / k_scale_cache, whatever the KV dtype); total =
 ///    B sum_l min(C, W_l) bytes_l. kv_bytes_per_token is the per-token figure before any window

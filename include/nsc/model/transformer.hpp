@@ -340,7 +340,7 @@ struct embedding_spec {
   /// L per_layer_dim) (a lookup: no MACs, not scored, as every embedding) and
   /// per_layer_model_projection Linear(d_model -> L per_layer_dim) (a matmul on the input
   /// embedding: L p d MACs per token, part::other, scored as one matrix) with
-  /// per_layer_projection_norm RMSNorm(per_layer_dim), in a layer "per_layer_inputs" after the
+  /// per_layer_projection_norm RMSNorm(per_layer_dim), in a layer "per_layer_proj" after the
   /// embeddings; L = the model's layers, each of which has block_spec::per_layer_input = per_layer_dim.
   std::int64_t per_layer_vocab = 0; ///< rows of embed_tokens_per_layer (0: no per-layer embeddings)
   std::int64_t per_layer_dim = 0;   ///< per-layer width p (hidden_size_per_layer_input)
@@ -978,7 +978,7 @@ inline network make_transformer(const transformer_spec& s, double seq_len) {
     net.layers.push_back(std::move(emb));
     if (ple_width > 0) { // the projection of the input embedding to every layer's per-layer input
       layer l;
-      l.name = "per_layer_inputs";
+      l.name = "per_layer_proj";
       l.weights.push_back(linear("per_layer_model_projection", part::other, ple_width, d));
       l.norm_params = norm_params(norm_kind::rmsnorm, e.per_layer_dim); // per_layer_projection_norm
       net.layers.push_back(std::move(l));
