@@ -8,6 +8,7 @@
 #include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/score.hpp>
+#include <nsc/model/serving.hpp>
 #include <nsc/model/transformer.hpp>
 #include <nsc/spectral/marchenko_pastur.hpp>
 
@@ -96,7 +97,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 54); // every file in examples/configs
+  CHECK(seen == 57); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1741,19 +1742,12 @@ TEST_CASE("gemma4: Gemma 4 31B's text decoder by hand (global head_dim, k_eq_v, 
   const transformer_spec ek = expand(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", u}}).spec);
   CHECK(!ek.blocks[5].attention.k_eq_v);
   CHECK(ek.blocks[5].attention.kv_heads() == 16);
-  // Structures not modelled yet are refused by name (hidden_size_per_layer_input defaults to 256).
+  // hidden_size_per_layer_input defaults to 256 (Gemma4TextConfig); null means none.
   json p = t;
   p.erase("hidden_size_per_layer_input");
-  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
-                    Contains("field 'hidden_size_per_layer_input' is > 0: Gemma 4's per-layer embeddings"));
-  p = t;
-  p["num_kv_shared_layers"] = 20;
-  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
-                    Contains("field 'num_kv_shared_layers' is > 0: KV-shared layers"));
-  p = t;
-  p["enable_moe_block"] = true;
-  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
-                    Contains("field 'enable_moe_block' is true: the Gemma 4 MoE block"));
+  CHECK(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}).spec.embeddings.per_layer_dim == 256);
+  p["hidden_size_per_layer_input"] = nullptr;
+  CHECK(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}).spec.embeddings.per_layer_dim == 0);
   p = t;
   p["num_global_key_value_heads"] = 5;
   CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", p}}),
@@ -1763,4 +1757,186 @@ TEST_CASE("gemma4: Gemma 4 31B's text decoder by hand (global head_dim, k_eq_v, 
   a.d_model = 5376;
   a.lora_v = 8;
   CHECK_THROWS_WITH(attention_weights(a), Contains("attention.lora_v needs a v_proj (k_eq_v has none)"));
+}
+
+TEST_CASE("gemma4: E2B's KV-shared layers, double-wide MLP and per-layer embeddings by hand", "[hf_families][gemma4]") {
+  using Catch::Contains;
+  const hf_model g = read_hf_config_file(configs + "gemma-4-e2b-it.json");
+  const transformer_spec e = expand(g.spec);
+  REQUIRE(e.blocks.size() == 35);
+  // num_kv_shared_layers 20: layers 15-34 read the keys and values of layer 13 (the last sliding
+  // layer before them) or 14 (the last full one); use_double_wide_mlp doubles their MLP.
+  CHECK(!e.blocks[14].attention.kv_shared);
+  CHECK(e.blocks[15].attention.kv_shared);
+  CHECK(e.blocks[34].attention.kv_shared);
+  CHECK(e.blocks[14].ffn.d_ff == 6144);
+  CHECK(e.blocks[15].ffn.d_ff == 12288);
+  CHECK(e.blocks[15].per_layer_input == 256);
+  CHECK(g.spec.embeddings.per_layer_dim == 256);
+  CHECK(g.spec.embeddings.per_layer_vocab == 262144);
+  const auto one_layer = [&](const block_spec& layer) {
+    transformer_spec s;
+    s.d_model = 1536;
+    s.blocks = {layer};
+    s.final_norm = norm_kind::none;
+    s.lm_head = lm_head_kind::none;
+    s.embeddings.per_layer_dim = layer.per_layer_input; // no table (per_layer_vocab 0 with dim 0 only)
+    if (layer.per_layer_input > 0) s.embeddings.per_layer_vocab = 1;
+    const network n = make_transformer(s, 1);
+    return count(n).total() - (layer.per_layer_input > 0 ? 256 + 256 * 1536 + 256 : 0); // minus the model-level PLE parts
+  };
+  // A KV-shared sliding layer: q (8 x 256, 1536) and o, q_norm 256 (no k/v, no k_norm), the
+  // double-wide GeGLU 3 x 1536 x 12288, 4 norms, the PLE gate and projection 2 x 256 x 1536 and
+  // post_per_layer_input_norm: 63,708,928 (= `nsc score`'s layers.15-18).
+  CHECK(one_layer(e.blocks[15]) == 2 * 3145728 + 256 + 56623104 + 4 * 1536 + 2 * 393216 + 1536);
+  CHECK(one_layer(e.blocks[15]) == 63708928);
+  // Its source layer 13: + k_proj (256, 1536), v_proj, k_norm; the MLP of 6144.
+  CHECK(one_layer(e.blocks[13]) == 2 * 3145728 + 2 * 393216 + 2 * 256 + 3 * 1536 * 6144 + 5 * 1536 + 2 * 393216);
+  // The per-layer-embedding path: embed_tokens_per_layer 262,144 x (35 x 256) is a lookup (0 MACs,
+  // not scored); per_layer_model_projection (8960, 1536) is a matmul (8960 x 1536 MACs per token,
+  // scored as one matrix) with per_layer_projection_norm RMSNorm(256).
+  const network net = hf_network(g, 256);
+  REQUIRE(net.layers.size() >= 3);
+  CHECK(net.layers[0].name == "embeddings");
+  CHECK(count(net.layers[0]).total() == 262144LL * 1536 + 262144LL * 8960);
+  CHECK(count(net.layers[0]).macs == 0);
+  CHECK(score(net.layers[0]).nsc == 0);
+  CHECK(net.layers[1].name == "per_layer_proj");
+  CHECK(count(net.layers[1]).total() == 8960LL * 1536 + 256);
+  CHECK(count(net.layers[1]).macs == 8960.0 * 1536);
+  CHECK(score(net.layers[1]).nsc == Approx(psi_x(8960, 1536)).epsilon(1e-12));
+  // Total: the text decoder of Gemma4ForConditionalGeneration; + vision 168,544,256 + audio
+  // 307,183,904 (Gemma4VisionModel / Gemma4AudioModel + their projectors, from the config) =
+  // 5,104,297,504, the parameters of the model built from google/gemma-4-E2B-it's config.
+  CHECK(count(net).total() == 4628569344);
+  CHECK(g.vision_params == 168544256);
+  CHECK(g.audio_params == 307183904);
+  CHECK(count(net).total() + g.vision_params + g.audio_params == 5104297504);
+  CHECK(g.vision_params == reference()["models"]["gemma-4-e2b-it"]["vision_params"].get<int64_t>());
+  CHECK(g.audio_params == reference()["models"]["gemma-4-e2b-it"]["audio_params"].get<int64_t>());
+  // KV cache per token (bf16): only the 15 non-shared layers cache: 12 sliding x 2 x 1 x 256 x 2
+  // + 3 full x 2 x 1 x 512 x 2 = 18,432 bytes; a shared layer caches nothing.
+  workload w;
+  w.context = 32768;
+  w.batch = 1;
+  const deployment d = deploy(g.spec, w);
+  CHECK(d.kv_bytes_per_token == 12 * 2 * 256 * 2 + 3 * 2 * 512 * 2);
+  CHECK(d.kv_cache_bytes == 12ULL * 2 * 256 * 2 * 512 + 3ULL * 2 * 512 * 2 * 32768);
+  // Decode FLOPs of a KV-shared sliding layer at C = 32,768: its matmuls q, o, the double-wide MLP,
+  // the PLE gate and projection (63,700,992 MACs) + its attention products over the min(C, 512)
+  // keys of its source, 2 x 8 x 256 MACs each (as the source's own: unchanged by the sharing).
+  const layer_deployment* shared = nullptr;
+  const layer_deployment* source = nullptr;
+  for (const layer_deployment& l : d.layers) {
+    if (l.name == "layers.15-18") shared = &l;
+    if (l.name == "layers.10-13") source = &l;
+  }
+  REQUIRE(shared);
+  REQUIRE(source);
+  CHECK(shared->kv_cache_bytes == 0);
+  CHECK(shared->kv_bytes_per_token == 0);
+  CHECK(shared->attention_macs_per_key == 2 * 8 * 256);
+  CHECK(shared->attention_macs_per_key == source->attention_macs_per_key);
+  CHECK(shared->decode_macs == 63700992ULL + 2 * 8 * 256 * 512);
+  CHECK(source->kv_cache_bytes == 2 * 256 * 2 * 512);
+  // nsc fit's per-sublayer split holds every weight and cache byte once (the per-layer input goes
+  // with the FFN; 26B-A4B's 7 norms: 3 + 4), whatever the GPU.
+  serving_settings st;
+  st.gpu = *find_gpu("L4");
+  const hf_model moe = read_hf_config_file(configs + "gemma-4-26b-a4b-it.json");
+  for (const hf_model* x : {&g, &moe}) {
+    const serving_report sr = serve(x->spec, w, st, false);
+    CHECK(sr.weight_bytes == deploy(x->spec, w).weight_bytes);
+    CHECK(sr.kv_bytes == deploy(x->spec, w).kv_cache_bytes);
+  }
+  bool noted = false;
+  for (const std::string& n : g.notes)
+    noted = noted || n.find("layers 15-34 (20 of 35) are KV-shared (num_kv_shared_layers): no k_proj, v_proj or k_norm and "
+                            "no KV cache of their own; they attend the keys and values of layer 13 (sliding) and layer "
+                            "14 (full)") == 0;
+  CHECK(noted);
+  // The KV source the generator derives (transformers' store_full_length_kv rule).
+  CHECK(reference()["models"]["gemma-4-e2b-it"]["kv_sources"]["15"].get<int>() == 13);
+  CHECK(reference()["models"]["gemma-4-e2b-it"]["kv_sources"]["19"].get<int>() == 14);
+  // Bad configs: every layer shared; a shared full layer with no full layer before the sharing.
+  json c = json::parse(std::ifstream(configs + "gemma-4-e2b-it.json"));
+  json t = c["text_config"];
+  t["num_kv_shared_layers"] = 35;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", t}}),
+                    Contains("field 'num_kv_shared_layers' must be < num_hidden_layers = 35"));
+  t["num_kv_shared_layers"] = 31; // layers 4-34 shared: layer 4 is full, layers 0-3 sliding
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", t}}),
+                    Contains("makes layer 4 (full attention) KV-shared, but no earlier layer of that type"));
+  // Spec rules of the new fields.
+  attention_spec a = e.blocks[15].attention;
+  a.d_model = 1536;
+  CHECK(attention_weights(a).size() == 2); // q_proj, o_proj
+  a.k_eq_v = true;
+  CHECK_THROWS_WITH(attention_weights(a), Contains("attention.k_eq_v needs a k_proj (a kv_shared layer has none)"));
+  transformer_spec bad = g.spec;
+  bad.blocks[0].per_layer_input = 128;
+  CHECK_THROWS_WITH(validate(bad), Contains("per_layer_input must equal embeddings.per_layer_dim = 256"));
+  bad = g.spec;
+  bad.embeddings.per_layer_vocab = 0;
+  CHECK_THROWS_WITH(validate(bad), Contains("embeddings.per_layer_vocab and per_layer_dim must both be 0 or both >= 1"));
+}
+
+TEST_CASE("gemma4: 26B-A4B's MoE block by hand and the published totals", "[hf_families][gemma4]") {
+  using Catch::Contains;
+  const hf_model g = read_hf_config_file(configs + "gemma-4-26b-a4b-it.json");
+  const transformer_spec e = expand(g.spec);
+  REQUIRE(e.blocks.size() == 30);
+  const ffn_spec& f = e.blocks[0].ffn;
+  CHECK(f.n_experts == 128);
+  CHECK(f.top_k == 8);
+  CHECK(f.d_ff == 704);
+  CHECK(f.shared_d_ff == 2112); // the dense MLP beside the experts, on every token
+  CHECK(f.router_scales);
+  CHECK(e.blocks[0].n_norms == 7);
+  // One sliding layer: q, o (16 x 256, 2816), k, v (8 x 256), q/k norms 2 x 256, the dense GeGLU
+  // 3 x 2816 x 2112, router.proj (128, 2816), router.scale 2816 + per_expert_scale 128, experts
+  // 128 x 3 x 704 x 2816, 7 norms: 814,094,976; active: 8 of the 128 experts.
+  transformer_spec one;
+  one.d_model = 2816;
+  one.blocks = {e.blocks[0]};
+  one.final_norm = norm_kind::none;
+  one.lm_head = lm_head_kind::none;
+  const resources r = count(make_transformer(one, 1));
+  const int64_t experts = 128LL * 3 * 704 * 2816;
+  const int64_t layer = 2 * 11534336 + 2 * 5767168 + 512 + 3 * 2816 * 2112 + 128 * 2816 + 2816 + 128 + experts + 7 * 2816;
+  CHECK(r.total() == layer);
+  CHECK(r.total() == 814094976);
+  CHECK(r.active() == layer - experts + experts / 16);
+  // The text decoder: 25,233,141,760 (active 3,822,530,560); + the vision tower and projector
+  // 572,792,112 = 25,805,933,872, the checkpoint's index total_parameters.
+  const resources all = count(hf_network(g, 256));
+  CHECK(all.total() == 25233141760);
+  CHECK(all.active() == 3822530560);
+  CHECK(g.vision_params == 572792112);
+  CHECK(g.audio_params == -1);
+  CHECK(all.total() + g.vision_params == 25805933872);
+  CHECK(all.total() + g.vision_params ==
+        reference()["models"]["gemma-4-26b-a4b-it"]["published_total_with_towers"].get<int64_t>());
+  // Bad MoE fields.
+  json c = json::parse(std::ifstream(configs + "gemma-4-26b-a4b-it.json"));
+  json t = c["text_config"];
+  t["top_k_experts"] = 129;
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", t}}),
+                    Contains("field 'top_k_experts' must be <= num_experts = 128"));
+  t = c["text_config"];
+  t.erase("moe_intermediate_size");
+  CHECK_THROWS_WITH(read_hf_config(json{{"model_type", "gemma4"}, {"text_config", t}}),
+                    Contains("missing field 'moe_intermediate_size'"));
+  ffn_spec dense = f;
+  dense.d_model = 2816;
+  dense.n_experts = dense.top_k = 0;
+  dense.shared_d_ff = 0;
+  CHECK_THROWS_WITH(ffn_weights(dense), Contains("ffn.router_scales needs a mixture of experts"));
+  // E4B: no double-wide MLP (use_double_wide_mlp false), 18 KV-shared layers.
+  const hf_model e4 = read_hf_config_file(configs + "gemma-4-e4b-it.json");
+  const transformer_spec e4x = expand(e4.spec);
+  CHECK(e4x.blocks[24].attention.kv_shared);
+  CHECK(!e4x.blocks[23].attention.kv_shared);
+  CHECK(e4x.blocks[24].ffn.d_ff == 10240);
+  CHECK(count(hf_network(e4, 256)).total() + e4.vision_params + e4.audio_params == 7941100832);
 }

@@ -177,6 +177,21 @@ TEST_CASE("prune space: options per format, loader rules and tp", "[prune]") {
   for (const auto& o : x.layers[0].ffn) CHECK_FALSE(o.none);
 }
 
+TEST_CASE("prune space: Gemma 4's KV-shared layers, per-layer embeddings and MoE block are refused by name",
+          "[prune]") {
+  using Catch::Contains;
+  // A KV-shared layer reads the keys and values of an earlier layer: neither can be pruned or
+  // removed apart from the other, so the space refuses the model (every format).
+  for (const prune_format f : {prune_format::nsc, prune_format::per_layer, prune_format::decilm}) {
+    CHECK_THROWS_WITH(make_prune_space(read_hf_config_file(configs + "gemma-4-e2b-it.json").spec, settings(f)),
+                      Contains("the model has per-layer embeddings (Gemma 4 hidden_size_per_layer_input") &&
+                          Contains("(from layer 0); KV-shared layers (Gemma 4 num_kv_shared_layers") &&
+                          Contains("(from layer 15), which the pruning space does not model"));
+    CHECK_THROWS_WITH(make_prune_space(read_hf_config_file(configs + "gemma-4-26b-a4b-it.json").spec, settings(f)),
+                      Contains("the model has the Gemma 4 MoE block (enable_moe_block"));
+  }
+}
+
 TEST_CASE("prune space: option costs add up to the whole model's (decomposition)", "[prune]") {
   const hf_model m = read_hf_config(tiny_llama());
   const prune_space sp = make_prune_space(m.spec, settings(prune_format::per_layer));

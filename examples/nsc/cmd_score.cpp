@@ -30,7 +30,7 @@
 // kv_cache_bytes_per_token, weight_bytes, memory_bytes, seq_len, context, batch, kv_dtype,
 // weight_dtype, weight_dtype_source (quantization_config / torch_dtype / --weight-dtype), notes
 // (attention sinks, chunked / NoPE layers, a multimodal wrapper's vision tower not counted),
-// vision_params_not_counted (when the config determines it), mtp (the multi-token-prediction
+// vision_params_not_counted, audio_params_not_counted (when the config determines them), mtp (the multi-token-prediction
 // modules, when the config has them), attention, model, model_type, text_config, layers_total
 // (every layer, runs counted repeat times), estimator, init, variance_source,
 // and layers: [{name, repeat, nsc, attention, ffn, router, other, params, params_active,
@@ -234,6 +234,7 @@ int run_score(const score_args& a) {
                                    " norms; the embedding and LM head are the main model's"}};
     j["notes"] = m.notes;
     if (m.vision_params >= 0) j["vision_params_not_counted"] = m.vision_params;
+    if (m.audio_params >= 0) j["audio_params_not_counted"] = m.audio_params; // gemma4's audio tower
     j["nsc"] = ns.nsc;
     if (!a.weights.empty()) j["weights"] = a.weights;
     j["params_total"] = total.total();
@@ -395,7 +396,15 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
               "kv = 1 with multi_query unless new_decoder_architecture; glm_moe_dsa: DeepSeek-V3.2's DSA, "
               "indexer_types shared layers reuse the previous indexer's top-k (no indexer weights or cache). "
               "gemma4: full-attention layers take global_head_dim and, with attention_k_eq_v, no v_proj (the "
-              "values are the key projection's output, not scored; keys and values both cached)."));
+              "values are the key projection's output, not scored; keys and values both cached); KV-shared layers "
+              "(num_kv_shared_layers) have q_proj and o_proj only and no KV cache of their own, their attention "
+              "FLOPs unchanged (they attend the keys of the last earlier layer of their type); use_double_wide_mlp "
+              "doubles their MLP; per-layer embeddings (hidden_size_per_layer_input): the per-layer table is a "
+              "lookup (params counted, no FLOPs, not in NSC, as every embedding), per_layer_model_projection and "
+              "each layer's gate and projection are matmuls (FLOPs and NSC); the MoE block (enable_moe_block): "
+              "routed experts (top-k active) beside the dense MLP (an always-active shared expert), router scales "
+              "counted; the vision and audio towers are printed, not counted. nsc prune refuses these three "
+              "Gemma 4 structures by name."));
   sub->add_option("--estimator", args->estimator, "psi estimator: mp (paper) or fs (finite-size)")
       ->check(CLI::IsMember({"mp", "fs"}));
   sub->add_option("--init", args->init_name,

@@ -211,6 +211,9 @@ nsc_cli_test(prune_engine_llama_cpp_table
   ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --ffn-multiple 1024 --engine llama.cpp
   PASS "generic space, decilm for llama.cpp output\n.*\nloads    llama.cpp: yes [(]convert_hf_to_gguf.py: arch deci[)]\n.*loads    vllm: yes")
 # A model the engine cannot run: refused with the reason and what works.
+nsc_exit_code_test(prune_generic_gemma4_kv_shared_refused CODE 2 # a KV-shared layer is not pruned apart from its source
+  ARGS prune examples/configs/gemma-4-e2b-it.json --space generic --params 3e9
+  STDERR "the model has per-layer embeddings .*; KV-shared layers .*[(]from layer 15[)], which the pruning space does not model")
 nsc_exit_code_test(prune_engine_qwen3_refused CODE 2
   ARGS prune examples/configs/qwen3-8b.json --space generic --memory 21.5e9 --engine vllm
   STDERR "--engine vllm cannot serve qwen3-8b [(]qwen3[)] as DeciLM block_configs: layer 0: q_norm / k_norm .*What works: --uniform [(]Qwen3ForCausalLM")

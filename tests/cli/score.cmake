@@ -142,6 +142,14 @@ nsc_cli_test(score_kimi_k2_fp8
 nsc_cli_test(score_mistral3_vision # text 23,572,403,200 + Pixtral 438,958,080 = the published 24,011,361,280
   ARGS score examples/configs/mistral-small-3.1-24b-instruct-2503.json
   PASS "vision tower and projector are not counted [(]438958080 parameters[)].*params total   23,572,403,200")
+# Gemma 4 (issue 18g): E2B's KV-shared layers cache nothing (18,432 KV bytes per token from the 15
+# layers that compute keys), its towers are printed apart; 26B-A4B's MoE block: 3.8B active.
+nsc_cli_test(score_gemma4_e2b_kv_shared_towers
+  ARGS score examples/configs/gemma-4-e2b-it.json --context 32768
+  PASS "layers 15-34 [(]20 of 35[)] are KV-shared.*vision tower and projector [(]168544256 parameters[)] and the audio tower and projector [(]307183904 parameters[)].*params total   4,628,569,344.*18,432 bytes per token.*layers.15-18 +4 .* 63,708,928 ")
+nsc_cli_test(score_gemma4_26b_a4b_moe
+  ARGS score examples/configs/gemma-4-26b-a4b-it.json
+  PASS "Gemma 4 MoE block.*[(]572792112 parameters[)].*params total   25,233,141,760.*params active  3,822,530,560")
 nsc_cli_test(score_families_in_help
   ARGS score --help
   PASS "kimi_k2, granite, granitemoe, smollm3")

@@ -1033,44 +1033,124 @@ def family_18e(c, t):
 READERS.update({t: family_18e for t in ("falcon", "internlm3", "ernie4_5", "exaone4", "hunyuan_v1_dense")})
 
 
-# Gemma 4 (modeling_gemma4.py: Gemma4TextAttention, Gemma4TextDecoderLayer, Gemma4TextModel), the
-# text decoder of Gemma4ForConditionalGeneration, without per-layer embeddings, KV-shared layers or
-# the MoE block: embed_tokens (V, d), tied head; per layer q_proj (H hd, d), q_norm RMSNorm(hd),
-# k_norm RMSNorm(hd), k_proj (kv hd, d), v_proj (kv hd, d) unless attention_k_eq_v on a full layer,
-# v_norm without weight, o_proj (d, H hd), no bias (attention_bias false); input, post_attention,
-# pre_feedforward, post_feedforward RMSNorms; mlp gate/up (I, d), down (d, I). A full layer (layer_types
-# "full_attention"; the last layer always) has hd = global_head_dim and, with attention_k_eq_v,
-# kv = num_global_key_value_heads. The layer_scalar buffer (1 per layer) is not a parameter.
-def gemma4(c, t):
-    for k in ("hidden_size_per_layer_input", "num_kv_shared_layers"):
-        assert not c.get(k), k
-    assert not c.get("enable_moe_block") and not c.get("use_double_wide_mlp")
-    m = Model()
-    d, L, H, V, I = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+# Gemma 4 (modeling_gemma4.py: Gemma4TextAttention, Gemma4TextMLP, Gemma4TextRouter, Gemma4TextExperts,
+# Gemma4TextDecoderLayer, Gemma4TextModel), the text decoder of Gemma4ForConditionalGeneration:
+# embed_tokens (V, d), tied head; per layer q_proj (H hd, d), q_norm RMSNorm(hd), o_proj (d, H hd),
+# and, unless the layer is KV-shared, k_norm RMSNorm(hd), k_proj (kv hd, d), v_proj (kv hd, d)
+# (none with attention_k_eq_v on a full layer); v_norm has no weight; no bias. A full layer
+# (layer_types "full_attention"; the last layer always) has hd = global_head_dim and, with
+# attention_k_eq_v, kv = num_global_key_value_heads. KV sharing (num_kv_shared_layers n > 0):
+# layers i >= L - n have no k/v projections nor k_norm and cache nothing; they attend the keys of
+# the last earlier non-shared layer of their type (so their attention products are unchanged);
+# use_double_wide_mlp doubles intermediate_size on exactly those layers. mlp gate/up (I, d), down
+# (d, I); input, post_attention, pre_feedforward, post_feedforward RMSNorms. enable_moe_block adds
+# to every layer the router (norm without weight, proj (E, d), scale (d), per_expert_scale (E)),
+# the experts gate_up_proj (E, 2 Im, d) and down_proj (E, d, Im) (top_k_experts active) and three
+# RMSNorms (post_feedforward_layernorm_1 / _2, pre_feedforward_layernorm_2): the dense MLP runs beside
+# the experts on every token. Per-layer embeddings (hidden_size_per_layer_input p > 0):
+# embed_tokens_per_layer (V_ple, L p) (a lookup), per_layer_model_projection (L p, d) (a matmul per
+# token), per_layer_projection_norm RMSNorm(p); per layer per_layer_input_gate (p, d),
+# per_layer_projection (d, p), post_per_layer_input_norm RMSNorm(d). The layer_scalar buffer (1 per
+# layer) is not a parameter.
+def gemma4_layer_types(c):
+    L = c["num_hidden_layers"]
     lt = list(c.get("layer_types") or ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention" for i in range(L)])
     lt[-1] = "full_attention"
+    return lt
+
+
+def gemma4(c, t):
+    m = Model()
+    d, L, H, V, I = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+    lt = gemma4_layer_types(c)
     keqv = c.get("attention_k_eq_v", False)
+    n_shared = c.get("num_kv_shared_layers") or 0
+    first_shared = L - n_shared
+    p = c.get("hidden_size_per_layer_input", 256)  # Gemma4TextConfig's default; None: no PLE
+    p = p or 0
+    moe = c.get("enable_moe_block", False)
     m.lin("embed_tokens", V, d, "embed", matmul=False)
+    if p:
+        m.lin("embed_tokens_per_layer", c.get("vocab_size_per_layer_input", 262144), L * p, "embed", matmul=False)
+        m.lin("per_layer_model_projection", L * p, d)
+        m.norm("per_layer_projection_norm", p)
     for i in range(L):
         pre = "layers.%d." % i
         full = lt[i] == "full_attention"
+        shared = n_shared > 0 and i >= first_shared
         hd = c["global_head_dim"] if full else c["head_dim"]
         kv = c["num_global_key_value_heads"] if (full and keqv) else c["num_key_value_heads"]
         m.lin(pre + "self_attn.q_proj", H * hd, d)
         m.norm(pre + "self_attn.q_norm", hd)
-        m.norm(pre + "self_attn.k_norm", hd)
-        m.lin(pre + "self_attn.k_proj", kv * hd, d)
-        if not (full and keqv):
-            m.lin(pre + "self_attn.v_proj", kv * hd, d)
+        if not shared:
+            m.norm(pre + "self_attn.k_norm", hd)
+            m.lin(pre + "self_attn.k_proj", kv * hd, d)
+            if not (full and keqv):
+                m.lin(pre + "self_attn.v_proj", kv * hd, d)
         m.lin(pre + "self_attn.o_proj", d, H * hd)
+        Ii = I * (2 if (c.get("use_double_wide_mlp") and shared) else 1)
         for nm in ("gate_proj", "up_proj"):
-            m.lin(pre + "mlp." + nm, I, d)
-        m.lin(pre + "mlp.down_proj", d, I)
-        for nm in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"):
+            m.lin(pre + "mlp." + nm, Ii, d)
+        m.lin(pre + "mlp.down_proj", d, Ii)
+        norms = ["input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm", "post_feedforward_layernorm"]
+        if moe:
+            E, K, Im = c["num_experts"], c["top_k_experts"], c["moe_intermediate_size"]
+            m.lin(pre + "router.proj", E, d, "router")
+            m.norm(pre + "router.scale", d)
+            m.norm(pre + "router.per_expert_scale", E)
+            m.lin(pre + "experts.gate_up_proj.gate", Im, d, copies=E, active=K)
+            m.lin(pre + "experts.gate_up_proj.up", Im, d, copies=E, active=K)
+            m.lin(pre + "experts.down_proj", d, Im, copies=E, active=K)
+            norms += ["post_feedforward_layernorm_1", "post_feedforward_layernorm_2", "pre_feedforward_layernorm_2"]
+        if p:
+            m.lin(pre + "per_layer_input_gate", p, d)
+            m.lin(pre + "per_layer_projection", d, p)
+            norms.append("post_per_layer_input_norm")
+        for nm in norms:
             m.norm(pre + nm, d)
-        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None if full else c["sliding_window"]))
+        m.layers.append(dict(kv_elems=0 if shared else 2 * kv * hd, per_key=2 * H * hd,
+                             window=None if full else c["sliding_window"]))
     m.norm("norm", d)
     return lm_head(m, c.get("tie_word_embeddings", True), V, d)
+
+
+def gemma4_kv_source(c, i):
+    """The layer whose keys and values KV-shared layer i attends: the last layer before the
+    first shared one with i's layer type (Gemma4TextAttention.store_full_length_kv)."""
+    lt = gemma4_layer_types(c)
+    first = c["num_hidden_layers"] - (c.get("num_kv_shared_layers") or 0)
+    return max(j for j in range(first) if lt[j] == lt[i])
+
+
+def gemma4_vision(top):
+    """Gemma4VisionModel + embed_vision (Gemma4MultimodalEmbedder): patch_embedder input_proj
+    Linear(3 p^2, h) and position_embedding_table (2, P, h); per layer q (H hd, h), k, v (KV hd, h),
+    o (h, H hd) without bias, q_norm, k_norm RMSNorm(hd) (v_norm without weight), mlp gate/up
+    (I, h), down (h, I), 4 RMSNorms(h); embedding_projection Linear(h, text) (its pre-norm has no
+    weight). Clipped-linear bounds and std_bias / std_scale are buffers, not parameters."""
+    v, text = top["vision_config"], top["text_config"]["hidden_size"]
+    h, I, L = v.get("hidden_size", 768), v.get("intermediate_size", 3072), v.get("num_hidden_layers", 16)
+    H, KV, hd = v.get("num_attention_heads", 12), v.get("num_key_value_heads", 12), v.get("head_dim", 64)
+    p, P = v.get("patch_size", 16), v.get("position_embedding_size", 10240)
+    layer = H * hd * h + 2 * KV * hd * h + h * H * hd + 3 * h * I + 2 * hd + 4 * h
+    return 3 * p * p * h + 2 * P * h + L * layer + h * text
+
+
+def gemma4_audio(top):
+    """Gemma4AudioModel + embed_audio: subsample_conv_projection (Conv2d(1, c0, 3x3) + LayerNorm(c0)
+    without bias, Conv2d(c0, c1, 3x3) + LayerNorm(c1), input_proj_linear ((c0 // 4) c1 -> h)); per
+    layer two feed-forwards (ffw_layer_1 (4h, h), ffw_layer_2 (h, 4h), 2 RMSNorms), attention q, k,
+    v, post (h, h), relative_k_proj (h, h), per_dim_scale (h / heads), lconv1d linear_start (2h, h),
+    linear_end (h, h), depthwise conv (h, K), 2 RMSNorms, and 3 RMSNorms; output_proj Linear(h, o)
+    with bias; embedding_projection Linear(o, text)."""
+    a, text = top["audio_config"], top["text_config"]["hidden_size"]
+    h, L, heads, K = a.get("hidden_size", 1024), a.get("num_hidden_layers", 12), a.get("num_attention_heads", 8), a.get("conv_kernel_size", 5)
+    c0, c1 = a.get("subsampling_conv_channels", [128, 32])
+    o = a.get("output_proj_dims", 1536)
+    sub = c0 * 9 + c0 + c1 * c0 * 9 + c1 + (c0 // 4) * c1 * h
+    ff = 4 * h * h + 4 * h * h + 2 * h
+    layer = 2 * ff + 5 * h * h + h // heads + 3 * h * h + h * K + 2 * h + 3 * h
+    return sub + L * layer + h * o + o + o * text
 
 
 READERS["gemma4_text"] = gemma4
@@ -1319,6 +1399,19 @@ PUBLISHED.update({"kimi-k2-instruct": KIMI_K2["instantiated"]})
 PUBLISHED_STORED_HEAD = {"falcon-7b-instruct": 7217189760, "falcon-40b-instruct": 41835970560}
 PUBLISHED.update({"ernie-4.5-0.3b-pt": 360748032})
 
+# Gemma 4 (issue 18): the published totals count the whole Gemma4ForConditionalGeneration, so each is
+# checked as text decoder + towers (gemma4_vision, gemma4_audio above, from vision_config / audio_config).
+# gemma-4-26b-a4b-it: google/gemma-4-26B-A4B(-it)'s model.safetensors.index.json metadata
+# total_parameters (25,805,933,872, as a public loader test copies it; also a public model panel's
+# param_count) = text + vision. gemma-4-e2b-it: 5,104,297,504 = the parameters of
+# Gemma4ForConditionalGeneration built from google/gemma-4-E2B-it's config.json (revision 3e22461f),
+# as a public study asserts = text + vision + audio. The text decoder alone: the 26B-A4B's GGUF
+# n_params 25,233,142,046 (llama.cpp's server listing) = nsc's text count + 286 stored elements that
+# are not parameters (30 layer_scalar buffers + a 256-entry rope_freqs table of the proportional
+# rope: global_head_dim / 2), checked in main.
+GEMMA4_HUB = {"gemma-4-26b-a4b-it": (25805933872, "text + vision"), "gemma-4-e2b-it": (5104297504, "text + vision + audio")}
+GEMMA4_GGUF = {"gemma-4-26b-a4b-it": 25233142046}
+
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
 
 
@@ -1445,6 +1538,33 @@ def main():
         print(name, "text", r["params_total"], "+ vision", vision, "=", r["params_total"] + vision, "hub", hub_total)
         if r["params_total"] + vision != hub_total:
             bad += 1
+    # Gemma 4: towers from the config, and the KV source of every KV-shared layer.
+    for fn in sorted(os.listdir(CONFIGS)):
+        name = fn[:-5]
+        c = json.load(open(os.path.join(CONFIGS, fn)))
+        if c.get("model_type") != "gemma4":
+            continue
+        r = out["models"][name]
+        r["vision_params"] = gemma4_vision(c) if c.get("vision_config") else -1
+        r["audio_params"] = gemma4_audio(c) if c.get("audio_config") else -1
+        t = c["text_config"]
+        n_shared = t.get("num_kv_shared_layers") or 0
+        r["kv_sources"] = {str(i): gemma4_kv_source(t, i) for i in range(t["num_hidden_layers"] - n_shared, t["num_hidden_layers"])}
+        towers_sum = r["params_total"] + max(r["vision_params"], 0) + max(r["audio_params"], 0)
+        print(name, "text", r["params_total"], "active", r["params_active"], "+ vision", r["vision_params"], "+ audio",
+              r["audio_params"], "=", towers_sum)
+        if name in GEMMA4_HUB:
+            pub, scope = GEMMA4_HUB[name]
+            r["published_total_with_towers"], r["published_towers_scope"] = pub, scope
+            if towers_sum != pub:
+                print("MISMATCH", name, towers_sum, pub)
+                bad += 1
+        if name in GEMMA4_GGUF:
+            extra = GEMMA4_GGUF[name] - r["params_total"]
+            r["gguf_n_params"] = GEMMA4_GGUF[name]
+            print(name, "GGUF n_params - text =", extra, "= layers", t["num_hidden_layers"], "+ rope_freqs", t["global_head_dim"] // 2)
+            if extra != t["num_hidden_layers"] + t["global_head_dim"] // 2:
+                bad += 1
     # DeepSeek-V3.2-Exp (and -Speciale): the hub's 685,396,921,376 = the instantiated model + the
     # MTP layer 61 (with its own indexer) + the fp8 weight_scale_inv of every quantised matrix
     # (the indexer's wq_b and wk too; weights_proj is stored in bf16).

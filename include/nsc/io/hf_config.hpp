@@ -52,7 +52,7 @@
 /// | ernie4_5, ernie4_5_moe | use_bias on q, k, v, o and the MLP; tied by default; MoE (Ernie4_5_MoeSparseMoeBlock): moe_num_experts (64), moe_k (6), moe_intermediate_size (1536), moe_num_shared_experts (2: one MLP of 2 widths), layer i is MoE iff moe_layer_start_index (1) <= i <= moe_layer_end_index (-1: the last) and (i + 1) % moe_layer_interval (1) == 0; the router's moe_statics bias; lm_head bias when use_bias. |
 /// | exaone4 | q_norm / k_norm RMSNorm(head_dim), post_attention and post_feedforward norms, layer_types or every sliding_window_pattern-th (4) layer global, the others sliding (sliding_window 4096; an explicit null: none). |
 /// | hunyuan_v1_dense, hunyuan_v1_moe | attention_bias (q, k, v, o), query_layernorm / key_layernorm RMSNorm(head_dim) always, unbiased MLP; MoE: every layer num_experts MixtralExperts of intermediate_size (top moe_topk) + a shared_mlp of intermediate_size, router without bias; num_experts / moe_topk as an integer or a per-layer list of one value. |
-/// | gemma4 / gemma4_text | Gemma4ForConditionalGeneration's text decoder: gemma3's layers (4 norms, q_norm/k_norm RMSNorm(head_dim), GeGLU, tied) with layer_types (else every 6th layer full; the last layer always full), sliding_window (512); full layers have global_head_dim (512) and, with attention_k_eq_v, num_global_key_value_heads and no v_proj (the values are the key projection's output; the unweighted v_norm; keys and values both cached), unless the config has its own per_layer_config; layer_scalar buffers and final_logit_softcapping noted; per-layer embeddings (hidden_size_per_layer_input > 0), num_kv_shared_layers > 0, enable_moe_block and use_double_wide_mlp refused by name. |
+/// | gemma4 / gemma4_text | Gemma4ForConditionalGeneration's text decoder: gemma3's layers (4 norms, q_norm/k_norm RMSNorm(head_dim), GeGLU, tied) with layer_types (else every 6th layer full; the last layer always full), sliding_window (512); full layers have global_head_dim (512) and, with attention_k_eq_v, num_global_key_value_heads and no v_proj (the values are the key projection's output; the unweighted v_norm; keys and values both cached), unless the config has its own per_layer_config; layer_scalar buffers and final_logit_softcapping noted; per-layer embeddings (hidden_size_per_layer_input > 0, default 256, null none: embed_tokens_per_layer (vocab_size_per_layer_input, L p), per_layer_model_projection, per-layer gate / projection / norm: embedding_spec::per_layer_dim, block_spec::per_layer_input); num_kv_shared_layers n: the last n layers are KV-shared (attention_spec::kv_shared: no k/v projections, k_norm or cache; they attend the last earlier layer of their type, which must exist with their shape), with use_double_wide_mlp their MLP is 2 x intermediate_size; enable_moe_block: num_experts experts of moe_intermediate_size (top_k_experts) beside the dense MLP (shared_d_ff), router scales (ffn_spec::router_scales), 3 more norms; vision / audio tower sizes from vision_config / audio_config (hf_model::vision_params, audio_params). |
 /// | glm_moe_dsa | GlmMoeDsaForCausalLM (GLM-5): deepseek_v32 with GlmMoeDsaConfig's defaults and the router bias always; indexer_types ("full" / "shared"), index_topk_pattern (F / S) or index_topk_freq (1) with index_skip_topk_offset (2): a shared layer has no indexer (it reuses the previous full layer's top-k; index_topk still caps its keys); mlp_layer_types must agree with first_k_dense_replace. |
 ///
 /// Multi-token prediction (num_nextn_predict_layers: deepseek_v3, kimi_k2, glm4_moe, mimo): the
@@ -184,6 +184,9 @@ struct hf_model {
   /// determines (llama4: Llama4VisionModel + Llama4MultiModalProjector); -1 when not determined.
   /// Never part of spec (the text decoder is what is scored and counted).
   std::int64_t vision_params = -1;
+  /// Parameters of the audio tower and projector an audio_config determines (gemma4:
+  /// Gemma4AudioModel + embed_audio); -1 when there is none or it is not determined. Never in spec.
+  std::int64_t audio_params = -1;
   /// One line per structure of the config that the counts do not show by themselves (attention
   /// sinks, chunked and NoPE layers, the vision tower not counted), for output next to them.
   std::vector<std::string> notes;
@@ -289,8 +292,9 @@ struct family {
   /// num_global_key_value_heads and no v_proj (attention_spec::k_eq_v), unless the config holds
   /// its own per_layer_config; the last layer is always full attention; without layer_types every
   /// 6th layer is full (sliding_window_pattern is not read). Per-layer embeddings
-  /// (hidden_size_per_layer_input > 0, default 256), KV-shared layers (num_kv_shared_layers > 0),
-  /// the MoE block (enable_moe_block) and use_double_wide_mlp are refused by name.
+  /// (hidden_size_per_layer_input > 0, default 256), KV-shared layers (num_kv_shared_layers > 0,
+  /// their MLP doubled by use_double_wide_mlp) and the MoE block (enable_moe_block) are read (see
+  /// the family table).
   bool global_layers = false;
 };
 
@@ -1768,21 +1772,38 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     return no_rope ? (*no_rope)[std::size_t(i)] == 1 : (i + 1) % nope_interval != 0;
   };
 
-  // Gemma 4: structures nsc does not model yet are refused by name; full layers' own shapes.
+  // Gemma 4: full layers' own shapes, per-layer embeddings, KV-shared layers (and the double-wide
+  // MLP on them), the MoE block.
   std::int64_t global_head_dim = 0, global_kv = 0;
   bool k_eq_v = false, own_per_layer = false;
+  std::int64_t ple = 0, first_shared = layers; // hidden_size_per_layer_input; the first KV-shared layer
+  bool double_wide = false;
+  ffn_spec moe_block; // Gemma4TextRouter + Gemma4TextExperts beside the dense MLP (n_experts 0: none)
   if (fam.global_layers) {
-    auto refuse = [&](const char* key, bool on, const std::string& what) {
-      if (on) bad(key, what + " (model_type " + type + "): not supported yet", *f.get(key));
-    };
-    refuse("hidden_size_per_layer_input", f.optional("hidden_size_per_layer_input", 0, 0) > 0,
-           "is > 0: Gemma 4's per-layer embeddings (embed_tokens_per_layer, per_layer_model_projection, a gate and "
-           "projection per layer)");
-    refuse("num_kv_shared_layers", f.optional("num_kv_shared_layers", 0, 0) > 0,
-           "is > 0: KV-shared layers (no k/v projections; they read an earlier layer's keys and values)");
-    refuse("enable_moe_block", f.flag("enable_moe_block", false),
-           "is true: the Gemma 4 MoE block (routed experts in parallel with the dense MLP)");
-    refuse("use_double_wide_mlp", f.flag("use_double_wide_mlp", false), "is true: a double-wide MLP");
+    // hidden_size_per_layer_input: null means none (transformers tests it for truth), absent the default 256
+    if (!(c.contains("hidden_size_per_layer_input") && c["hidden_size_per_layer_input"].is_null()))
+      ple = f.optional("hidden_size_per_layer_input", 0, 0);
+    if (ple > 0) {
+      s.embeddings.per_layer_dim = ple;
+      s.embeddings.per_layer_vocab = f.required("vocab_size_per_layer_input");
+    }
+    const std::int64_t n_shared = f.optional("num_kv_shared_layers", 0, 0);
+    if (n_shared >= layers)
+      bad("num_kv_shared_layers", "must be < num_hidden_layers = " + std::to_string(layers) +
+                                      " (KV-shared layers read the keys and values of an earlier layer)",
+          *f.get("num_kv_shared_layers"));
+    if (n_shared > 0) {
+      first_shared = layers - n_shared;
+      cuts.at(first_shared);
+    }
+    double_wide = f.flag("use_double_wide_mlp", false); // Gemma4TextMLP: 2 x intermediate_size on KV-shared layers
+    if (f.flag("enable_moe_block", false)) {
+      moe_block.n_experts = f.required("num_experts");
+      moe_block.top_k = f.required("top_k_experts");
+      if (moe_block.top_k > moe_block.n_experts)
+        bad("top_k_experts", "must be <= num_experts = " + std::to_string(moe_block.n_experts), *f.get("top_k_experts"));
+      moe_block.d_ff = f.required("moe_intermediate_size");
+    }
     global_head_dim = f.required("global_head_dim");
     k_eq_v = f.flag("attention_k_eq_v", false);
     if (k_eq_v && f.has("num_global_key_value_heads")) {
@@ -1983,6 +2004,22 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       }
       x.attention.k_eq_v = k_eq_v;
     }
+    if (fam.global_layers) {
+      x.per_layer_input = ple;
+      if (i >= first_shared) { // reads the keys and values of the last earlier layer of its type
+        x.attention.kv_shared = true;
+        x.attention.k_eq_v = false;
+        if (double_wide) x.ffn.d_ff = checked_mul<std::int64_t>(2, x.ffn.d_ff, fn, "double-wide intermediate_size");
+      }
+      if (moe_block.n_experts > 0) { // the dense MLP runs beside the experts: an always-active shared expert
+        x.ffn.shared_d_ff = x.ffn.d_ff;
+        x.ffn.d_ff = moe_block.d_ff;
+        x.ffn.n_experts = moe_block.n_experts;
+        x.ffn.top_k = moe_block.top_k;
+        x.ffn.router_scales = true;
+        x.n_norms += 3; // post_feedforward_layernorm_1 / _2, pre_feedforward_layernorm_2
+      }
+    }
     if (block_configs) read_block_config((*block_configs)[std::size_t(i)], std::size_t(i), f, x);
     if (fam.linear_attention &&
         (linear_at.empty() ? (i + 1) % interval != 0 : bool(linear_at[std::size_t(i)]))) {
@@ -2065,6 +2102,63 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
                       "not a parameter: not counted)");
     if (const json* cap = f.get("final_logit_softcapping"); cap && cap->is_number())
       m.notes.push_back("final_logit_softcapping " + io::json_excerpt(*cap) + ": no parameters, no count changes");
+    if (first_shared < layers) {
+      // Gemma4TextAttention: a KV-shared layer attends the keys and values of the last layer before
+      // first_shared with its layer type, which must exist and have its shape.
+      std::string sources;
+      std::int64_t at = 0;
+      std::int64_t source_at[2] = {-2, -2}; // per type (full, sliding): the source layer, searched once
+      block_spec source_block[2];
+      for (const block_spec& x : s.blocks) {
+        if (x.attention.kv_shared) {
+          const bool slides = x.attention.sliding_window > 0;
+          std::int64_t& j = source_at[slides];
+          block_spec& src = source_block[slides];
+          if (j == -2)
+            for (j = first_shared - 1; j >= 0; --j) { // at most the layer_types list (or a 6-layer period) long
+              src = layer_at(j);
+              if ((src.attention.sliding_window > 0) == slides) break;
+            }
+          const std::string kind = slides ? "sliding" : "full";
+          if (j < 0)
+            bad("num_kv_shared_layers", "makes layer " + std::to_string(at) + " (" + kind +
+                                            " attention) KV-shared, but no earlier layer of that type computes keys "
+                                            "and values for it to read",
+                *f.get("num_kv_shared_layers"));
+          if (src.attention.kv_heads() != x.attention.kv_heads() || src.attention.head_size() != x.attention.head_size())
+            bad("num_kv_shared_layers", "makes layer " + std::to_string(at) + " read the keys and values of layer " +
+                                            std::to_string(j) + ", whose KV heads or head_dim differ",
+                *f.get("num_kv_shared_layers"));
+          const std::string src_text = "layer " + std::to_string(j) + " (" + kind + ")";
+          if (sources.find(src_text) == std::string::npos) sources += (sources.empty() ? "" : " and ") + src_text;
+        }
+        at += x.repeat;
+      }
+      const std::int64_t n_shared = layers - first_shared;
+      m.notes.push_back(
+          "layers " + std::to_string(first_shared) + "-" + std::to_string(layers - 1) + " (" + std::to_string(n_shared) +
+          " of " + std::to_string(layers) +
+          ") are KV-shared (num_kv_shared_layers): no k_proj, v_proj or k_norm and no KV cache of their own; they "
+          "attend the keys and values of " + sources + ", so their attention FLOPs are unchanged" +
+          (double_wide ? "; use_double_wide_mlp: their MLP is 2 x intermediate_size wide" : std::string()) +
+          "; the pruning space refuses them (a reader cannot be pruned apart from its source)");
+    }
+    if (ple > 0) {
+      const std::int64_t width = checked_mul(layers, ple, fn, "per-layer embedding width");
+      m.notes.push_back(
+          "per-layer embeddings (hidden_size_per_layer_input " + std::to_string(ple) + "): embed_tokens_per_layer (" +
+          std::to_string(s.embeddings.per_layer_vocab) + " x " + std::to_string(width) +
+          ") is a lookup (no FLOPs, not in psi, as every embedding; its parameters are counted); "
+          "per_layer_model_projection (" + std::to_string(width) + " x " + std::to_string(s.d_model) +
+          ") and every layer's per_layer_input_gate and per_layer_projection are matmuls (in FLOPs and psi)");
+    }
+    if (moe_block.n_experts > 0)
+      m.notes.push_back("Gemma 4 MoE block (enable_moe_block) in every layer: " + std::to_string(moe_block.n_experts) +
+                        " experts of moe_intermediate_size " + std::to_string(moe_block.d_ff) + " (top " +
+                        std::to_string(moe_block.top_k) +
+                        ") beside the dense MLP of intermediate_size (always active: counted as a shared expert); "
+                        "the router's proj is a matrix, its scale (hidden_size) and per_expert_scale (num_experts) "
+                        "are parameters; 3 more RMSNorms per layer");
   }
   if (type == "falcon") { // FalconAttention / FalconDecoderLayer
     const bool new_arch = f.flag("new_decoder_architecture", false);
@@ -2212,6 +2306,69 @@ inline std::int64_t llama4_vision_params(const json& v, std::int64_t text_hidden
   return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
 }
 
+/// Parameters of Gemma4VisionModel + embed_vision from a gemma4 vision_config (Gemma4VisionConfig's
+/// defaults for absent fields) and the text hidden size, as transformers builds them:
+/// patch_embedder input_proj Linear(3 p^2, h) without bias and position_embedding_table (2,
+/// position_embedding_size, h); per layer q_proj (H hd, h), k_proj and v_proj (KV hd, h), o_proj
+/// (h, H hd) without bias, q_norm and k_norm RMSNorm(hd) (v_norm has no weight), gate/up (I, h),
+/// down (h, I), 4 RMSNorms (h); embed_vision's embedding_projection Linear(h, text) (its pre-norm has
+/// no weight). The clipped linears' bounds and std_bias / std_scale are buffers, not parameters.
+/// -1 when a field is not a positive integer (the count is then not determined).
+inline std::int64_t gemma4_vision_params(const json& v, std::int64_t text_hidden) {
+  auto get = [&](const char* k, std::int64_t fallback) -> std::int64_t {
+    if (!present(v, k)) return fallback;
+    const auto i = as_integer(v[k]);
+    return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+  };
+  const std::int64_t h = get("hidden_size", 768), I = get("intermediate_size", 3072), L = get("num_hidden_layers", 16),
+                     H = get("num_attention_heads", 12), KV = get("num_key_value_heads", 12), hd = get("head_dim", 64),
+                     p = get("patch_size", 16), P = get("position_embedding_size", 10240);
+  for (std::int64_t x : {h, I, L, H, KV, hd, p, P})
+    if (x < 0) return -1;
+  __extension__ typedef __int128 i128; // every factor <= 2^24: no product below passes 2^127
+  const i128 layer = 2 * i128(H) * hd * h + 2 * i128(KV) * hd * h + 3 * i128(h) * I + 2 * i128(hd) + 4 * i128(h);
+  const i128 n = 3 * i128(p) * p * h + 2 * i128(P) * h + L * layer + i128(h) * text_hidden;
+  return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
+}
+
+/// Parameters of Gemma4AudioModel + embed_audio from a gemma4 audio_config (Gemma4AudioConfig's
+/// defaults for absent fields) and the text hidden size: subsample_conv_projection (Conv2d(1, c0,
+/// 3x3) and Conv2d(c0, c1, 3x3) without bias, each with a LayerNorm without bias (c0, c1),
+/// input_proj_linear Linear((c0 / 4) c1, h)); per layer two feed-forwards (Linear(h, 4h),
+/// Linear(4h, h), 2 RMSNorms), attention q/k/v/post Linear(h, h), relative_k_proj Linear(h, h),
+/// per_dim_scale (h / heads), the light conv (linear_start Linear(h, 2h), linear_end Linear(h, h),
+/// a depthwise Conv1d(h, K) without bias, 2 RMSNorms) and 3 RMSNorms; output_proj Linear(h, o)
+/// with bias; embed_audio's embedding_projection Linear(o, text). -1 when not determined.
+inline std::int64_t gemma4_audio_params(const json& a, std::int64_t text_hidden) {
+  auto get = [&](const json& o, const char* k, std::int64_t fallback) -> std::int64_t {
+    if (!present(o, k)) return fallback;
+    const auto i = as_integer(o[k]);
+    return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+  };
+  std::int64_t c0 = 128, c1 = 32;
+  if (present(a, "subsampling_conv_channels")) {
+    const json& ch = a["subsampling_conv_channels"];
+    if (!ch.is_array() || ch.size() != 2) return -1;
+    auto elem = [](const json& x) -> std::int64_t {
+      const auto i = as_integer(x);
+      return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+    };
+    c0 = elem(ch[0]);
+    c1 = elem(ch[1]);
+  }
+  const std::int64_t h = get(a, "hidden_size", 1024), L = get(a, "num_hidden_layers", 12),
+                     heads = get(a, "num_attention_heads", 8), K = get(a, "conv_kernel_size", 5),
+                     o = get(a, "output_proj_dims", 1536);
+  for (std::int64_t x : {c0, c1, h, L, heads, K, o})
+    if (x < 0) return -1;
+  __extension__ typedef __int128 i128;
+  const i128 ff = 8 * i128(h) * h + 2 * i128(h);
+  const i128 layer = 2 * ff + 8 * i128(h) * h + h / heads + i128(h) * K + 5 * i128(h);
+  const i128 n = 9 * i128(c0) + c0 + 9 * i128(c1) * c0 + c1 + i128(c0 / 4) * c1 * h + L * layer + i128(h) * o + o +
+                 i128(o) * text_hidden;
+  return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
+}
+
 /// Parameters of PixtralVisionModel + Mistral3MultiModalProjector from a mistral3 config (its
 /// vision_config and top-level fields) and the text hidden size, as transformers builds them:
 /// patch_conv Conv2d(num_channels, h, patch_size) without bias, ln_pre RMSNorm(h), per layer
@@ -2302,7 +2459,20 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
     if (outer == "llama4" && h::present(config, "vision_config") && config["vision_config"].is_object())
       m.vision_params = h::llama4_vision_params(config["vision_config"], m.spec.d_model);
     if (outer == "mistral3") m.vision_params = h::pixtral_vision_params(config, m.spec.d_model);
+    if (outer == "gemma4" && h::present(config, "vision_config") && config["vision_config"].is_object())
+      m.vision_params = h::gemma4_vision_params(config["vision_config"], m.spec.d_model);
     const bool audio = h::present(config, "audio_config");
+    if (outer == "gemma4" && audio && config["audio_config"].is_object())
+      m.audio_params = h::gemma4_audio_params(config["audio_config"], m.spec.d_model);
+    if (outer == "gemma4" && (m.vision_params >= 0 || m.audio_params >= 0)) {
+      auto tower = [](const char* what, std::int64_t n) {
+        return std::string(what) + (n >= 0 ? " (" + std::to_string(n) + " parameters)" : " (size not determined here)");
+      };
+      std::string towers = h::present(config, "vision_config") ? tower("the vision tower and projector", m.vision_params) : "";
+      if (audio) towers += (towers.empty() ? "" : " and ") + tower("the audio tower and projector", m.audio_params);
+      m.notes.push_back("multimodal config (" + outer + "): the text decoder (text_config) is scored and counted; " +
+                        towers + " are not counted");
+    } else
     m.notes.push_back("multimodal config (" + outer + "): the text decoder (text_config) is scored and counted; the "
                       "vision tower and projector" + std::string(audio ? " and the audio tower" : "") +
                       " are not counted" +

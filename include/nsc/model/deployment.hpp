@@ -32,8 +32,9 @@
 ///    Linear / no-op attention: none.
 ///  * KV cache: per token and layer 2 n_kv_heads head_dim elements (MLA: kv_lora_rank +
 ///    qk_rope_head_dim, the compressed latent, counted once, as TensorRT-LLM does); no-op and
-///    linear attention cache nothing; a sliding-window layer caches min(C, W) tokens, a chunked
-///    layer min(C, c) (its current chunk at most); sinks cache nothing; a DSA layer caches every
+///    linear attention cache nothing; a KV-shared layer (Gemma 4) caches nothing of its own; a
+///    sliding-window layer caches min(C, W) tokens, a chunked layer min(C, c) (its current chunk
+///    at most); sinks cache nothing; a DSA layer caches every
 ///    token's latent plus its indexer key (index_head_dim fp8 bytes + one fp32 scale per 128,
 ///    DeepSeek's k_cache / k_scale_cache, whatever the KV dtype); total =
 ///    B sum_l min(C, W_l) bytes_l. kv_bytes_per_token is the per-token figure before any window
@@ -468,7 +469,7 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
                                                      : C; // tokens cached (DSA caches every token)
       dec = add128(dec, mul128(pk, u128(attended), "decode MACs"), "decode MACs");
       u128 elems = 0;
-      if (a.kind == attention_kind::standard)
+      if (a.kind == attention_kind::standard && !a.kv_shared) // a kv_shared layer reads another layer's cache
         elems = mul128(2, mul128(u128(a.kv_heads()), u128(a.head_size()), "KV elements"), "KV elements");
       else if (a.kind == attention_kind::latent)
         elems = u128(a.kv_lora_rank) + u128(a.qk_rope_head_dim);

@@ -300,18 +300,21 @@ inline double activation_bytes(const transformer_spec& shard, const serving_sett
 }
 
 /// The block of a sublayer of b alone (attention or FFN; the other removed), with its share of
-/// the block's norms (n_norms / sublayers present), as nsc/search/prune_space.hpp splits it.
+/// the block's norms (n_norms / sublayers present, as nsc/search/prune_space.hpp splits it; an odd
+/// remainder goes to the FFN, so that the two sublayers hold every norm of the block). Gemma 4's
+/// per-layer input (after the FFN) goes with the FFN sublayer.
 inline block_spec sublayer_block(const block_spec& b, bool attention) {
   block_spec out = b;
-  const std::int64_t present =
-      std::int64_t(b.attention.kind != attention_kind::none) + std::int64_t(b.ffn.kind != ffn_kind::none);
+  const bool has_attention = b.attention.kind != attention_kind::none;
+  const std::int64_t present = std::int64_t(has_attention) + std::int64_t(b.ffn.kind != ffn_kind::none);
   const std::int64_t per = present > 0 ? b.n_norms / present : 0;
   if (attention) {
     out.ffn.kind = ffn_kind::none;
-    out.n_norms = b.attention.kind != attention_kind::none ? per : 0;
+    out.n_norms = has_attention ? per : 0;
+    out.per_layer_input = 0;
   } else {
     out.attention.kind = attention_kind::none;
-    out.n_norms = b.ffn.kind != ffn_kind::none ? per : 0;
+    out.n_norms = b.ffn.kind != ffn_kind::none ? b.n_norms - (has_attention ? per : 0) : 0;
   }
   out.repeat = 1;
   return out;
@@ -322,6 +325,7 @@ inline serving_entry serving_block(const transformer_spec& spec, const block_spe
                                    const serving_settings& s) {
   transformer_spec one = spec;
   one.blocks.assign(1, b);
+  if (b.per_layer_input == 0) one.embeddings.per_layer_vocab = one.embeddings.per_layer_dim = 0; // an attention sublayer
   for (serving_entry& e : serving_entries(one, load, s))
     if (e.block) return e;
   return serving_entry{};

@@ -254,6 +254,10 @@ struct attention_spec {
   bool k_eq_v = false;           ///< standard attention: the values are the key projection's output
                                  ///< (Gemma 4 attention_k_eq_v): no v_proj (no v matrix scored, no v MACs);
                                  ///< keys and values are still cached apart (different norms, keys rotated)
+  bool kv_shared = false;        ///< standard attention reading the keys and values an earlier layer cached
+                                 ///< (Gemma 4 num_kv_shared_layers): q_proj, q_norm and o_proj only (no k_proj,
+                                 ///< v_proj, k_norm); nothing cached of its own; its attention products (QK^T,
+                                 ///< AV over the keys it attends) are unchanged
 
   /// n_kv_heads, or n_heads when 0.
   constexpr std::int64_t kv_heads() const noexcept { return n_kv_heads == 0 ? n_heads : n_kv_heads; }
@@ -300,6 +304,9 @@ struct ffn_spec {
   bool router_bias = false;   ///< a bias of n_experts on the router (DeepSeek-V3's e_score_correction_bias)
   std::int64_t shared_d_ff = 0; ///< width of the shared expert MLP (0: none; MoE only)
   bool shared_gate = false;     ///< Linear(d -> 1) gate on the shared expert (needs shared_d_ff)
+  bool router_scales = false;   ///< Gemma 4's router: a learned scale (d_model) and per_expert_scale (n_experts),
+                                ///< d_model + n_experts parameters in the layer's other_params (no matrix, no
+                                ///< MACs; MoE only); its RMSNorm has no weight
 };
 
 /// One Transformer layer. Pre- or post-norm placement does not change any count. n_norms counts
@@ -312,6 +319,12 @@ struct block_spec {
   norm_kind norm = norm_kind::rmsnorm;
   std::int64_t n_norms = 2; ///< normalisation layers in the block (2: attention and FFN)
   std::int64_t repeat = 1;  ///< this entry stands for `repeat` identical consecutive layers (>= 1)
+  /// Gemma 4's per-layer input (hidden_size_per_layer_input p > 0; 0: none): after the FFN,
+  /// per_layer_input_gate Linear(d -> p), times the layer's slice of the per-layer embedding,
+  /// per_layer_projection Linear(p -> d) and post_per_layer_input_norm (d, the block's norm
+  /// kind): 2 p d parameters and MACs per token (part::other, scored) + one norm. The model's
+  /// embeddings.per_layer_dim must equal p (see embedding_spec).
+  std::int64_t per_layer_input = 0;
 };
 
 /// Embedding tables. The position and token-type tables and the embedding norm have width
@@ -323,6 +336,14 @@ struct embedding_spec {
   std::int64_t token_types = 0; ///< token-type (segment) table rows (BERT: 2)
   std::int64_t dim = 0;         ///< token table width (0: d_model)
   norm_kind norm = norm_kind::none; ///< a norm right after the embeddings (BERT: layernorm)
+  /// Gemma 4's per-layer embeddings (PLE): a second table embed_tokens_per_layer (per_layer_vocab,
+  /// L per_layer_dim) (a lookup: no MACs, not scored, as every embedding) and
+  /// per_layer_model_projection Linear(d_model -> L per_layer_dim) (a matmul on the input
+  /// embedding: L p d MACs per token, part::other, scored as one matrix) with
+  /// per_layer_projection_norm RMSNorm(per_layer_dim), in a layer "per_layer_proj" after the
+  /// embeddings; L = the model's layers, each of which has block_spec::per_layer_input = per_layer_dim.
+  std::int64_t per_layer_vocab = 0; ///< rows of embed_tokens_per_layer (0: no per-layer embeddings)
+  std::int64_t per_layer_dim = 0;   ///< per-layer width p (hidden_size_per_layer_input)
 };
 
 /// A whole Transformer.
@@ -473,6 +494,11 @@ inline void check_attention(const attention_spec& a, const spec_context& c) {
   if (a.k_eq_v && a.kind != attention_kind::standard)
     c.fail("attention.k_eq_v needs standard attention", to_string(a.kind));
   if (a.k_eq_v && a.lora_v != 0) c.fail("attention.lora_v needs a v_proj (k_eq_v has none)", a.lora_v);
+  if (a.kv_shared && a.kind != attention_kind::standard)
+    c.fail("attention.kv_shared needs standard attention", to_string(a.kind));
+  if (a.kv_shared && a.k_eq_v) c.fail("attention.k_eq_v needs a k_proj (a kv_shared layer has none)", a.k_eq_v);
+  if (a.kv_shared && (a.lora_k != 0 || a.lora_v != 0))
+    c.fail("attention.lora_k / lora_v need k/v projections (a kv_shared layer has none)", std::max(a.lora_k, a.lora_v));
   if (a.sinks && a.kind != attention_kind::standard) c.fail("attention.sinks needs standard attention", to_string(a.kind));
   if (a.n_heads < 1) c.fail("attention.n_heads must be >= 1", a.n_heads);
   if (a.kind == attention_kind::latent) {
@@ -542,6 +568,7 @@ inline void check_ffn(const ffn_spec& f, const spec_context& c) {
   if (f.shared_d_ff > 0 && f.n_experts == 0)
     c.fail("ffn.shared_d_ff needs a mixture of experts (n_experts >= 1)", f.shared_d_ff);
   if (f.shared_gate && f.shared_d_ff == 0) c.fail("ffn.shared_gate needs shared_d_ff >= 1", 0);
+  if (f.router_scales && f.n_experts == 0) c.fail("ffn.router_scales needs a mixture of experts (n_experts >= 1)", 0);
 }
 
 inline void check_block(const block_spec& b, const spec_context& c) {
@@ -552,6 +579,7 @@ inline void check_block(const block_spec& b, const spec_context& c) {
            b.ffn.d_model);
   if (b.n_norms < 0) c.fail("n_norms must be >= 0", b.n_norms);
   if (b.repeat < 1) c.fail("repeat must be >= 1", b.repeat);
+  if (b.per_layer_input < 0) c.fail("per_layer_input must be >= 0 (0: no per-layer input)", b.per_layer_input);
 }
 
 inline void check_seq_len(double seq_len, const spec_context& c) {
@@ -686,7 +714,7 @@ inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
   case qkv_layout::merged:
     ws.push_back(linear("qkv_proj", part::attention,
                         checked_add(a.output_gate ? checked_mul<std::int64_t>(2, qw, fn, "merged QKV width") : qw,
-                                    checked_mul<std::int64_t>(a.k_eq_v ? 1 : 2, kw, fn, "merged QKV width"), fn,
+                                    checked_mul<std::int64_t>(a.kv_shared ? 0 : a.k_eq_v ? 1 : 2, kw, fn, "merged QKV width"), fn,
                                     "merged QKV width"),
                         d, a.qkv_bias));
     break;
@@ -706,8 +734,8 @@ inline std::vector<weight> attention_weights_unchecked(const attention_spec& a,
       if (a.qkv == qkv_layout::per_head) g.split_out = h;
       ws.push_back(std::move(g));
     }
-    ws.push_back(std::move(k));
-    if (!a.k_eq_v) ws.push_back(std::move(v));
+    if (!a.kv_shared) ws.push_back(std::move(k)); // a kv_shared layer reads another layer's keys and values
+    if (!a.k_eq_v && !a.kv_shared) ws.push_back(std::move(v));
     break;
   }
   }
@@ -763,10 +791,11 @@ inline std::int64_t attention_norm_params(const attention_spec& a) {
   if (a.kind != attention_kind::standard) return 0;
   switch (a.qk_norm) {
   case qk_norm_kind::none: return 0;
-  case qk_norm_kind::per_head: return checked_mul<std::int64_t>(2, a.head_size(), fn, "q/k norm parameters");
+  case qk_norm_kind::per_head: // q_norm only on a kv_shared layer
+    return checked_mul<std::int64_t>(a.kv_shared ? 1 : 2, a.head_size(), fn, "q/k norm parameters");
   case qk_norm_kind::whole:
-    return checked_mul(checked_add(a.n_heads, a.kv_heads(), fn, "q/k norm parameters"), a.head_size(), fn,
-                       "q/k norm parameters");
+    return checked_mul(checked_add(a.n_heads, a.kv_shared ? 0 : a.kv_heads(), fn, "q/k norm parameters"), a.head_size(),
+                       fn, "q/k norm parameters");
   }
   return 0;
 }
@@ -804,6 +833,14 @@ inline layer make_block_unchecked(const block_spec& b, double seq_len, std::stri
   l.other_params = mixer_other_params(b.attention);
   if (b.attention.sinks && b.attention.kind == attention_kind::standard)
     l.other_params = checked_add(l.other_params, b.attention.n_heads, "nsc::make_block", "sink parameters");
+  if (b.ffn.router_scales && b.ffn.kind == ffn_kind::standard && b.ffn.n_experts >= 1) // Gemma 4: scale + per_expert_scale
+    l.other_params = checked_add(l.other_params, checked_add(b.ffn.d_model, b.ffn.n_experts, "nsc::make_block", "router scales"),
+                                 "nsc::make_block", "router scales");
+  if (b.per_layer_input > 0) { // Gemma 4: per_layer_input_gate, per_layer_projection, post_per_layer_input_norm
+    l.weights.push_back(linear("per_layer_input_gate", part::other, b.per_layer_input, b.attention.d_model));
+    l.weights.push_back(linear("per_layer_projection", part::other, b.attention.d_model, b.per_layer_input));
+    l.norm_params = checked_add(l.norm_params, norm_params(b.norm, b.attention.d_model), "nsc::make_block", "norm parameters");
+  }
   const double cap = b.attention.sliding_window > 0 ? double(b.attention.sliding_window)
                      : b.attention.chunk > 0        ? double(b.attention.chunk)
                      : b.attention.index_topk > 0   ? double(b.attention.index_topk)
@@ -869,6 +906,12 @@ inline void validate(const transformer_spec& s, std::string_view function = "nsc
   if (e.dim < 0) top.fail("embeddings.dim must be >= 0 (0: d_model)", e.dim);
   if (s.lm_head != lm_head_kind::none && e.vocab_size < 1)
     top.fail("embeddings.vocab_size must be >= 1 with an LM head", e.vocab_size);
+  if (e.per_layer_vocab < 0) top.fail("embeddings.per_layer_vocab must be >= 0", e.per_layer_vocab);
+  if (e.per_layer_dim < 0) top.fail("embeddings.per_layer_dim must be >= 0", e.per_layer_dim);
+  if ((e.per_layer_vocab > 0) != (e.per_layer_dim > 0))
+    top.fail("embeddings.per_layer_vocab and per_layer_dim must both be 0 or both >= 1 (per_layer_dim " +
+                 std::to_string(e.per_layer_dim) + ")",
+             e.per_layer_vocab);
   std::int64_t first = 0; // index of the entry's first layer
   for (std::size_t i = 0; i < s.blocks.size(); ++i) {
     const std::int64_t r = s.blocks[i].repeat;
@@ -890,7 +933,14 @@ inline void validate(const transformer_spec& s, std::string_view function = "nsc
     b.attention.d_model = s.d_model;
     b.ffn.d_model = s.d_model;
     detail::check_block(b, c);
+    if (b.per_layer_input != e.per_layer_dim)
+      c.fail("per_layer_input must equal embeddings.per_layer_dim = " + std::to_string(e.per_layer_dim) +
+                 " (every layer reads its slice of the per-layer embedding)",
+             b.per_layer_input);
   }
+  if (e.per_layer_dim > 0) // the per-layer table's width L p, and its rows times it, fit 64 bits
+    (void)detail::checked_mul(detail::checked_mul(first, e.per_layer_dim, function, "per-layer embedding width"),
+                        std::max(e.per_layer_vocab, s.d_model), function, "per-layer embedding parameters");
 }
 
 /// The network of a Transformer at sequence length T (layout in the file comment). NSC,
@@ -906,7 +956,7 @@ inline network make_transformer(const transformer_spec& s, double seq_len) {
   net.name = s.name;
   net.per = "token";
 
-  if (e.vocab_size > 0 || e.positions > 0 || e.token_types > 0) {
+  if (e.vocab_size > 0 || e.positions > 0 || e.token_types > 0 || e.per_layer_vocab > 0) {
     layer emb;
     emb.name = "embeddings";
     emb.embedding = true;
@@ -919,8 +969,20 @@ inline network make_transformer(const transformer_spec& s, double seq_len) {
     table("embed_tokens", e.vocab_size, dim);
     table("embed_positions", e.positions, d);
     table("token_type_embeddings", e.token_types, d);
+    std::int64_t ple_width = 0; // Gemma 4: L p (validate() checked it)
+    if (e.per_layer_dim > 0) {
+      ple_width = detail::sum_repeats(s.blocks, [](std::size_t i) { return "block " + std::to_string(i); }) * e.per_layer_dim;
+      table("embed_tokens_per_layer", e.per_layer_vocab, ple_width);
+    }
     emb.norm_params = norm_params(e.norm, d);
     net.layers.push_back(std::move(emb));
+    if (ple_width > 0) { // the projection of the input embedding to every layer's per-layer input
+      layer l;
+      l.name = "per_layer_proj";
+      l.weights.push_back(linear("per_layer_model_projection", part::other, ple_width, d));
+      l.norm_params = norm_params(norm_kind::rmsnorm, e.per_layer_dim); // per_layer_projection_norm
+      net.layers.push_back(std::move(l));
+    }
   }
   if (dim != d) {
     layer l;
@@ -985,6 +1047,7 @@ inline bool same_block(const block_spec& x, const block_spec& y) {
          a.v_head_dim == b.v_head_dim && a.ssm_heads == b.ssm_heads && a.ssm_head_dim == b.ssm_head_dim &&
          a.ssm_state == b.ssm_state && a.ssm_groups == b.ssm_groups && a.conv_kernel == b.conv_kernel &&
          a.conv_bias == b.conv_bias && a.ssm_norm == b.ssm_norm && a.output_gate == b.output_gate && a.k_eq_v == b.k_eq_v && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&
+         a.kv_shared == b.kv_shared && f.router_scales == g.router_scales && x.per_layer_input == y.per_layer_input &&
          f.gated == g.gated && f.bias == g.bias && f.lora_gate == g.lora_gate && f.lora_up == g.lora_up &&
          f.lora_down == g.lora_down && f.n_experts == g.n_experts && f.top_k == g.top_k &&
          f.router_bias == g.router_bias && f.shared_d_ff == g.shared_d_ff && f.shared_gate == g.shared_gate &&

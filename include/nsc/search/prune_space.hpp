@@ -347,7 +347,7 @@ inline std::string prune_block_key(const block_spec& b) {
         std::int64_t(a.qk_norm), a.sliding_window, std::int64_t(a.sinks), a.chunk, std::int64_t(a.nope), a.index_n_heads,
         a.index_head_dim, a.index_topk, a.q_lora_rank, a.kv_lora_rank, a.qk_nope_head_dim,
         a.qk_rope_head_dim, a.v_head_dim, a.ssm_heads, a.ssm_head_dim, a.ssm_state, a.ssm_groups, a.conv_kernel,
-        std::int64_t(a.conv_bias), std::int64_t(a.ssm_norm), std::int64_t(a.output_gate), std::int64_t(a.k_eq_v), std::int64_t(f.kind), f.d_model, f.d_ff, std::int64_t(f.gated),
+        std::int64_t(a.conv_bias), std::int64_t(a.ssm_norm), std::int64_t(a.output_gate), std::int64_t(a.k_eq_v), std::int64_t(a.kv_shared), std::int64_t(f.router_scales), b.per_layer_input, std::int64_t(f.kind), f.d_model, f.d_ff, std::int64_t(f.gated),
         std::int64_t(f.bias), f.lora_gate, f.lora_up, f.lora_down, f.n_experts, f.top_k,
         std::int64_t(f.router_bias), f.shared_d_ff, std::int64_t(f.shared_gate), std::int64_t(b.norm), b.n_norms})
     put(v);
@@ -512,6 +512,29 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     if (s.lora_adapter_rank >= 0) detail::prune_set_adapters(b, s.lora_adapter_rank);
   }
   const bool noop = s.no_op && s.format != prune_format::nsc;
+  { // Gemma 4 structures the space does not model: refused by name, each with its first layer
+    std::string what;
+    auto note = [&](bool found, std::size_t i, const char* text) {
+      if (found && what.find(text) == std::string::npos)
+        what += (what.empty() ? "" : "; ") + std::string(text) + " (from layer " + std::to_string(i) + ")";
+    };
+    for (std::size_t i = 0; i < out.spec.blocks.size(); ++i) {
+      const block_spec& b = out.spec.blocks[i];
+      note(b.attention.kv_shared, i,
+           "KV-shared layers (Gemma 4 num_kv_shared_layers: each reads the keys and values of an earlier layer, "
+           "so neither could be pruned or removed apart from the other)");
+      note(b.per_layer_input > 0, i,
+           "per-layer embeddings (Gemma 4 hidden_size_per_layer_input: the per-layer table's width follows the "
+           "layer count)");
+      note(b.ffn.router_scales, i, "the Gemma 4 MoE block (enable_moe_block: routed experts beside the dense MLP)");
+    }
+    if (!what.empty())
+      throw_invalid_argument(prune_fn,
+                             "the model has " + what +
+                                 ", which the pruning space does not model; nsc score and nsc fit read it (Gemma 4 "
+                                 "without these, like gemma-4-31B, can be pruned)",
+                             out.spec.name);
+  }
   for (std::size_t i = 0; i < out.spec.blocks.size(); ++i) // DeciLM and per_layer_config have no state-space mixer
     if (s.format != prune_format::nsc && out.spec.blocks[i].attention.recurrent())
       throw_invalid_argument(prune_fn,
