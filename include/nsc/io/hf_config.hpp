@@ -48,6 +48,7 @@
 /// | seed_oss | llama plus attention_bias on q, k, v, attention_out_bias on o_proj, mlp_bias. |
 /// | granitemoehybrid | layer_types ("mamba" / "attention", one per layer) picks each layer's mixer; every layer has 2 RMSNorms and the shared_mlp (input_linear = gate + up of shared_intermediate_size, output_linear); num_local_experts > 0 adds granitemoe's experts (intermediate_size) and router, the shared_mlp then being an ungated shared expert; Mamba-2 as nemotron_h's from mamba_n_heads, mamba_d_head ("auto": mamba_expand x hidden / mamba_n_heads), mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_conv_bias, mamba_proj_bias; head_dim = hidden / heads. |
 /// | falcon | FalconForCausalLM: hidden_size, num_attention_heads (head_dim = hidden / heads), fused query_key_value of (heads + 2 kv) head_dim rows with kv = 1 when multi_query (default true) and not new_decoder_architecture, else num_kv_heads (null: heads); bias (false) on every Linear; LayerNorm (weight and bias): 2 per layer when not parallel_attn or num_ln_in_parallel_attn == 2 (default 2 with new_decoder_architecture), else 1; MLP dense_h_to_4h / dense_4h_to_h of ffn_hidden_size (4 hidden); tied head by default; alibi noted (no parameters). |
+/// | falcon_h1 | FalconH1ForCausalLM: llama's attention (head_dim, attention_bias on q, k, v, o) and gated MLP (mlp_bias), 2 RMSNorms per layer, untied by default; beside the attention of every layer a Mamba-2 mixer (block_spec::parallel) on the same normed input, outputs summed: mamba_n_heads, mamba_d_head ("auto": inner / heads), inner width mamba_d_ssm (explicit null: mamba_expand x hidden), mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_conv_bias (conv1d bias), mamba_proj_bias (in_proj bias), projectors_bias (out_proj bias), mamba_rms_norm (the gated RMSNorm(inner), default false); the muP multipliers and mamba_norm_before_gate change no count. |
 /// | internlm3 | llama with qkv_bias on q, k, v and `bias` on o_proj and the MLP (remote code InternLM3). |
 /// | ernie4_5, ernie4_5_moe | use_bias on q, k, v, o and the MLP; tied by default; MoE (Ernie4_5_MoeSparseMoeBlock): moe_num_experts (64), moe_k (6), moe_intermediate_size (1536), moe_num_shared_experts (2: one MLP of 2 widths), layer i is MoE iff moe_layer_start_index (1) <= i <= moe_layer_end_index (-1: the last) and (i + 1) % moe_layer_interval (1) == 0; the router's moe_statics bias; lm_head bias when use_bias. |
 /// | exaone4 | q_norm / k_norm RMSNorm(head_dim), post_attention and post_feedforward norms, layer_types or every sliding_window_pattern-th (4) layer global, the others sliding (sliding_window 4096; an explicit null: none). |
@@ -208,7 +209,7 @@ inline constexpr std::string_view hf_supported_model_types =
     "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, "
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
-    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
+    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, falcon_h1, internlm3, ernie4_5, exaone4, "
     "hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe, gemma4 / gemma4_text (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
@@ -292,6 +293,9 @@ struct family {
   /// (hidden_size_per_layer_input > 0, default 256), KV-shared layers (num_kv_shared_layers > 0),
   /// the MoE block (enable_moe_block) and use_double_wide_mlp are refused by name.
   bool global_layers = false;
+  /// Falcon-H1: every layer runs attention and a Mamba-2 mixer (mamba_*, inner width mamba_d_ssm
+  /// or mamba_expand x hidden) in parallel on the same normed input (block_spec::parallel).
+  bool parallel_mamba = false;
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -635,6 +639,16 @@ inline const std::vector<family>& families() {
     falcon.tie_default = true;
     falcon.per_layer_config = false;
     t.push_back(falcon);
+    family falcon_h1 = llama; // FalconH1ForCausalLM: attention + Mamba-2 in parallel in every layer, then the gated MLP
+    falcon_h1.model_type = "falcon_h1";
+    falcon_h1.parallel_mamba = true;
+    falcon_h1.per_layer_config = false;
+    falcon_h1.defaults = R"({"vocab_size": 128000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                             "num_attention_heads": 32, "num_key_value_heads": 8, "mamba_d_ssm": 1024, "mamba_n_heads": 128,
+                             "mamba_d_head": "auto", "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4,
+                             "mamba_expand": 2, "mamba_conv_bias": true, "mamba_proj_bias": false, "mamba_rms_norm": false,
+                             "projectors_bias": false})";
+    t.push_back(falcon_h1);
     family internlm3 = llama; // InternLM3ForCausalLM (remote code): qkv_bias on q, k, v; `bias` on o_proj and the MLP
     internlm3.model_type = "internlm3";
     internlm3.attention_bias = "qkv_bias";
@@ -1826,21 +1840,31 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   // expand x hidden_size / heads (GraniteMoeHybridConfig).
   struct mamba_keys {
     const char *heads, *head_dim, *expand, *state, *groups, *conv, *conv_bias, *bias;
+    const char* inner; ///< the inner width's own field (Falcon-H1 mamba_d_ssm; null: expand x hidden)
   };
   auto read_mamba = [&](const mamba_keys& k) {
     attention_spec x;
     x.kind = attention_kind::mamba2;
     x.d_model = s.d_model;
     x.ssm_heads = f.required(k.heads);
+    // FalconH1Config: mamba_d_ssm (absent: its default 1024; an explicit null: expand x hidden)
+    const bool own_inner = k.inner && f.has(k.inner) && !(f.c.contains(k.inner) && f.c[k.inner].is_null());
+    const std::string inner_name = own_inner ? std::string(k.inner) : std::string(k.expand ? k.expand : "") + " x hidden_size";
     if (const json* dh = f.get(k.head_dim); k.expand && dh && *dh == "auto") {
-      const std::int64_t inner = checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
+      const std::int64_t inner = own_inner ? f.required(k.inner) : checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
       if (inner % x.ssm_heads != 0)
-        bad(k.heads, "must divide " + std::string(k.expand) + " x hidden_size = " + std::to_string(inner) + " (" +
-                         k.head_dim + " auto)",
+        bad(k.heads, "must divide " + inner_name + " = " + std::to_string(inner) + " (" + k.head_dim + " auto)",
             *f.get(k.heads));
       x.ssm_head_dim = inner / x.ssm_heads;
     } else {
       x.ssm_head_dim = f.required(k.head_dim);
+      if (k.inner) { // FalconH1Config.validate_architecture: mamba_d_head x mamba_n_heads = the inner width
+        const std::int64_t inner = own_inner ? f.required(k.inner) : checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
+        if (checked_mul(x.ssm_head_dim, x.ssm_heads, fn, "Mamba inner width") != inner)
+          bad(k.head_dim, "x " + std::string(k.heads) + " = " + std::to_string(x.ssm_heads) + " must equal " + inner_name +
+                              " = " + std::to_string(inner),
+              *f.get(k.head_dim));
+      }
     }
     x.ssm_state = f.required(k.state);
     x.ssm_groups = f.required(k.groups);
@@ -1873,7 +1897,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     }
     if (pattern.find('M') != std::string::npos)
       mamba = read_mamba({"mamba_num_heads", "mamba_head_dim", nullptr, "ssm_state_size", "n_groups", "conv_kernel",
-                          "use_conv_bias", "use_bias"});
+                          "use_conv_bias", "use_bias", nullptr});
   }
   // GraniteMoeHybrid: layer_types "mamba" / "attention" (every layer keeps its FFN and 2 norms).
   std::vector<bool> mamba_at;
@@ -1890,7 +1914,23 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     }
     if (std::find(mamba_at.begin(), mamba_at.end(), true) != mamba_at.end())
       mamba = read_mamba({"mamba_n_heads", "mamba_d_head", "mamba_expand", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
-                          "mamba_conv_bias", "mamba_proj_bias"});
+                          "mamba_conv_bias", "mamba_proj_bias", nullptr});
+  }
+  // Falcon-H1: a Mamba-2 mixer beside the attention of every layer (FalconH1Mixer): in_proj's bias
+  // mamba_proj_bias, out_proj's projectors_bias, the gated RMSNorm(I) only with mamba_rms_norm.
+  if (fam.parallel_mamba) {
+    b.parallel = read_mamba({"mamba_n_heads", "mamba_d_head", "mamba_expand", "mamba_d_state", "mamba_n_groups",
+                             "mamba_d_conv", "mamba_conv_bias", "mamba_proj_bias", "mamba_d_ssm"});
+    b.parallel.out_bias = f.flag("projectors_bias", false);
+    b.parallel.ssm_norm = f.flag("mamba_rms_norm", false);
+    const attention_spec& p = b.parallel;
+    m.notes.push_back("every layer runs attention and a Mamba-2 mixer in parallel on the same normed input, outputs "
+                      "summed (" + std::to_string(p.ssm_heads) + " heads of " + std::to_string(p.ssm_head_dim) +
+                      ", state " + std::to_string(p.ssm_state) + ", " + std::to_string(p.ssm_groups) +
+                      " group(s), conv " + std::to_string(p.conv_kernel) +
+                      (p.ssm_norm ? ", gated RMSNorm" : ", no gated RMSNorm") +
+                      "): the layer caches keys and values per token and the mixer's state per sequence; the muP "
+                      "multipliers change no count (mup_vector is a non-persistent buffer, not counted)");
   }
   // Qwen3-Next: Gated DeltaNet ("linear_attention") and gated full-attention layers, from
   // layer_types, else every full_attention_interval-th layer is full attention.

@@ -311,6 +311,7 @@ inline block_spec sublayer_block(const block_spec& b, bool attention) {
     out.n_norms = b.attention.kind != attention_kind::none ? per : 0;
   } else {
     out.attention.kind = attention_kind::none;
+    out.parallel.kind = attention_kind::none; // a parallel mixer belongs to the attention sublayer
     out.n_norms = b.ffn.kind != ffn_kind::none ? per : 0;
   }
   out.repeat = 1;
