@@ -96,7 +96,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 54); // every file in examples/configs
+  CHECK(seen == 56); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1763,4 +1763,99 @@ TEST_CASE("gemma4: Gemma 4 31B's text decoder by hand (global head_dim, k_eq_v, 
   a.d_model = 5376;
   a.lora_v = 8;
   CHECK_THROWS_WITH(attention_weights(a), Contains("attention.lora_v needs a v_proj (k_eq_v has none)"));
+}
+
+TEST_CASE("falcon_h1: attention and Mamba-2 in parallel in one layer, by hand (issue 18f)", "[hf_families][mamba2]") {
+  using Catch::Contains;
+  const json tiny = {{"model_type", "falcon_h1"}, {"hidden_size", 16}, {"num_hidden_layers", 2},
+                     {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"head_dim", 4},
+                     {"intermediate_size", 24}, {"vocab_size", 50}, {"attention_bias", true},
+                     {"mamba_n_heads", 4}, {"mamba_d_head", "auto"}, {"mamba_d_ssm", 8}, {"mamba_n_groups", 2},
+                     {"mamba_d_state", 3}, {"mamba_d_conv", 4}, {"mamba_proj_bias", true},
+                     {"projectors_bias", true}, {"mamba_rms_norm", true}, {"key_multiplier", 0.5},
+                     {"ssm_multipliers", {1, 2, 3, 4, 5}}};
+  const hf_model m = read_hf_config(tiny);
+  REQUIRE(m.spec.blocks.size() == 1); // two identical hybrid layers: one run
+  CHECK(m.spec.blocks[0].repeat == 2);
+  CHECK(m.spec.blocks[0].attention.kind == attention_kind::standard);
+  CHECK(m.spec.blocks[0].parallel.kind == attention_kind::mamba2);
+  CHECK(m.spec.blocks[0].parallel.ssm_head_dim == 2); // auto: mamba_d_ssm / mamba_n_heads
+  const network net = hf_network(m, 10);
+  // Per layer: attention q (16 x 16 + 16), k and v (8 x 16 + 8), o (16 x 16 + 16) = 816; the
+  // Mamba-2 mixer, I = 8, conv_dim = 8 + 2 x 2 x 3 = 20: in_proj (8 + 20 + 4) x 16 + 32 bias = 544,
+  // conv1d 20 x 4 + 20 = 100, dt_bias + A_log + D 12, gated RMSNorm 8, out_proj 16 x 8 + 16 = 144;
+  // gated MLP 3 x 24 x 16 = 1152 (mlp_bias false); 2 RMSNorms 32.
+  const int64_t layer = 816 + (544 + 100 + 12 + 8 + 144) + 1152 + 32;
+  CHECK(count(net.layers[1]).total() == 2 * layer);
+  CHECK(count(net).total() == 2 * layer + 800 + 800 + 16); // + embed_tokens, untied lm_head, final norm
+  // NSC (paper's convention): q per head, k and v per KV head, o whole; beside them the mixer's z
+  // and x per head, B and C per group, dt and out_proj whole; the FFN matrices whole.
+  const double attention = 8 * psi_x(4, 16) + psi_x(16, 16) + 8 * psi_x(2, 16) + 4 * psi_x(3, 16) + psi_x(4, 16) +
+                           psi_x(16, 8);
+  const double ffn = 2 * psi_x(24, 16) + psi_x(16, 24);
+  CHECK(score(net.layers[1]).nsc == Approx(2 * (attention + ffn)).epsilon(1e-13));
+  // Deployment at T = 10, C = 100, B = 2, bf16: per layer 2 x 2 x 4 x 2 = 32 KV bytes per token
+  // AND (20 x 3 conv + 4 x 2 x 3 SSM) x 2 = 168 state bytes per sequence.
+  workload w;
+  w.seq_len = 10;
+  w.context = 100;
+  w.batch = 2;
+  const deployment d = deploy(m.spec, w);
+  CHECK(d.layers[1].kv_bytes_per_token == 32);
+  CHECK(d.layers[1].state_bytes_per_sequence == 168);
+  CHECK(d.layers[1].kv_cache_bytes == 32 * 100 * 2 + 168 * 2);
+  CHECK(d.kv_bytes_per_token == 64);
+  CHECK(d.state_bytes == 2 * 168 * 2);
+  CHECK(d.kv_cache_bytes == 2 * (6400 + 336));
+  // MACs per token: linear per layer 768 (attention) + 640 (in_proj, out_proj) + 1152 (MLP),
+  // lm_head 800: 5920; the recurrence 20 x 4 + 2 x 8 x 3 = 128 per layer; 2 x 4 x 4 = 32 per key.
+  CHECK(d.layers[1].state_macs_per_token == 128);
+  CHECK(d.linear_macs_per_token == 5920);
+  CHECK(d.decode_flops() == 2 * (5920 + 2 * 128 + 2 * 32 * 100));
+  CHECK(to_string(d.prefill_flops()) == std::to_string(2 * (10 * (5920 + 2 * 128) + 2 * 32 * 10 * 10)));
+  CHECK(count(net).macs == Approx(5920 + 2 * 128 + 2 * 32 * 10).epsilon(1e-15));
+  // mamba_d_ssm null: expand x hidden = 32 (P = 8); mamba_rms_norm false: no gated norm.
+  json c = tiny;
+  c["mamba_d_ssm"] = nullptr;
+  c["mamba_rms_norm"] = false;
+  const hf_model e = read_hf_config(c);
+  CHECK(e.spec.blocks[0].parallel.ssm_head_dim == 8);
+  CHECK(count(hf_network(e, 10)).total() ==
+        2 * (816 + ((32 + 44 + 4) * 16 + 80) + (44 * 4 + 44) + 12 + (16 * 32 + 16) + 1152 + 32) + 1616);
+
+  // The bundled configs: the published exact totals (Falcon-H1-0.5B-Base: 521,411,104 measured;
+  // Falcon-H1-7B-Base: 7,585,648,736; same shapes as the instruct models) and the state by hand.
+  const hf_model h05 = read_hf_config_file(configs + "falcon-h1-0.5b-instruct.json");
+  CHECK(count(hf_network(h05, 256)).total() == 521411104);
+  CHECK(count(hf_network(read_hf_config_file(configs + "falcon-h1-7b-base.json"), 256)).total() == 7585648736);
+  workload w5;
+  w5.context = 16384;
+  const deployment d5 = deploy(h05.spec, w5);
+  CHECK(d5.kv_bytes_per_token == 36 * 2 * 2 * 64 * 2);
+  CHECK(d5.state_bytes == 36 * ((1536 + 256) * 3 + 24 * 64 * 128) * 2);
+  CHECK(d5.kv_cache_bytes == 36 * 512 * 16384 + d5.state_bytes);
+
+  // Errors name the field or the rule.
+  c = tiny;
+  c["mamba_d_head"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'mamba_d_head' x mamba_n_heads = 4 must equal mamba_d_ssm = 8 (got 3)"));
+  c = tiny;
+  c["mamba_d_ssm"] = 10;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'mamba_n_heads' must divide mamba_d_ssm = 10 (mamba_d_head auto)"));
+  c = tiny;
+  c["mamba_n_groups"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'mamba_n_groups' must divide mamba_n_heads = 4 (got 3)"));
+  transformer_spec s = m.spec;
+  s.blocks[0].parallel.kind = attention_kind::standard;
+  CHECK_THROWS_WITH(make_transformer(s, 10), Contains("parallel.kind must be none, mamba2 or gated_deltanet"));
+  s = m.spec;
+  s.blocks[0].attention.kind = attention_kind::none;
+  CHECK_THROWS_WITH(make_transformer(s, 10), Contains("parallel needs standard or latent attention beside it"));
+  s = m.spec;
+  s.blocks[0].parallel.ssm_groups = 3;
+  CHECK_THROWS_WITH(make_transformer(s, 10), Contains("layers 0-1: parallel mixer: attention.ssm_groups must be >= 1 and divide"));
+  // A block that differs only in its parallel mixer is another run.
+  s = expand(m.spec);
+  s.blocks[1].parallel.ssm_state = 4;
+  CHECK(compress(s).blocks.size() == 2);
 }

@@ -392,7 +392,10 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
               "carries the output gate (2 heads head_dim rows). cohere / cohere2: one weight-only LayerNorm per "
               "layer (d parameters) before the parallel attention and MLP; cohere2's global layers use no "
               "rotary positions (no parameters). falcon: fused query_key_value of (heads + 2 kv) head_dim rows, "
-              "kv = 1 with multi_query unless new_decoder_architecture; glm_moe_dsa: DeepSeek-V3.2's DSA, "
+              "kv = 1 with multi_query unless new_decoder_architecture; falcon_h1: every layer runs attention "
+              "and a Mamba-2 mixer in parallel on the same normed input (outputs summed): both counted, the NSC "
+              "of each mixer's matrices summed, KV bytes per token for the attention AND the mixer's state per "
+              "sequence; glm_moe_dsa: DeepSeek-V3.2's DSA, "
               "indexer_types shared layers reuse the previous indexer's top-k (no indexer weights or cache). "
               "gemma4: full-attention layers take global_head_dim and, with attention_k_eq_v, no v_proj (the "
               "values are the key projection's output, not scored; keys and values both cached)."));

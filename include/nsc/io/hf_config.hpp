@@ -28,7 +28,7 @@
 /// | nemotron-nas (DeciLM) | the llama fields plus block_configs (exactly num_hidden_layers entries {"attention": {...}, "ffn": {...}}): attention no_op (sublayer and its norm absent), replace_with_linear (one Linear(hidden, hidden) without bias), n_heads_in_group (KV heads = heads / n_heads_in_group, must divide), window_length (sliding window); ffn no_op, replace_with_linear, ffn_mult (width find_multiple(int(2 ffn_mult hidden / 3), 256)), intermediate_size, or Puzzletron's moe {num_local_experts, num_experts_per_tok, expert_intermediate_dim} (a Mixtral-style MoE: router Linear(hidden, experts) without bias, SwiGLU experts). head_dim = hidden / heads. |
 /// | nemotron_h | hybrid_override_pattern (one character per layer: M a Mamba-2 mixer, * attention, - a relu2 MLP up_proj/down_proj; E (MoE) refused); each layer one mixer and one RMSNorm (layer_norm_epsilon); hidden_size, num_attention_heads, num_key_value_heads, head_dim or attention_head_dim (remote code), attention_bias, intermediate_size, mlp_bias; Mamba-2: mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, use_conv_bias (true), use_bias (false: in_proj, out_proj); vocab_size (131072), tie_word_embeddings (false). |
 /// | qwen3_next | the qwen3_moe fields (q_norm/k_norm, qwen MoE with shared_expert_intermediate_size and its Linear(d, 1) gate, decoder_sparse_step, mlp_only_layers) plus: layer_types ("linear_attention" / "full_attention", one per layer) or full_attention_interval (4: layer i is full attention iff (i + 1) % 4 == 0); linear layers are Gated DeltaNet mixers (linear_num_value_heads, linear_value_head_dim, linear_num_key_heads, linear_key_head_dim, linear_conv_kernel_dim (4)); full-attention layers have the output gate (attn_output_gate, default true: q_proj of 2 heads head_dim rows); head_dim (256). The multi-token-prediction weights (mtp.*) are not instantiated by transformers and not counted. |
-/// | qwen3_5_text, qwen3_5_moe_text (the text_config of qwen3_5 / qwen3_5_moe) | as qwen3_next (Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a have the parameters of in_proj_qkvz and in_proj_ba); dense MLP without num_experts; the vision tower is not counted; mtp_num_hidden_layers not counted. |
+/// | qwen3_5_text, qwen3_5_moe_text (the text_config of qwen3_5 / qwen3_5_moe) | as qwen3_next (Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a have the parameters of in_proj_qkvz and in_proj_ba); dense MLP without num_experts; the vision tower is not counted (its parameters, from vision_config, are printed: qwen3_5_vision_params); mtp_num_hidden_layers not counted. |
 /// | gpt2 | n_embd, n_layer, n_head, n_inner (absent or null: 4 n_embd), n_positions, vocab_size, layer_norm_epsilon, initializer_range; every Linear biased, LayerNorm, learned positions, LM head tied (tie_word_embeddings, default true). |
 /// | bert | hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings, type_vocab_size (2), layer_norm_eps, initializer_range; BertModel: embedding LayerNorm, post-norm blocks, no final norm, no LM head, the pooler (nsc extension `add_pooling_layer`, default true; the pretraining/MLM heads are not part of the spec). |
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
@@ -462,7 +462,13 @@ inline const std::vector<family>& families() {
     // num_experts) or MoE with a gated shared expert (qwen3_5_moe_text).
     qwen3_next.model_type = "qwen3_5_text";
     t.push_back(qwen3_next);
-    qwen3_next.model_type = "qwen3_5_moe_text";
+    qwen3_next.model_type = "qwen3_5_moe_text"; // Qwen3_5MoeTextConfig: every layer MoE, no intermediate_size field
+    qwen3_next.ffn = "moe_intermediate_size";
+    qwen3_next.defaults = R"({"vocab_size": 248320, "hidden_size": 2048, "num_hidden_layers": 40, "num_attention_heads": 16,
+                              "num_key_value_heads": 2, "head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
+                              "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+                              "linear_num_value_heads": 32, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+                              "num_experts_per_tok": 8, "num_experts": 256})";
     t.push_back(qwen3_next);
     family nemotron_h; // NemotronHForCausalLM: one mixer per layer, picked by hybrid_override_pattern
     nemotron_h.model_type = "nemotron_h";
@@ -2285,6 +2291,38 @@ inline std::int64_t pixtral_vision_params(const json& top, std::int64_t text_hid
   return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
 }
 
+/// Parameters of Qwen3_5VisionModel (Qwen3.5 / Qwen3.6 vision tower and merger) from a qwen3_5 /
+/// qwen3_5_moe vision_config, as transformers builds them (absent fields: Qwen3_5VisionConfig's
+/// defaults): patch_embed Conv3d(in_channels, h, (temporal_patch_size, p, p)) with bias,
+/// pos_embed Embedding(num_position_embeddings, h); per block (depth) norm1, norm2 LayerNorm(h),
+/// attn qkv Linear(h, 3h) and proj Linear(h, h), mlp linear_fc1 Linear(h, I) and linear_fc2
+/// Linear(I, h), all with bias; merger norm LayerNorm(h), linear_fc1 Linear(h s^2, h s^2),
+/// linear_fc2 Linear(h s^2, out_hidden_size), with bias (s = spatial_merge_size). -1 when a
+/// field is malformed or deepstack_visual_indexes is non-empty (Qwen3-VL's deepstack mergers:
+/// not this tower).
+inline std::int64_t qwen3_5_vision_params(const json& v) {
+  auto get = [&](const char* k, std::int64_t fallback) -> std::int64_t {
+    if (!present(v, k)) return fallback;
+    const auto i = as_integer(v[k]);
+    return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+  };
+  if (present(v, "deepstack_visual_indexes") &&
+      !(v["deepstack_visual_indexes"].is_array() && v["deepstack_visual_indexes"].empty()))
+    return -1;
+  const std::int64_t L = get("depth", 27), h = get("hidden_size", 1152), I = get("intermediate_size", 4304),
+                     c = get("in_channels", 3), p = get("patch_size", 16), t = get("temporal_patch_size", 2),
+                     s = get("spatial_merge_size", 2), out = get("out_hidden_size", 3584),
+                     pos = get("num_position_embeddings", 2304);
+  for (std::int64_t x : {L, h, I, c, p, t, s, out, pos})
+    if (x < 1) return -1;
+  __extension__ typedef __int128 i128; // every factor <= 2^24: no product below passes 2^127
+  const i128 hs = i128(h) * s * s;
+  const i128 block = 4 * i128(h) + (i128(h) * 3 * h + 3 * h) + (i128(h) * h + h) + (i128(h) * I + I) + (i128(I) * h + h);
+  const i128 n = i128(c) * t * p * p * h + h + i128(pos) * h + L * block + 2 * i128(h) + (hs * hs + hs) +
+                 (hs * out + out);
+  return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
+}
+
 } // namespace detail::hf
 
 /// The table of families read_hf_config understands (field names, defaults, structure).
@@ -2342,6 +2380,9 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
     if (outer == "llama4" && h::present(config, "vision_config") && config["vision_config"].is_object())
       m.vision_params = h::llama4_vision_params(config["vision_config"], m.spec.d_model);
     if (outer == "mistral3") m.vision_params = h::pixtral_vision_params(config, m.spec.d_model);
+    if ((outer == "qwen3_5" || outer == "qwen3_5_moe") && h::present(config, "vision_config") &&
+        config["vision_config"].is_object())
+      m.vision_params = h::qwen3_5_vision_params(config["vision_config"]);
     const bool audio = h::present(config, "audio_config");
     m.notes.push_back("multimodal config (" + outer + "): the text decoder (text_config) is scored and counted; the "
                       "vision tower and projector" + std::string(audio ? " and the audio tower" : "") +

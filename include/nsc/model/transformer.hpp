@@ -279,6 +279,13 @@ struct attention_spec {
   }
 };
 
+/// An absent mixer (kind none): the default of block_spec::parallel.
+constexpr attention_spec absent_mixer() noexcept {
+  attention_spec a;
+  a.kind = attention_kind::none;
+  return a;
+}
+
 /// Feed-forward block: standard (up: (d_ff, d), down: (d, d_ff)) or gated (gate and up
 /// (d_ff, d), down (d, d_ff); SwiGLU). With n_experts >= 1 it is a mixture of experts: every
 /// expert weight has copies = n_experts and active_copies = top_k, and a router
@@ -309,6 +316,9 @@ struct ffn_spec {
 struct block_spec {
   attention_spec attention;
   ffn_spec ffn;
+  norm_kind norm = norm_kind::rmsnorm;
+  std::int64_t n_norms = 2; ///< normalisation layers in the block (2: attention and FFN)
+  std::int64_t repeat = 1;  ///< this entry stands for `repeat` identical consecutive layers (>= 1)
   /// A second sequence mixer run in parallel with `attention` on the same normed input, the
   /// two outputs summed before the residual (Falcon-H1: a Mamba-2 mixer beside the attention of
   /// every layer). kind none (default): absent; otherwise a recurrent kind (mamba2,
@@ -316,10 +326,7 @@ struct block_spec {
   /// allowed). Its weights are the layer's attention part, named "mamba.<name>"; its norm,
   /// convolution and per-head parameters, state (per sequence) and MACs add to the layer's, so
   /// the layer caches both the attention's keys and values and the mixer's state.
-  attention_spec parallel;
-  norm_kind norm = norm_kind::rmsnorm;
-  std::int64_t n_norms = 2; ///< normalisation layers in the block (2: attention and FFN)
-  std::int64_t repeat = 1;  ///< this entry stands for `repeat` identical consecutive layers (>= 1)
+  attention_spec parallel = absent_mixer();
 };
 
 /// Embedding tables. The position and token-type tables and the embedding norm have width
