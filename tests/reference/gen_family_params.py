@@ -1425,6 +1425,10 @@ PUBLISHED.update({"falcon-h1-0.5b-instruct": 521411104, "falcon-h1-7b-base": 758
 # Qwen3_5MoeForConditionalGeneration, keras-hub's preset); the 27B checkpoint's 27,781,427,952
 # adds the MTP module, 424,699,392 (a public loader's excluded_auxiliary_mtp_parameters).
 PUBLISHED.update({"qwen3.5-27b": 26895998464, "qwen3.5-35b-a3b": 34660610688})
+# glm-4-9b-0414 (zai-org/GLM-4-9B-0414): the official safetensors count 9,400,279,040 as a public
+# deployment note and a public model table quote it; starcoder2-15b (bigcode/starcoder2-15b, its config
+# has tie_word_embeddings false): the hub's safetensors metadata 15,957,889,024 (a public model card).
+PUBLISHED.update({"glm-4-9b-0414": 9400279040, "starcoder2-15b": 15957889024})
 QWEN35_HUB = {"qwen3.5-27b": (27356728560, 27781427952), "qwen3.5-35b-a3b": (35107181936, None)}
 
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
