@@ -1926,5 +1926,7 @@ TEST_CASE("glm4 and starcoder2: released configs against the published totals, w
   const deployment d = deploy(s.spec, w);
   CHECK(d.kv_bytes_per_token == 40 * 2 * 4 * 128 * 2);
   CHECK(d.kv_cache_bytes == uint64_t(40) * 2 * 4 * 128 * 2 * 4096); // the window caps the cache
-  CHECK(d.weight_bytes == 4 * uint64_t(15957889024));                // torch_dtype float32
+  CHECK(d.weight_bytes == 2 * uint64_t(15957889024)); // the workload's default bf16
+  w.stored = s.checkpoint_weights();                   // torch_dtype float32, as the checkpoint stores it
+  CHECK(deploy(s.spec, w).weight_bytes == 4 * uint64_t(15957889024));
 }

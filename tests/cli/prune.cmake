@@ -145,7 +145,7 @@ nsc_prune_round_trip(granite4_micro_nsc_memory
 # Falcon-H1 (falcon_h1): attention and Mamba-2 in parallel in every layer; both mixers kept, the
 # FFN pruned, the mixer state a budgeted cost (nsc format); decilm refuses it by name.
 nsc_prune_round_trip(falcon_h1_nsc_params_memory
-  ARGS examples/configs/falcon-h1-0.5b-instruct.json --space generic --params 85% --memory 1.5e9 --emit-format nsc
+  ARGS examples/configs/falcon-h1-0.5b-instruct.json --space generic --params 85% --memory 3.4e9 --emit-format nsc
   WORKLOAD --seq-len 1024 --context 16384 --batch 8)
 nsc_exit_code_test(prune_generic_decilm_falcon_h1 CODE 2
   ARGS prune examples/configs/falcon-h1-0.5b-instruct.json --space generic --params 85% --emit-format decilm
