@@ -30,8 +30,9 @@
 ///    (Nemotron-H: the layer leaves hybrid_override_pattern); their fixed-size state is part of
 ///    the kv_bytes and memory costs (deploy). A layer running attention and a Mamba-2 mixer in
 ///    parallel (falcon_h1, block_spec::parallel): both mixers kept as they are (the nsc format
-///    has no field to change either), its FFN pruned as any; decilm and per_layer refuse it by
-///    name.
+///    has no field to change either), its FFN pruned as any; decilm refuses it by name (the
+///    per_layer writer refuses falcon_h1, whose config has no per_layer_config; --uniform writes
+///    its own fields).
 ///  * FFN (standard kind): widths w on the grid {G, 2G, ...} below the model's width d_ff, plus
 ///    d_ff itself, w >= min_ffn and w % tp == 0 (d_ff is always offered); plus no-op in decilm
 ///    and per_layer (the nsc format has no no-op). A linear FFN is kept (or no-op).
@@ -521,7 +522,9 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
   }
   const bool noop = s.no_op && s.format != prune_format::nsc;
   for (std::size_t i = 0; i < out.spec.blocks.size(); ++i) { // DeciLM and per_layer_config have no state-space mixer
-    if (s.format != prune_format::nsc && out.spec.blocks[i].parallel.kind != attention_kind::none)
+    // DeciLM's blocks have no second mixer; per_layer (whose per_layer_config falcon_h1 does not
+    // read: refused by name when written) still serves --uniform, which writes the family's own fields.
+    if (s.format == prune_format::decilm && out.spec.blocks[i].parallel.kind != attention_kind::none)
       throw_invalid_argument(prune_fn,
                              "layer " + std::to_string(i) + " runs attention and a " +
                                  std::string(to_string(out.spec.blocks[i].parallel.kind)) +
