@@ -97,7 +97,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 57); // every file in examples/configs
+  CHECK(seen == 63); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1296,14 +1296,63 @@ TEST_CASE("Qwen3.5 wrappers read their text decoder as Qwen3-Next (issue 18)", "
   const hf_model ref = read_hf_config(next);
   // Dense Qwen3.5: 3 x (GDN 850 + MLP 960 + norms 32) + (gated attention 1040 + 960 + 32) + 336.
   CHECK(count(hf_network(ref, 8)).total() == 3 * 1842 + 2032 + 336);
-  for (const char* outer : {"qwen3_5", "qwen3_5_moe"}) {
-    INFO(outer);
-    const json wrapped = {{"model_type", outer}, {"text_config", text}, {"vision_config", {{"depth", 27}}}};
-    const hf_model m = read_hf_config(wrapped);
-    CHECK(m.text_config);
-    CHECK(m.model_type == std::string(outer) + "_text");
-    same_everything(m.spec, ref.spec);
-  }
+  const hf_model m = read_hf_config(json{{"model_type", "qwen3_5"}, {"text_config", text}, {"vision_config", {{"depth", 27}}}});
+  CHECK(m.text_config);
+  CHECK(m.model_type == "qwen3_5_text");
+  same_everything(m.spec, ref.spec);
+  // Qwen3_5MoeTextConfig: every layer MoE (no intermediate_size field); the same MoE fields as
+  // Qwen3-Next's give the same model.
+  json moe = text;
+  moe.erase("intermediate_size");
+  moe.update(json{{"num_experts", 4}, {"num_experts_per_tok", 2}, {"moe_intermediate_size", 6},
+                  {"shared_expert_intermediate_size", 8}});
+  json next_moe = moe;
+  next_moe["model_type"] = "qwen3_next";
+  next_moe["intermediate_size"] = 20;
+  const hf_model mm = read_hf_config(json{{"model_type", "qwen3_5_moe"}, {"text_config", moe}});
+  CHECK(mm.model_type == "qwen3_5_moe_text");
+  same_everything(mm.spec, read_hf_config(next_moe).spec);
+  CHECK(expand(mm.spec).blocks[0].ffn.n_experts == 4);
+  // Without MoE fields: Qwen3_5MoeTextConfig's defaults (256 experts of 512, top 8, shared 512).
+  moe.erase("num_experts");
+  moe.erase("moe_intermediate_size");
+  const block_spec b0 = expand(read_hf_config(json{{"model_type", "qwen3_5_moe"}, {"text_config", moe}}).spec).blocks[0];
+  CHECK(b0.ffn.n_experts == 256);
+  CHECK(b0.ffn.d_ff == 512);
+}
+
+TEST_CASE("Qwen3.5-27B and -35B-A3B: text decoders, vision towers and MTP against the published totals (issue 18f)",
+          "[hf_families][params]") {
+  // Text decoders: llama.cpp's n_params of the GGUF conversions; + the vision tower computed from
+  // vision_config = the totals transformers builds (Qwen3_5(Moe)ForConditionalGeneration).
+  const hf_model d = read_hf_config_file(configs + "qwen3.5-27b.json");
+  const hf_model e = read_hf_config_file(configs + "qwen3.5-35b-a3b.json");
+  CHECK(count(hf_network(d, 256)).total() == 26895998464);
+  CHECK(count(hf_network(e, 256)).total() == 34660610688);
+  CHECK(count(hf_network(e, 256)).active() == 3454988928);
+  CHECK(d.vision_params == 460730096);
+  CHECK(e.vision_params == 446571248);
+  CHECK(d.vision_params == reference()["models"]["qwen3.5-27b"]["vision_params"].get<int64_t>());
+  CHECK(e.vision_params == reference()["models"]["qwen3.5-35b-a3b"]["vision_params"].get<int64_t>());
+  CHECK(count(hf_network(d, 256)).total() + d.vision_params == 27356728560);
+  CHECK(count(hf_network(e, 256)).total() + e.vision_params == 35107181936);
+  // The 27B checkpoint also stores the MTP module (a gated full-attention layer, its MLP, fc and 3 norms).
+  CHECK(27356728560 + reference()["models"]["qwen3.5-27b"]["mtp_checkpoint_params"].get<int64_t>() == 27781427952);
+  // Qwen3.5's vision tower by hand: patch_embed 3 x 2 x 16 x 16 x 1152 + 1152, pos_embed 2304 x 1152,
+  // 27 blocks (2 LayerNorms, qkv, proj, fc1, fc2 with bias), merger LayerNorm + fc1 4608^2 + fc2 to out.
+  const int64_t block = 4 * 1152 + (3 * 1152 * 1152 + 3 * 1152) + (1152 * 1152 + 1152) + 2 * 1152 * 4304 + 4304 + 1152;
+  CHECK(d.vision_params == 1769472 + 1152 + 2304 * 1152 + 27 * block + 2304 + (4608 * 4608 + 4608) + (4608 * 5120 + 5120));
+  // Deepstack mergers (Qwen3-VL) are another tower: not determined.
+  json c = json::parse(std::ifstream(configs + "qwen3.5-27b.json"));
+  c["vision_config"]["deepstack_visual_indexes"] = {8, 16, 24};
+  CHECK(read_hf_config(c).vision_params == -1);
+  // KV and state: 16 gated full-attention layers cache 2 x 4 x 256 x 2 bytes per token; 48 Gated
+  // DeltaNet layers keep (10,240 x 3 conv + 48 x 128 x 128) x 2 bytes per sequence.
+  workload w;
+  w.context = 32768;
+  const deployment dd = deploy(d.spec, w);
+  CHECK(dd.kv_bytes_per_token == 16 * 2 * 4 * 256 * 2);
+  CHECK(dd.state_bytes == 48 * ((2 * 16 * 128 + 48 * 128) * 3 + 48 * 128 * 128) * 2);
 }
 
 TEST_CASE("Issue 18d families: cohere, cohere2, internlm2, seed_oss, granitemoehybrid by hand", "[hf_families][params]") {
@@ -1939,4 +1988,119 @@ TEST_CASE("gemma4: 26B-A4B's MoE block by hand and the published totals", "[hf_f
   CHECK(!e4x.blocks[23].attention.kv_shared);
   CHECK(e4x.blocks[24].ffn.d_ff == 10240);
   CHECK(count(hf_network(e4, 256)).total() + e4.vision_params + e4.audio_params == 7941100832);
+TEST_CASE("falcon_h1: attention and Mamba-2 in parallel in one layer, by hand (issue 18f)", "[hf_families][mamba2]") {
+  using Catch::Contains;
+  const json tiny = {{"model_type", "falcon_h1"}, {"hidden_size", 16}, {"num_hidden_layers", 2},
+                     {"num_attention_heads", 4}, {"num_key_value_heads", 2}, {"head_dim", 4},
+                     {"intermediate_size", 24}, {"vocab_size", 50}, {"attention_bias", true},
+                     {"mamba_n_heads", 4}, {"mamba_d_head", "auto"}, {"mamba_d_ssm", 8}, {"mamba_n_groups", 2},
+                     {"mamba_d_state", 3}, {"mamba_d_conv", 4}, {"mamba_proj_bias", true},
+                     {"projectors_bias", true}, {"mamba_rms_norm", true}, {"key_multiplier", 0.5},
+                     {"ssm_multipliers", {1, 2, 3, 4, 5}}};
+  const hf_model m = read_hf_config(tiny);
+  REQUIRE(m.spec.blocks.size() == 1); // two identical hybrid layers: one run
+  CHECK(m.spec.blocks[0].repeat == 2);
+  CHECK(m.spec.blocks[0].attention.kind == attention_kind::standard);
+  CHECK(m.spec.blocks[0].parallel.kind == attention_kind::mamba2);
+  CHECK(m.spec.blocks[0].parallel.ssm_head_dim == 2); // auto: mamba_d_ssm / mamba_n_heads
+  const network net = hf_network(m, 10);
+  // Per layer: attention q (16 x 16 + 16), k and v (8 x 16 + 8), o (16 x 16 + 16) = 816; the
+  // Mamba-2 mixer, I = 8, conv_dim = 8 + 2 x 2 x 3 = 20: in_proj (8 + 20 + 4) x 16 + 32 bias = 544,
+  // conv1d 20 x 4 + 20 = 100, dt_bias + A_log + D 12, gated RMSNorm 8, out_proj 16 x 8 + 16 = 144;
+  // gated MLP 3 x 24 x 16 = 1152 (mlp_bias false); 2 RMSNorms 32.
+  const int64_t layer = 816 + (544 + 100 + 12 + 8 + 144) + 1152 + 32;
+  CHECK(count(net.layers[1]).total() == layer); // the figures of one layer of the run (repeat 2)
+  CHECK(count(net).total() == 2 * layer + 800 + 800 + 16); // + embed_tokens, untied lm_head, final norm
+  // NSC (paper's convention): q per head, k and v per KV head, o whole; beside them the mixer's z
+  // and x per head, B and C per group, dt and out_proj whole; the FFN matrices whole.
+  const double attention = 8 * psi_x(4, 16) + psi_x(16, 16) + 8 * psi_x(2, 16) + 4 * psi_x(3, 16) + psi_x(4, 16) +
+                           psi_x(16, 8);
+  const double ffn = 2 * psi_x(24, 16) + psi_x(16, 24);
+  CHECK(score(net.layers[1]).nsc == Approx(attention + ffn).epsilon(1e-13));
+  CHECK(score(net).nsc == Approx(2 * (attention + ffn)).epsilon(1e-13));
+  // Deployment at T = 10, C = 100, B = 2, bf16: per layer 2 x 2 x 4 x 2 = 32 KV bytes per token
+  // AND (20 x 3 conv + 4 x 2 x 3 SSM) x 2 = 168 state bytes per sequence.
+  workload w;
+  w.seq_len = 10;
+  w.context = 100;
+  w.batch = 2;
+  const deployment d = deploy(m.spec, w);
+  CHECK(d.layers[1].kv_bytes_per_token == 32);
+  CHECK(d.layers[1].state_bytes_per_sequence == 168);
+  CHECK(d.layers[1].kv_cache_bytes == 32 * 100 * 2 + 168 * 2);
+  CHECK(d.kv_bytes_per_token == 64);
+  CHECK(d.state_bytes == 2 * 168 * 2);
+  CHECK(d.kv_cache_bytes == 2 * (6400 + 336));
+  // MACs per token: linear per layer 768 (attention) + 640 (in_proj, out_proj) + 1152 (MLP),
+  // lm_head 800: 5920; the recurrence 20 x 4 + 2 x 8 x 3 = 128 per layer; 2 x 4 x 4 = 32 per key.
+  CHECK(d.layers[1].state_macs_per_token == 128);
+  CHECK(d.linear_macs_per_token == 5920);
+  CHECK(d.decode_flops() == 2 * (5920 + 2 * 128 + 2 * 32 * 100));
+  CHECK(to_string(d.prefill_flops()) == std::to_string(2 * (10 * (5920 + 2 * 128) + 2 * 32 * 10 * 10)));
+  CHECK(count(net).macs == Approx(5920 + 2 * 128 + 2 * 32 * 10).epsilon(1e-15));
+  // mamba_d_ssm null: expand x hidden = 32 (P = 8); mamba_rms_norm false: no gated norm.
+  json c = tiny;
+  c["mamba_d_ssm"] = nullptr;
+  c["mamba_rms_norm"] = false;
+  const hf_model e = read_hf_config(c);
+  CHECK(e.spec.blocks[0].parallel.ssm_head_dim == 8);
+  CHECK(count(hf_network(e, 10)).total() ==
+        2 * (816 + ((32 + 44 + 4) * 16 + 80) + (44 * 4 + 44) + 12 + (16 * 32 + 16) + 1152 + 32) + 1616);
+
+  // The bundled configs: the published exact totals (Falcon-H1-0.5B-Base: 521,411,104 measured;
+  // Falcon-H1-7B-Base: 7,585,648,736; same shapes as the instruct models) and the state by hand.
+  const hf_model h05 = read_hf_config_file(configs + "falcon-h1-0.5b-instruct.json");
+  CHECK(count(hf_network(h05, 256)).total() == 521411104);
+  CHECK(count(hf_network(read_hf_config_file(configs + "falcon-h1-7b-base.json"), 256)).total() == 7585648736);
+  workload w5;
+  w5.context = 16384;
+  const deployment d5 = deploy(h05.spec, w5);
+  CHECK(d5.kv_bytes_per_token == 36 * 2 * 2 * 64 * 2);
+  CHECK(d5.state_bytes == 36 * ((1536 + 256) * 3 + 24 * 64 * 128) * 2);
+  CHECK(d5.kv_cache_bytes == 36 * 512 * 16384 + d5.state_bytes);
+
+  // Errors name the field or the rule.
+  c = tiny;
+  c["mamba_d_head"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'mamba_d_head' x mamba_n_heads = 4 must equal mamba_d_ssm = 8 (got 3)"));
+  c = tiny;
+  c["mamba_d_ssm"] = 10;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'mamba_n_heads' must divide mamba_d_ssm = 10 (mamba_d_head auto)"));
+  c = tiny;
+  c["mamba_n_groups"] = 3;
+  CHECK_THROWS_WITH(read_hf_config(c), Contains("field 'mamba_n_groups' must divide mamba_n_heads = 4 (got 3)"));
+  transformer_spec s = m.spec;
+  s.blocks[0].parallel.kind = attention_kind::standard;
+  CHECK_THROWS_WITH(make_transformer(s, 10), Contains("parallel.kind must be none, mamba2 or gated_deltanet"));
+  s = m.spec;
+  s.blocks[0].attention.kind = attention_kind::none;
+  CHECK_THROWS_WITH(make_transformer(s, 10), Contains("parallel needs standard or latent attention beside it"));
+  s = m.spec;
+  s.blocks[0].parallel.ssm_groups = 3;
+  CHECK_THROWS_WITH(make_transformer(s, 10), Contains("layers 0-1: parallel mixer: attention.ssm_groups must be >= 1 and divide"));
+  // A block that differs only in its parallel mixer is another run.
+  s = expand(m.spec);
+  s.blocks[1].parallel.ssm_state = 4;
+  CHECK(compress(s).blocks.size() == 2);
+}
+
+TEST_CASE("glm4 and starcoder2: released configs against the published totals, windows by hand (issue 18f)",
+          "[hf_families][params]") {
+  // GLM-4-9B-0414: q, k, v biased (attention_bias), o unbiased, 4 RMSNorms, fused gate_up; untied.
+  const hf_model g = read_hf_config_file(configs + "glm-4-9b-0414.json");
+  const int64_t glm_layer = (4096 * 4096 + 4096) + 2 * (256 * 4096 + 256) + 4096 * 4096 + 3 * 13696 * 4096 + 4 * 4096;
+  CHECK(count(hf_network(g, 256)).total() == 40 * glm_layer + 2 * 151552 * 4096 + 4096);
+  CHECK(count(hf_network(g, 256)).total() == 9400279040); // its official safetensors count
+  // StarCoder2-15B: every Linear biased, 2 LayerNorms (weight and bias), plain MLP, untied (its
+  // config says so), sliding window 4096 on every layer.
+  const hf_model s = read_hf_config_file(configs + "starcoder2-15b.json");
+  CHECK(count(hf_network(s, 256)).total() == 15957889024); // the hub's safetensors metadata
+  workload w;
+  w.context = 32768;
+  const deployment d = deploy(s.spec, w);
+  CHECK(d.kv_bytes_per_token == 40 * 2 * 4 * 128 * 2);
+  CHECK(d.kv_cache_bytes == uint64_t(40) * 2 * 4 * 128 * 2 * 4096); // the window caps the cache
+  CHECK(d.weight_bytes == 2 * uint64_t(15957889024)); // the workload's default bf16
+  w.stored = s.checkpoint_weights();                   // torch_dtype float32, as the checkpoint stores it
+  CHECK(deploy(s.spec, w).weight_bytes == 4 * uint64_t(15957889024));
 }

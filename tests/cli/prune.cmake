@@ -142,6 +142,20 @@ nsc_prune_round_trip(qwen3next_nsc_params_memory
 nsc_prune_round_trip(granite4_micro_nsc_memory
   ARGS examples/configs/granite-4.0-micro.json --space generic --memory 5.5e9 --emit-format nsc
   WORKLOAD --seq-len 4096 --context 8192 --batch 4)
+# Falcon-H1 (falcon_h1): attention and Mamba-2 in parallel in every layer; both mixers kept, the
+# FFN pruned, the mixer state a budgeted cost (nsc format); decilm refuses it by name.
+nsc_prune_round_trip(falcon_h1_nsc_params_memory
+  ARGS examples/configs/falcon-h1-0.5b-instruct.json --space generic --params 85% --memory 3.4e9 --emit-format nsc
+  WORKLOAD --seq-len 1024 --context 16384 --batch 8)
+nsc_prune_round_trip(falcon_h1_uniform_24gb # FalconH1ForCausalLM's own fields (heads, KV heads, FFN width)
+  ARGS examples/configs/falcon-h1-7b-base.json --space generic --memory 24e9 --uniform
+  WORKLOAD --seq-len 1024 --context 32768 --batch 8)
+nsc_exit_code_test(prune_generic_per_layer_falcon_h1 CODE 2
+  ARGS prune examples/configs/falcon-h1-0.5b-instruct.json --space generic --params 85% --emit-format per-layer
+  STDERR "per_layer_config, which model_type falcon_h1 does not read; use --emit-format nsc")
+nsc_exit_code_test(prune_generic_decilm_falcon_h1 CODE 2
+  ARGS prune examples/configs/falcon-h1-0.5b-instruct.json --space generic --params 85% --emit-format decilm
+  STDERR "layer 0 runs attention and a mamba2 mixer in parallel .falcon_h1., which the decilm format cannot express")
 nsc_exit_code_test(prune_generic_decilm_nemotron_h CODE 2
   ARGS prune examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --emit-format decilm
   STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use the nsc format")

@@ -268,4 +268,4 @@ nsc_cli_test(score_dsa_notes
   PASS "note           DSA sparse attention on 61 layers: attends at most index_topk = 2048 keys.*\nparams total   671,877,944,064\n")
 nsc_cli_test(score_help_families
   ARGS score --help
-  PASS "gpt_oss, llama4 / llama4_text.*cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer.*granitemoehybrid layer_types mamba.*cohere / cohere2: one weight-only LayerNorm per.*glm_moe_dsa: DeepSeek-V3.2's DSA")
+  PASS "gpt_oss, llama4 / llama4_text.*cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, falcon_h1, internlm3, ernie4_5, exaone4, hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe.*attention sinks [(]gpt_oss[)] are n_heads parameters per layer.*granitemoehybrid layer_types mamba.*cohere / cohere2: one weight-only LayerNorm per.*falcon_h1: every layer runs attention and a Mamba-2 mixer in parallel.*glm_moe_dsa: DeepSeek-V3.2's DSA")

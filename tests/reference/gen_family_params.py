@@ -1269,6 +1269,98 @@ def hunyuan_v1_moe(c, t):
 READERS["hunyuan_v1_moe"] = hunyuan_v1_moe
 
 
+# Falcon-H1 (modeling_falcon_h1.py: FalconH1Attention, FalconH1Mixer, FalconH1MLP, FalconH1DecoderLayer,
+# FalconH1Model; configuration_falcon_h1.py defaults): embed_tokens (V, d); per layer input_layernorm and
+# pre_ff_layernorm RMSNorm(d); self_attn q (H hd, d), k, v (kv hd, d), o (d, H hd), bias attention_bias;
+# beside it (same normed input, outputs summed) the mamba mixer: I = mamba_d_ssm (null: mamba_expand d),
+# P = mamba_d_head ("auto": I // heads), conv_dim = I + 2 G N, in_proj (I + conv_dim + Hm, d) with bias
+# mamba_proj_bias, conv1d depthwise (conv_dim, 1, K) + bias mamba_conv_bias, dt_bias, A_log, D (Hm each),
+# norm RMSNormGated(I) only when mamba_rms_norm, out_proj (d, I) with bias projectors_bias; the MLP
+# gate_proj, up_proj (F, d), down_proj (d, F), bias mlp_bias; final_layernorm; lm_head unless tied.
+# mup_vector is a non-persistent buffer. Cache per layer: keys and values per token AND the conv state
+# conv_dim (K - 1) (vLLM) + the SSM state Hm P N per sequence.
+FALCON_H1_DEFAULTS = {"vocab_size": 128000, "num_key_value_heads": 8, "mamba_d_ssm": 1024, "mamba_n_heads": 128,
+                      "mamba_d_head": "auto", "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4,
+                      "mamba_expand": 2, "mamba_conv_bias": True, "mamba_proj_bias": False, "mamba_rms_norm": False,
+                      "projectors_bias": False, "attention_bias": False, "mlp_bias": False,
+                      "tie_word_embeddings": False}
+
+
+def falcon_h1(c, t):
+    c = dict(c)
+    for k, v in FALCON_H1_DEFAULTS.items():
+        if k not in c:
+            c[k] = v
+    m = Model()
+    d, L, H, V, F = c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+    kv = c["num_key_value_heads"] or H
+    hd = c.get("head_dim") or d // H
+    ab, mb = c["attention_bias"], c["mlp_bias"]
+    I = c["mamba_d_ssm"] if c["mamba_d_ssm"] is not None else c["mamba_expand"] * d
+    Hm, G, N, K = c["mamba_n_heads"], c["mamba_n_groups"], c["mamba_d_state"], c["mamba_d_conv"]
+    P = I // Hm if c["mamba_d_head"] == "auto" else c["mamba_d_head"]
+    assert Hm * P == I
+    conv_dim = I + 2 * G * N
+    m.lin("embed_tokens", V, d, "embed", matmul=False)
+    for i in range(L):
+        pre = "layers.%d." % i
+        m.norm(pre + "input_layernorm", d)
+        m.lin(pre + "self_attn.q_proj", H * hd, d, bias=ab)
+        m.lin(pre + "self_attn.k_proj", kv * hd, d, bias=ab)
+        m.lin(pre + "self_attn.v_proj", kv * hd, d, bias=ab)
+        m.lin(pre + "self_attn.o_proj", d, H * hd, bias=ab)
+        m.lin(pre + "mamba.in_proj", I + conv_dim + Hm, d, bias=c["mamba_proj_bias"])
+        m.p.append((pre + "mamba.conv1d.weight", conv_dim, K, "conv", 1, 1, False))
+        if c["mamba_conv_bias"]:
+            m.p.append((pre + "mamba.conv1d.bias", conv_dim, 1, "conv", 1, 1, False))
+        for n in ("dt_bias", "A_log", "D"):
+            m.p.append((pre + "mamba." + n, Hm, 1, "conv", 1, 1, False))
+        if c["mamba_rms_norm"]:
+            m.norm(pre + "mamba.norm", I)
+        m.lin(pre + "mamba.out_proj", d, I, bias=c["projectors_bias"])
+        m.norm(pre + "pre_ff_layernorm", d)
+        for nm in ("gate_proj", "up_proj"):
+            m.lin(pre + "feed_forward." + nm, F, d, bias=mb)
+        m.lin(pre + "feed_forward.down_proj", d, F, bias=mb)
+        m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=None, conv_state=conv_dim * (K - 1),
+                             ssm_state=Hm * P * N, state_macs=conv_dim * K + 2 * Hm * P * N))
+    m.norm("final_layernorm", d)
+    return lm_head(m, c["tie_word_embeddings"], V, d)
+
+
+READERS["falcon_h1"] = falcon_h1
+# Qwen3.5 text decoders (modeling_qwen3_5.py / modeling_qwen3_5_moe.py): Qwen3-Next's layers (in_proj_qkv +
+# in_proj_z = in_proj_qkvz, in_proj_b + in_proj_a = in_proj_ba); Qwen3_5MoeTextConfig has every layer MoE.
+READERS["qwen3_5_text"] = qwen3_next
+READERS["qwen3_5_moe_text"] = qwen3_next
+
+
+def qwen3_5_vision(v):
+    """Qwen3_5VisionModel (modeling_qwen3_5.py): patch_embed Conv3d(c, h, (t, p, p), bias), pos_embed
+    Embedding(P, h); per block norm1, norm2 LayerNorm(h), attn.qkv Linear(h, 3h), attn.proj Linear(h, h),
+    mlp.linear_fc1 Linear(h, I), mlp.linear_fc2 Linear(I, h), all biased; merger (use_postshuffle_norm
+    False) norm LayerNorm(h), linear_fc1 Linear(h s^2, h s^2), linear_fc2 Linear(h s^2, out), biased."""
+    h, I, L = v["hidden_size"], v["intermediate_size"], v["depth"]
+    c, p, t, s, out, P = v["in_channels"], v["patch_size"], v["temporal_patch_size"], v["spatial_merge_size"], \
+        v["out_hidden_size"], v["num_position_embeddings"]
+    assert not v.get("deepstack_visual_indexes")
+    block = 2 * (2 * h) + (3 * h * h + 3 * h) + (h * h + h) + (h * I + I) + (I * h + h)
+    hs = h * s * s
+    return c * t * p * p * h + h + P * h + L * block + 2 * h + (hs * hs + hs) + (hs * out + out)
+
+
+def qwen3_5_mtp(tc):
+    """Qwen3.5's MTP module (mtp.* in the checkpoint, not instantiated by transformers): one full-attention
+    decoder layer of the next layer's kind (dense MLP or MoE), fc Linear(2d, d) without bias and three
+    RMSNorms (pre_fc_norm_hidden, pre_fc_norm_embedding, norm); embedding and head shared."""
+    one = dict(tc)
+    one["num_hidden_layers"] = 1
+    one["layer_types"] = ["full_attention"]
+    m = qwen3_next(one, "")
+    d, V = tc["hidden_size"], tc["vocab_size"]
+    return m.total() - 2 * V * d - d + 2 * d * d + 3 * d
+
+
 def build(c):
     t = c["model_type"]
     if t == "gemma3" and "text_config" in c:
@@ -1284,6 +1376,9 @@ def build(c):
     if t == "gemma4":  # issue 18e: the text decoder of Gemma4ForConditionalGeneration
         c = dict(c["text_config"])
         t = c.get("model_type", "gemma4_text")
+    if t in ("qwen3_5", "qwen3_5_moe"):  # issue 18f: the text decoder of Qwen3_5(Moe)ForConditionalGeneration
+        c = dict(c["text_config"])
+        t = c.get("model_type", t + "_text")
     if t == "mistral3":  # issue 18e: the text decoder of Mistral3ForConditionalGeneration
         c = dict(c["text_config"])
         t = c.get("model_type", "mistral")
@@ -1398,6 +1493,23 @@ KIMI_K2 = {"instantiated": 1026408232448, "hub_instruct": 1026408235864, "hub_ba
 PUBLISHED.update({"kimi-k2-instruct": KIMI_K2["instantiated"]})
 PUBLISHED_STORED_HEAD = {"falcon-7b-instruct": 7217189760, "falcon-40b-instruct": 41835970560}
 PUBLISHED.update({"ernie-4.5-0.3b-pt": 360748032})
+# Issue 18f. Falcon-H1: 521,411,104 (tiiuae/Falcon-H1-0.5B-Base, measured from the checkpoint in two
+# public engine reports; the instruct model has the same shapes) and 7,585,648,736
+# (tiiuae/Falcon-H1-7B-Base, same public audit, whose table also lists both).
+PUBLISHED.update({"falcon-h1-0.5b-instruct": 521411104, "falcon-h1-7b-base": 7585648736})
+# Qwen3.5 (issue 18f): the text decoders of Qwen/Qwen3.5-27B and Qwen3.5-35B-A3B (Qwen3.6-27B /
+# -35B-A3B have the same shapes): 26,895,998,464 and 34,660,610,688 = llama.cpp's n_params of their
+# GGUF conversions (text only) in public server logs; + the vision tower (qwen3_5_vision) = the
+# model transformers builds, 27,356,728,560 (the hub's safetensors BF16 count of 27B fine-tunes,
+# keras-hub's preset params) and 35,107,181,936 (a Transformers meta-init audit of
+# Qwen3_5MoeForConditionalGeneration, keras-hub's preset); the 27B checkpoint's 27,781,427,952
+# adds the MTP module, 424,699,392 (a public loader's excluded_auxiliary_mtp_parameters).
+PUBLISHED.update({"qwen3.5-27b": 26895998464, "qwen3.5-35b-a3b": 34660610688})
+# glm-4-9b-0414 (zai-org/GLM-4-9B-0414): the official safetensors count 9,400,279,040 as a public
+# deployment note and a public model table quote it; starcoder2-15b (bigcode/starcoder2-15b, its config
+# has tie_word_embeddings false): the hub's safetensors metadata 15,957,889,024 (a public model card).
+PUBLISHED.update({"glm-4-9b-0414": 9400279040, "starcoder2-15b": 15957889024})
+QWEN35_HUB = {"qwen3.5-27b": (27356728560, 27781427952), "qwen3.5-35b-a3b": (35107181936, None)}
 
 # Gemma 4 (issue 18): the published totals count the whole Gemma4ForConditionalGeneration, so each is
 # checked as text decoder + towers (gemma4_vision, gemma4_audio above, from vision_config / audio_config).
@@ -1529,6 +1641,7 @@ def main():
     towers = [(n, t, lambda c: llama4_vision(c["vision_config"], c["text_config"]["hidden_size"]))
               for n, t in LLAMA4_HUB.items()]
     towers += [(n, t, lambda c: pixtral_vision(c, c["text_config"]["hidden_size"])) for n, t in MISTRAL3_HUB.items()]
+    towers += [(n, t[0], lambda c: qwen3_5_vision(c["vision_config"])) for n, t in QWEN35_HUB.items()]
     for name, hub_total, tower in towers:
         c = json.load(open(os.path.join(CONFIGS, name + ".json")))
         vision = tower(c)
@@ -1565,6 +1678,16 @@ def main():
             print(name, "GGUF n_params - text =", extra, "= layers", t["num_hidden_layers"], "+ rope_freqs", t["global_head_dim"] // 2)
             if extra != t["num_hidden_layers"] + t["global_head_dim"] // 2:
                 bad += 1
+    for name, (with_vision, checkpoint) in QWEN35_HUB.items():  # issue 18f: + the MTP module = the checkpoint
+        if checkpoint is None:
+            continue
+        c = json.load(open(os.path.join(CONFIGS, name + ".json")))
+        mtp = qwen3_5_mtp(c["text_config"])
+        out["models"][name]["mtp_checkpoint_params"] = mtp
+        out["models"][name]["published_checkpoint_total"] = checkpoint
+        print(name, "text + vision", with_vision, "+ MTP", mtp, "=", with_vision + mtp, "checkpoint", checkpoint)
+        if with_vision + mtp != checkpoint:
+            bad += 1
     # DeepSeek-V3.2-Exp (and -Speciale): the hub's 685,396,921,376 = the instantiated model + the
     # MTP layer 61 (with its own indexer) + the fp8 weight_scale_inv of every quantised matrix
     # (the indexer's wq_b and wk too; weights_proj is stored in bf16).

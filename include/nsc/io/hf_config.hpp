@@ -28,7 +28,7 @@
 /// | nemotron-nas (DeciLM) | the llama fields plus block_configs (exactly num_hidden_layers entries {"attention": {...}, "ffn": {...}}): attention no_op (sublayer and its norm absent), replace_with_linear (one Linear(hidden, hidden) without bias), n_heads_in_group (KV heads = heads / n_heads_in_group, must divide), window_length (sliding window); ffn no_op, replace_with_linear, ffn_mult (width find_multiple(int(2 ffn_mult hidden / 3), 256)), intermediate_size, or Puzzletron's moe {num_local_experts, num_experts_per_tok, expert_intermediate_dim} (a Mixtral-style MoE: router Linear(hidden, experts) without bias, SwiGLU experts). head_dim = hidden / heads. |
 /// | nemotron_h | hybrid_override_pattern (one character per layer: M a Mamba-2 mixer, * attention, - a relu2 MLP up_proj/down_proj; E (MoE) refused); each layer one mixer and one RMSNorm (layer_norm_epsilon); hidden_size, num_attention_heads, num_key_value_heads, head_dim or attention_head_dim (remote code), attention_bias, intermediate_size, mlp_bias; Mamba-2: mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, use_conv_bias (true), use_bias (false: in_proj, out_proj); vocab_size (131072), tie_word_embeddings (false). |
 /// | qwen3_next | the qwen3_moe fields (q_norm/k_norm, qwen MoE with shared_expert_intermediate_size and its Linear(d, 1) gate, decoder_sparse_step, mlp_only_layers) plus: layer_types ("linear_attention" / "full_attention", one per layer) or full_attention_interval (4: layer i is full attention iff (i + 1) % 4 == 0); linear layers are Gated DeltaNet mixers (linear_num_value_heads, linear_value_head_dim, linear_num_key_heads, linear_key_head_dim, linear_conv_kernel_dim (4)); full-attention layers have the output gate (attn_output_gate, default true: q_proj of 2 heads head_dim rows); head_dim (256). The multi-token-prediction weights (mtp.*) are not instantiated by transformers and not counted. |
-/// | qwen3_5_text, qwen3_5_moe_text (the text_config of qwen3_5 / qwen3_5_moe) | as qwen3_next (Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a have the parameters of in_proj_qkvz and in_proj_ba); dense MLP without num_experts; the vision tower is not counted; mtp_num_hidden_layers not counted. |
+/// | qwen3_5_text, qwen3_5_moe_text (the text_config of qwen3_5 / qwen3_5_moe) | as qwen3_next (Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, in_proj_a have the parameters of in_proj_qkvz and in_proj_ba); qwen3_5_text: a dense MLP; qwen3_5_moe_text: every layer MoE with Qwen3_5MoeTextConfig's defaults (no intermediate_size field); the vision tower is not counted (its parameters, from vision_config, are printed: qwen3_5_vision_params); mtp_num_hidden_layers not counted. |
 /// | gpt2 | n_embd, n_layer, n_head, n_inner (absent or null: 4 n_embd), n_positions, vocab_size, layer_norm_epsilon, initializer_range; every Linear biased, LayerNorm, learned positions, LM head tied (tie_word_embeddings, default true). |
 /// | bert | hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, vocab_size, max_position_embeddings, type_vocab_size (2), layer_norm_eps, initializer_range; BertModel: embedding LayerNorm, post-norm blocks, no final norm, no LM head, the pooler (nsc extension `add_pooling_layer`, default true; the pretraining/MLM heads are not part of the spec). |
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
@@ -48,6 +48,7 @@
 /// | seed_oss | llama plus attention_bias on q, k, v, attention_out_bias on o_proj, mlp_bias. |
 /// | granitemoehybrid | layer_types ("mamba" / "attention", one per layer) picks each layer's mixer; every layer has 2 RMSNorms and the shared_mlp (input_linear = gate + up of shared_intermediate_size, output_linear); num_local_experts > 0 adds granitemoe's experts (intermediate_size) and router, the shared_mlp then being an ungated shared expert; Mamba-2 as nemotron_h's from mamba_n_heads, mamba_d_head ("auto": mamba_expand x hidden / mamba_n_heads), mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_conv_bias, mamba_proj_bias; head_dim = hidden / heads. |
 /// | falcon | FalconForCausalLM: hidden_size, num_attention_heads (head_dim = hidden / heads), fused query_key_value of (heads + 2 kv) head_dim rows with kv = 1 when multi_query (default true) and not new_decoder_architecture, else num_kv_heads (null: heads); bias (false) on every Linear; LayerNorm (weight and bias): 2 per layer when not parallel_attn or num_ln_in_parallel_attn == 2 (default 2 with new_decoder_architecture), else 1; MLP dense_h_to_4h / dense_4h_to_h of ffn_hidden_size (4 hidden); tied head by default; alibi noted (no parameters). |
+/// | falcon_h1 | FalconH1ForCausalLM: llama's attention (head_dim, attention_bias on q, k, v, o) and gated MLP (mlp_bias), 2 RMSNorms per layer, untied by default; beside the attention of every layer a Mamba-2 mixer (block_spec::parallel) on the same normed input, outputs summed: mamba_n_heads, mamba_d_head ("auto": inner / heads), inner width mamba_d_ssm (explicit null: mamba_expand x hidden), mamba_d_state, mamba_n_groups, mamba_d_conv, mamba_conv_bias (conv1d bias), mamba_proj_bias (in_proj bias), projectors_bias (out_proj bias), mamba_rms_norm (the gated RMSNorm(inner), default false); the muP multipliers and mamba_norm_before_gate change no count. |
 /// | internlm3 | llama with qkv_bias on q, k, v and `bias` on o_proj and the MLP (remote code InternLM3). |
 /// | ernie4_5, ernie4_5_moe | use_bias on q, k, v, o and the MLP; tied by default; MoE (Ernie4_5_MoeSparseMoeBlock): moe_num_experts (64), moe_k (6), moe_intermediate_size (1536), moe_num_shared_experts (2: one MLP of 2 widths), layer i is MoE iff moe_layer_start_index (1) <= i <= moe_layer_end_index (-1: the last) and (i + 1) % moe_layer_interval (1) == 0; the router's moe_statics bias; lm_head bias when use_bias. |
 /// | exaone4 | q_norm / k_norm RMSNorm(head_dim), post_attention and post_feedforward norms, layer_types or every sliding_window_pattern-th (4) layer global, the others sliding (sliding_window 4096; an explicit null: none). |
@@ -211,7 +212,7 @@ inline constexpr std::string_view hf_supported_model_types =
     "gemma3, gemma3_text, deepseek_v2, deepseek_v3, deepseek_v32, gpt_oss, llama4 / llama4_text, gpt_neox, nemotron-nas, "
     "nemotron_h, qwen3_next, qwen3_5 / qwen3_5_text, qwen3_5_moe / qwen3_5_moe_text, gpt2, bert, opt, "
     "kimi_k2, granite, granitemoe, smollm3, ministral, ministral3, glm4, glm4_moe, minimax_m2, olmoe, phimoe, "
-    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, internlm3, ernie4_5, exaone4, "
+    "starcoder2, mimo, cohere, cohere2, internlm2, seed_oss, granitemoehybrid, falcon, falcon_h1, internlm3, ernie4_5, exaone4, "
     "hunyuan_v1_dense, hunyuan_v1_moe, glm_moe_dsa, ernie4_5_moe, gemma4 / gemma4_text (and multimodal wrappers holding one of these in text_config: gemma3, mistral3, llama4, ...)";
 
 namespace detail::hf {
@@ -296,6 +297,9 @@ struct family {
   /// their MLP doubled by use_double_wide_mlp) and the MoE block (enable_moe_block) are read (see
   /// the family table).
   bool global_layers = false;
+  /// Falcon-H1: every layer runs attention and a Mamba-2 mixer (mamba_*, inner width mamba_d_ssm
+  /// or mamba_expand x hidden) in parallel on the same normed input (block_spec::parallel).
+  bool parallel_mamba = false;
 };
 
 inline constexpr const char* gemma_defaults = R"({"head_dim": 256, "vocab_size": 256000})";
@@ -462,7 +466,13 @@ inline const std::vector<family>& families() {
     // num_experts) or MoE with a gated shared expert (qwen3_5_moe_text).
     qwen3_next.model_type = "qwen3_5_text";
     t.push_back(qwen3_next);
-    qwen3_next.model_type = "qwen3_5_moe_text";
+    qwen3_next.model_type = "qwen3_5_moe_text"; // Qwen3_5MoeTextConfig: every layer MoE, no intermediate_size field
+    qwen3_next.ffn = "moe_intermediate_size";
+    qwen3_next.defaults = R"({"vocab_size": 248320, "hidden_size": 2048, "num_hidden_layers": 40, "num_attention_heads": 16,
+                              "num_key_value_heads": 2, "head_dim": 256, "full_attention_interval": 4, "linear_conv_kernel_dim": 4,
+                              "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+                              "linear_num_value_heads": 32, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+                              "num_experts_per_tok": 8, "num_experts": 256})";
     t.push_back(qwen3_next);
     family nemotron_h; // NemotronHForCausalLM: one mixer per layer, picked by hybrid_override_pattern
     nemotron_h.model_type = "nemotron_h";
@@ -639,6 +649,16 @@ inline const std::vector<family>& families() {
     falcon.tie_default = true;
     falcon.per_layer_config = false;
     t.push_back(falcon);
+    family falcon_h1 = llama; // FalconH1ForCausalLM: attention + Mamba-2 in parallel in every layer, then the gated MLP
+    falcon_h1.model_type = "falcon_h1";
+    falcon_h1.parallel_mamba = true;
+    falcon_h1.per_layer_config = false;
+    falcon_h1.defaults = R"({"vocab_size": 128000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                             "num_attention_heads": 32, "num_key_value_heads": 8, "mamba_d_ssm": 1024, "mamba_n_heads": 128,
+                             "mamba_d_head": "auto", "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4,
+                             "mamba_expand": 2, "mamba_conv_bias": true, "mamba_proj_bias": false, "mamba_rms_norm": false,
+                             "projectors_bias": false})";
+    t.push_back(falcon_h1);
     family internlm3 = llama; // InternLM3ForCausalLM (remote code): qkv_bias on q, k, v; `bias` on o_proj and the MLP
     internlm3.model_type = "internlm3";
     internlm3.attention_bias = "qkv_bias";
@@ -1847,21 +1867,31 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   // expand x hidden_size / heads (GraniteMoeHybridConfig).
   struct mamba_keys {
     const char *heads, *head_dim, *expand, *state, *groups, *conv, *conv_bias, *bias;
+    const char* inner; ///< the inner width's own field (Falcon-H1 mamba_d_ssm; null: expand x hidden)
   };
   auto read_mamba = [&](const mamba_keys& k) {
     attention_spec x;
     x.kind = attention_kind::mamba2;
     x.d_model = s.d_model;
     x.ssm_heads = f.required(k.heads);
+    // FalconH1Config: mamba_d_ssm (absent: its default 1024; an explicit null: expand x hidden)
+    const bool own_inner = k.inner && f.has(k.inner) && !(f.c.contains(k.inner) && f.c[k.inner].is_null());
+    const std::string inner_name = own_inner ? std::string(k.inner) : std::string(k.expand ? k.expand : "") + " x hidden_size";
     if (const json* dh = f.get(k.head_dim); k.expand && dh && *dh == "auto") {
-      const std::int64_t inner = checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
+      const std::int64_t inner = own_inner ? f.required(k.inner) : checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
       if (inner % x.ssm_heads != 0)
-        bad(k.heads, "must divide " + std::string(k.expand) + " x hidden_size = " + std::to_string(inner) + " (" +
-                         k.head_dim + " auto)",
+        bad(k.heads, "must divide " + inner_name + " = " + std::to_string(inner) + " (" + k.head_dim + " auto)",
             *f.get(k.heads));
       x.ssm_head_dim = inner / x.ssm_heads;
     } else {
       x.ssm_head_dim = f.required(k.head_dim);
+      if (k.inner) { // FalconH1Config.validate_architecture: mamba_d_head x mamba_n_heads = the inner width
+        const std::int64_t inner = own_inner ? f.required(k.inner) : checked_mul(f.required(k.expand), s.d_model, fn, "Mamba inner width");
+        if (checked_mul(x.ssm_head_dim, x.ssm_heads, fn, "Mamba inner width") != inner)
+          bad(k.head_dim, "x " + std::string(k.heads) + " = " + std::to_string(x.ssm_heads) + " must equal " + inner_name +
+                              " = " + std::to_string(inner),
+              *f.get(k.head_dim));
+      }
     }
     x.ssm_state = f.required(k.state);
     x.ssm_groups = f.required(k.groups);
@@ -1894,7 +1924,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     }
     if (pattern.find('M') != std::string::npos)
       mamba = read_mamba({"mamba_num_heads", "mamba_head_dim", nullptr, "ssm_state_size", "n_groups", "conv_kernel",
-                          "use_conv_bias", "use_bias"});
+                          "use_conv_bias", "use_bias", nullptr});
   }
   // GraniteMoeHybrid: layer_types "mamba" / "attention" (every layer keeps its FFN and 2 norms).
   std::vector<bool> mamba_at;
@@ -1911,7 +1941,23 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     }
     if (std::find(mamba_at.begin(), mamba_at.end(), true) != mamba_at.end())
       mamba = read_mamba({"mamba_n_heads", "mamba_d_head", "mamba_expand", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
-                          "mamba_conv_bias", "mamba_proj_bias"});
+                          "mamba_conv_bias", "mamba_proj_bias", nullptr});
+  }
+  // Falcon-H1: a Mamba-2 mixer beside the attention of every layer (FalconH1Mixer): in_proj's bias
+  // mamba_proj_bias, out_proj's projectors_bias, the gated RMSNorm(I) only with mamba_rms_norm.
+  if (fam.parallel_mamba) {
+    b.parallel = read_mamba({"mamba_n_heads", "mamba_d_head", "mamba_expand", "mamba_d_state", "mamba_n_groups",
+                             "mamba_d_conv", "mamba_conv_bias", "mamba_proj_bias", "mamba_d_ssm"});
+    b.parallel.out_bias = f.flag("projectors_bias", false);
+    b.parallel.ssm_norm = f.flag("mamba_rms_norm", false);
+    const attention_spec& p = b.parallel;
+    m.notes.push_back("every layer runs attention and a Mamba-2 mixer in parallel on the same normed input, outputs "
+                      "summed (" + std::to_string(p.ssm_heads) + " heads of " + std::to_string(p.ssm_head_dim) +
+                      ", state " + std::to_string(p.ssm_state) + ", " + std::to_string(p.ssm_groups) +
+                      " group(s), conv " + std::to_string(p.conv_kernel) +
+                      (p.ssm_norm ? ", gated RMSNorm" : ", no gated RMSNorm") +
+                      "): the layer caches keys and values per token and the mixer's state per sequence; the muP "
+                      "multipliers change no count (mup_vector is a non-persistent buffer, not counted)");
   }
   // Qwen3-Next: Gated DeltaNet ("linear_attention") and gated full-attention layers, from
   // layer_types, else every full_attention_interval-th layer is full attention.
@@ -2402,6 +2448,38 @@ inline std::int64_t pixtral_vision_params(const json& top, std::int64_t text_hid
   return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
 }
 
+/// Parameters of Qwen3_5VisionModel (Qwen3.5 / Qwen3.6 vision tower and merger) from a qwen3_5 /
+/// qwen3_5_moe vision_config, as transformers builds them (absent fields: Qwen3_5VisionConfig's
+/// defaults): patch_embed Conv3d(in_channels, h, (temporal_patch_size, p, p)) with bias,
+/// pos_embed Embedding(num_position_embeddings, h); per block (depth) norm1, norm2 LayerNorm(h),
+/// attn qkv Linear(h, 3h) and proj Linear(h, h), mlp linear_fc1 Linear(h, I) and linear_fc2
+/// Linear(I, h), all with bias; merger norm LayerNorm(h), linear_fc1 Linear(h s^2, h s^2),
+/// linear_fc2 Linear(h s^2, out_hidden_size), with bias (s = spatial_merge_size). -1 when a
+/// field is malformed or deepstack_visual_indexes is non-empty (Qwen3-VL's deepstack mergers:
+/// not this tower).
+inline std::int64_t qwen3_5_vision_params(const json& v) {
+  auto get = [&](const char* k, std::int64_t fallback) -> std::int64_t {
+    if (!present(v, k)) return fallback;
+    const auto i = as_integer(v[k]);
+    return i && *i >= 1 && *i <= (std::int64_t(1) << 24) ? *i : -1;
+  };
+  if (present(v, "deepstack_visual_indexes") &&
+      !(v["deepstack_visual_indexes"].is_array() && v["deepstack_visual_indexes"].empty()))
+    return -1;
+  const std::int64_t L = get("depth", 27), h = get("hidden_size", 1152), I = get("intermediate_size", 4304),
+                     c = get("in_channels", 3), p = get("patch_size", 16), t = get("temporal_patch_size", 2),
+                     s = get("spatial_merge_size", 2), out = get("out_hidden_size", 3584),
+                     pos = get("num_position_embeddings", 2304);
+  for (std::int64_t x : {L, h, I, c, p, t, s, out, pos})
+    if (x < 1) return -1;
+  __extension__ typedef __int128 i128; // every factor <= 2^24: no product below passes 2^127
+  const i128 hs = i128(h) * s * s;
+  const i128 block = 4 * i128(h) + (i128(h) * 3 * h + 3 * h) + (i128(h) * h + h) + (i128(h) * I + I) + (i128(I) * h + h);
+  const i128 n = i128(c) * t * p * p * h + h + i128(pos) * h + L * block + 2 * i128(h) + (hs * hs + hs) +
+                 (hs * out + out);
+  return n > i128(INT64_MAX) ? -1 : std::int64_t(n);
+}
+
 } // namespace detail::hf
 
 /// The table of families read_hf_config understands (field names, defaults, structure).
@@ -2461,6 +2539,9 @@ inline hf_model read_hf_config(const nlohmann::json& config) {
     if (outer == "mistral3") m.vision_params = h::pixtral_vision_params(config, m.spec.d_model);
     if (outer == "gemma4" && h::present(config, "vision_config") && config["vision_config"].is_object())
       m.vision_params = h::gemma4_vision_params(config["vision_config"], m.spec.d_model);
+    if ((outer == "qwen3_5" || outer == "qwen3_5_moe") && h::present(config, "vision_config") &&
+        config["vision_config"].is_object())
+      m.vision_params = h::qwen3_5_vision_params(config["vision_config"]);
     const bool audio = h::present(config, "audio_config");
     if (outer == "gemma4" && audio && config["audio_config"].is_object())
       m.audio_params = h::gemma4_audio_params(config["audio_config"], m.spec.d_model);

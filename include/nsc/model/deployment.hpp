@@ -58,7 +58,9 @@
 ///    Nemotron-H-class models: state = fp32. The layer's kv_cache_bytes (and the totals, hence
 ///    memory) include B x these state bytes; state_bytes_per_sequence shows them alone. Their
 ///    per-token MACs (mixer_macs_per_token: conv_dim K + 2 H P N) count in prefill (T times)
-///    and decode (once), outside linear_macs_per_token.
+///    and decode (once), outside linear_macs_per_token. A block's parallel mixer
+///    (block_spec::parallel, Falcon-H1's Mamba-2 beside the attention) adds its state and MACs
+///    to those of the layer, whose attention caches its keys and values as usual.
 ///  * Memory = weight bytes + KV-cache bytes (+ mixer state) at the workload (activations are
 ///    not counted).
 #ifndef NSC_MODEL_DEPLOYMENT_HPP
@@ -479,15 +481,20 @@ inline deployment deploy(const transformer_spec& spec, const workload& w) {
       d.kv_bytes_per_token = to_u64(tok, "KV bytes per token");
       d.kv_cache_bytes = to_u64(mul128(mul128(tok, u128(keys), "KV-cache bytes"), u128(w.batch), "KV-cache bytes"),
                                 "KV-cache bytes");
-      // State-space mixers: a fixed-size state per sequence and per-token recurrence MACs.
-      const state_elements st = mixer_state(a);
-      const u128 seq_state = add128(mul128(u128(st.conv), conv_bytes, "state bytes"),
-                                    mul128(u128(st.recurrent), state_bytes, "state bytes"), "state bytes");
+      // State-space mixers: a fixed-size state per sequence and per-token recurrence MACs (the
+      // layer's own mixer, and a parallel one beside its attention: Falcon-H1).
+      block_spec bb = spec.blocks[block - 1];
+      bb.attention.d_model = spec.d_model;
+      const attention_spec p = parallel_mixer(bb);
+      const state_elements st = mixer_state(a), sp = mixer_state(p);
+      const u128 seq_state =
+          add128(mul128(u128(st.conv) + u128(sp.conv), conv_bytes, "state bytes"),
+                 mul128(u128(st.recurrent) + u128(sp.recurrent), state_bytes, "state bytes"), "state bytes");
       d.state_bytes_per_sequence = to_u64(seq_state, "state bytes per sequence");
       const u128 batch_state = mul128(seq_state, u128(w.batch), "state bytes");
       d.kv_cache_bytes = to_u64(add128(d.kv_cache_bytes, batch_state, "KV-cache bytes"), "KV-cache bytes");
       state_total = add128(state_total, mul128(batch_state, u128(l.repeat), "state bytes"), "state bytes");
-      d.state_macs_per_token = std::uint64_t(mixer_macs_per_token(a));
+      d.state_macs_per_token = std::uint64_t(mixer_macs_per_token(a)) + std::uint64_t(mixer_macs_per_token(p));
       pre = add128(pre, mul128(u128(d.state_macs_per_token), u128(T), "prefill MACs"), "prefill MACs");
       dec = add128(dec, u128(d.state_macs_per_token), "decode MACs");
     }

@@ -314,6 +314,7 @@ inline block_spec sublayer_block(const block_spec& b, bool attention) {
     out.per_layer_input = 0;
   } else {
     out.attention.kind = attention_kind::none;
+    out.parallel.kind = attention_kind::none; // a parallel mixer belongs to the attention sublayer
     out.n_norms = b.ffn.kind != ffn_kind::none ? b.n_norms - (has_attention ? per : 0) : 0;
   }
   out.repeat = 1;

@@ -283,6 +283,13 @@ struct attention_spec {
   }
 };
 
+/// An absent mixer (kind none): the default of block_spec::parallel.
+constexpr attention_spec absent_mixer() noexcept {
+  attention_spec a;
+  a.kind = attention_kind::none;
+  return a;
+}
+
 /// Feed-forward block: standard (up: (d_ff, d), down: (d, d_ff)) or gated (gate and up
 /// (d_ff, d), down (d, d_ff); SwiGLU). With n_experts >= 1 it is a mixture of experts: every
 /// expert weight has copies = n_experts and active_copies = top_k, and a router
@@ -325,6 +332,14 @@ struct block_spec {
   /// kind): 2 p d parameters and MACs per token (part::other, scored) + one norm. The model's
   /// embeddings.per_layer_dim must equal p (see embedding_spec).
   std::int64_t per_layer_input = 0;
+  /// A second sequence mixer run in parallel with `attention` on the same normed input, the
+  /// two outputs summed before the residual (Falcon-H1: a Mamba-2 mixer beside the attention of
+  /// every layer). kind none (default): absent; otherwise a recurrent kind (mamba2,
+  /// gated_deltanet) next to standard or latent attention. Its d_model is the attention's (0
+  /// allowed). Its weights are the layer's attention part, named "mamba.<name>"; its norm,
+  /// convolution and per-head parameters, state (per sequence) and MACs add to the layer's, so
+  /// the layer caches both the attention's keys and values and the mixer's state.
+  attention_spec parallel = absent_mixer();
 };
 
 /// Embedding tables. The position and token-type tables and the embedding norm have width
@@ -446,6 +461,18 @@ inline std::int64_t mixer_macs_per_token(const attention_spec& a) {
       detail::checked_mul<std::int64_t>(products, detail::checked_mul(w.inner, a.ssm_state, fn, "state MACs"), fn,
                                         "state MACs"),
       fn, "mixer MACs");
+}
+
+/// The parallel mixer of a block (block_spec::parallel) with its d_model set to the attention's;
+/// kind none when the block has none.
+inline attention_spec parallel_mixer(const block_spec& b) {
+  attention_spec p = b.parallel;
+  if (p.kind != attention_kind::none) {
+    p.d_model = b.attention.d_model;
+    p.qkv = b.attention.qkv; // scored with the attention's layout (per head or whole)
+    p.out = b.attention.out;
+  }
+  return p;
 }
 
 namespace detail {
@@ -574,6 +601,19 @@ inline void check_ffn(const ffn_spec& f, const spec_context& c) {
 inline void check_block(const block_spec& b, const spec_context& c) {
   check_attention(b.attention, c);
   check_ffn(b.ffn, c);
+  if (b.parallel.kind != attention_kind::none) {
+    if (!b.parallel.recurrent())
+      c.fail("parallel.kind must be none, mamba2 or gated_deltanet (a recurrent mixer beside the attention)",
+             to_string(b.parallel.kind));
+    if (!b.attention.attends())
+      c.fail("parallel needs standard or latent attention beside it (attention.kind)", to_string(b.attention.kind));
+    if (b.parallel.d_model != 0 && b.parallel.d_model != b.attention.d_model)
+      c.fail("parallel.d_model must be 0 or attention.d_model = " + std::to_string(b.attention.d_model),
+             b.parallel.d_model);
+    attention_spec p = b.parallel;
+    p.d_model = b.attention.d_model;
+    check_attention(p, {c.function, c.prefix + "parallel mixer: "});
+  }
   if (b.ffn.d_model != b.attention.d_model)
     c.fail("ffn.d_model must equal attention.d_model = " + std::to_string(b.attention.d_model),
            b.ffn.d_model);
@@ -833,6 +873,16 @@ inline layer make_block_unchecked(const block_spec& b, double seq_len, std::stri
   l.other_params = mixer_other_params(b.attention);
   if (b.attention.sinks && b.attention.kind == attention_kind::standard)
     l.other_params = checked_add(l.other_params, b.attention.n_heads, "nsc::make_block", "sink parameters");
+  const attention_spec p = parallel_mixer(b);
+  if (p.kind != attention_kind::none) { // Falcon-H1: the Mamba-2 mixer beside the attention
+    const char* prefix = p.kind == attention_kind::mamba2 ? "mamba." : "linear_attn.";
+    for (weight& w : attention_weights_unchecked(p, lo)) {
+      w.name = prefix + w.name;
+      l.weights.push_back(std::move(w));
+    }
+    l.norm_params = checked_add(l.norm_params, mixer_norm_params(p), "nsc::make_block", "norm parameters");
+    l.other_params = checked_add(l.other_params, mixer_other_params(p), "nsc::make_block", "mixer parameters");
+  }
   if (b.ffn.router_scales && b.ffn.kind == ffn_kind::standard && b.ffn.n_experts >= 1) // Gemma 4: scale + per_expert_scale
     l.other_params = checked_add(l.other_params, checked_add(b.ffn.d_model, b.ffn.n_experts, "nsc::make_block", "router scales"),
                                  "nsc::make_block", "router scales");
@@ -848,7 +898,7 @@ inline layer make_block_unchecked(const block_spec& b, double seq_len, std::stri
   const double keys = std::min(seq_len, cap);
   l.extra_macs = keys * double(attention_macs_per_key(b.attention)) +
                  seq_len * double(indexer_macs_per_key(b.attention)) + // the indexer scores every key
-                 double(mixer_macs_per_token(b.attention));
+                 double(mixer_macs_per_token(b.attention)) + double(mixer_macs_per_token(p));
   return l;
 }
 
@@ -1031,11 +1081,8 @@ inline network make_transformer(const transformer_spec& s, double seq_len) {
 }
 
 
-/// Whether two blocks are the same layer (attention, FFN, norms; every field compared, the
-/// repeat not).
-inline bool same_block(const block_spec& x, const block_spec& y) {
-  const attention_spec &a = x.attention, &b = y.attention;
-  const ffn_spec &f = x.ffn, &g = y.ffn;
+/// Whether two attention specs (or parallel mixers) are equal in every field.
+inline bool same_attention(const attention_spec& a, const attention_spec& b) {
   return a.kind == b.kind && a.d_model == b.d_model && a.n_heads == b.n_heads && a.n_kv_heads == b.n_kv_heads &&
          a.head_dim == b.head_dim && a.qkv == b.qkv && a.out == b.out && a.qkv_bias == b.qkv_bias &&
          a.out_bias == b.out_bias && a.lora_q == b.lora_q && a.lora_k == b.lora_k && a.lora_v == b.lora_v &&
@@ -1046,8 +1093,17 @@ inline bool same_block(const block_spec& x, const block_spec& y) {
          a.qk_nope_head_dim == b.qk_nope_head_dim && a.qk_rope_head_dim == b.qk_rope_head_dim &&
          a.v_head_dim == b.v_head_dim && a.ssm_heads == b.ssm_heads && a.ssm_head_dim == b.ssm_head_dim &&
          a.ssm_state == b.ssm_state && a.ssm_groups == b.ssm_groups && a.conv_kernel == b.conv_kernel &&
-         a.conv_bias == b.conv_bias && a.ssm_norm == b.ssm_norm && a.output_gate == b.output_gate && a.k_eq_v == b.k_eq_v && f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff &&
-         a.kv_shared == b.kv_shared && f.router_scales == g.router_scales && x.per_layer_input == y.per_layer_input &&
+         a.conv_bias == b.conv_bias && a.ssm_norm == b.ssm_norm && a.output_gate == b.output_gate && a.k_eq_v == b.k_eq_v &&
+         a.kv_shared == b.kv_shared;
+}
+
+/// Whether two blocks are the same layer (attention, parallel mixer, FFN, norms, per-layer
+/// input; every field compared, the repeat not).
+inline bool same_block(const block_spec& x, const block_spec& y) {
+  const ffn_spec &f = x.ffn, &g = y.ffn;
+  return same_attention(x.attention, y.attention) && same_attention(x.parallel, y.parallel) &&
+         f.kind == g.kind && f.d_model == g.d_model && f.d_ff == g.d_ff && f.router_scales == g.router_scales &&
+         x.per_layer_input == y.per_layer_input &&
          f.gated == g.gated && f.bias == g.bias && f.lora_gate == g.lora_gate && f.lora_up == g.lora_up &&
          f.lora_down == g.lora_down && f.n_experts == g.n_experts && f.top_k == g.top_k &&
          f.router_bias == g.router_bias && f.shared_d_ff == g.shared_d_ff && f.shared_gate == g.shared_gate &&

@@ -28,7 +28,11 @@
 ///    only (decilm and per_layer cannot express them: refused by name, naming the layer): kept
 ///    as they are, or removed (no-op, when no_op) when the mixer is its layer's only sublayer
 ///    (Nemotron-H: the layer leaves hybrid_override_pattern); their fixed-size state is part of
-///    the kv_bytes and memory costs (deploy).
+///    the kv_bytes and memory costs (deploy). A layer running attention and a Mamba-2 mixer in
+///    parallel (falcon_h1, block_spec::parallel): both mixers kept as they are (the nsc format
+///    has no field to change either), its FFN pruned as any; decilm refuses it by name (the
+///    per_layer writer refuses falcon_h1, whose config has no per_layer_config; --uniform writes
+///    its own fields).
 ///  * FFN (standard kind): widths w on the grid {G, 2G, ...} below the model's width d_ff, plus
 ///    d_ff itself, w >= min_ffn and w % tp == 0 (d_ff is always offered); plus no-op in decilm
 ///    and per_layer (the nsc format has no no-op). A linear FFN is kept (or no-op).
@@ -351,6 +355,10 @@ inline std::string prune_block_key(const block_spec& b) {
         std::int64_t(f.bias), f.lora_gate, f.lora_up, f.lora_down, f.n_experts, f.top_k,
         std::int64_t(f.router_bias), f.shared_d_ff, std::int64_t(f.shared_gate), std::int64_t(b.norm), b.n_norms})
     put(v);
+  const attention_spec& p = b.parallel; // falcon_h1's Mamba-2 beside the attention
+  for (std::int64_t v : {std::int64_t(p.kind), p.ssm_heads, p.ssm_head_dim, p.ssm_state, p.ssm_groups, p.conv_kernel,
+                         std::int64_t(p.conv_bias), std::int64_t(p.ssm_norm), std::int64_t(p.qkv_bias), std::int64_t(p.out_bias)})
+    put(v);
   return s;
 }
 
@@ -435,6 +443,7 @@ inline block_spec prune_block(const prune_layer_space& l, const prune_layer_choi
   if (c.attention_none) {
     b.attention.kind = attention_kind::none;
     b.attention.output_gate = false; // a removed gated attention (qwen3_next) keeps no gate
+    b.parallel.kind = attention_kind::none; // and a removed attention its parallel mixer (falcon_h1)
   } else {
     ++present;
     if (b.attention.kind == attention_kind::standard) {
@@ -535,13 +544,23 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
                                  "without these, like gemma-4-31B, can be pruned)",
                              out.spec.name);
   }
-  for (std::size_t i = 0; i < out.spec.blocks.size(); ++i) // DeciLM and per_layer_config have no state-space mixer
+  for (std::size_t i = 0; i < out.spec.blocks.size(); ++i) { // DeciLM and per_layer_config have no state-space mixer
+    // DeciLM's blocks have no second mixer; per_layer (whose per_layer_config falcon_h1 does not
+    // read: refused by name when written) still serves --uniform, which writes the family's own fields.
+    if (s.format == prune_format::decilm && out.spec.blocks[i].parallel.kind != attention_kind::none)
+      throw_invalid_argument(prune_fn,
+                             "layer " + std::to_string(i) + " runs attention and a " +
+                                 std::string(to_string(out.spec.blocks[i].parallel.kind)) +
+                                 " mixer in parallel (falcon_h1), which the " + std::string(to_string(s.format)) +
+                                 " format cannot express; use the nsc format (it keeps the mixers and prunes the FFN widths)",
+                             to_string(s.format));
     if (s.format != prune_format::nsc && out.spec.blocks[i].attention.recurrent())
       throw_invalid_argument(prune_fn,
                              "layer " + std::to_string(i) + " is a " + std::string(to_string(out.spec.blocks[i].attention.kind)) + " layer, which the " +
                                  std::string(to_string(s.format)) +
                                  " format cannot express; use the nsc format (it keeps or removes such layers)",
                              to_string(s.format));
+  }
   psi_cache cache;
   std::vector<std::string> keys;
   std::vector<std::size_t> first_of;
