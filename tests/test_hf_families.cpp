@@ -1988,6 +1988,8 @@ TEST_CASE("gemma4: 26B-A4B's MoE block by hand and the published totals", "[hf_f
   CHECK(!e4x.blocks[23].attention.kv_shared);
   CHECK(e4x.blocks[24].ffn.d_ff == 10240);
   CHECK(count(hf_network(e4, 256)).total() + e4.vision_params + e4.audio_params == 7941100832);
+}
+
 TEST_CASE("falcon_h1: attention and Mamba-2 in parallel in one layer, by hand (issue 18f)", "[hf_families][mamba2]") {
   using Catch::Contains;
   const json tiny = {{"model_type", "falcon_h1"}, {"hidden_size", 16}, {"num_hidden_layers", 2},
