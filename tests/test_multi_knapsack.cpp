@@ -12,6 +12,7 @@
 #include "support/brute_force.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -798,6 +799,153 @@ TEST_CASE("front listing: refused past the memory cap with the epsilon that fits
                             double(p.cost[1]) <= 1.2 * double(s.cost[1]));
     }
     REQUIRE(covered);
+  }
+}
+
+TEST_CASE("in-DP epsilon-front: every selection whose costs x (1 + eps) fit is covered, on random instances",
+          "[mmck][epsilon][brute]") {
+  // Brute force lists every selection; the guarantee is checked for each one against the
+  // returned points, and every returned point is reconstructed as a real selection.
+  std::mt19937_64 rng(2124);
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 300;
+#else
+  const int trials = 3000;
+#endif
+  std::size_t trimmed = 0, checked = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(1 + trial % 3), G = std::size_t(uni(rng, 1, 6));
+    mmck_groups<i64> g;
+    for (std::size_t i = 0; i < G; ++i) {
+      if (i > 0 && uni(rng, 0, 2) == 0) g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);  // identical groups
+      else g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, std::size_t(uni(rng, 1, 5)), 40, 100));
+    }
+    const cost_v B = nsc_test::random_budget(rng, K, G, 40);
+    const double eps = std::array<double, 4>{0.02, 0.1, 0.5, 2.0}[std::size_t(trial / 3) % 4];
+    mmck_settings st;
+    st.epsilon = eps;
+    st.identical_groups = trial % 5 != 0;
+    const auto r = solve_mmck(g, B, st);
+    const auto& f = r.front();
+    if (f.empty()) continue;
+    REQUIRE(r.info().epsilon == eps);
+    REQUIRE(r.info().path == mmck_path::sparse);
+    trimmed += r.info().trimmed;
+    for (std::size_t i = 0; i < f.size(); ++i) {  // real selections within the budget
+      const auto ch = r.front_choice(i);
+      REQUIRE(cost_of(g, ch, K) == f[i].cost);
+      REQUIRE(value_of(g, ch) == f[i].value);
+      REQUIRE(fits(f[i].cost, B));
+    }
+    for (const auto& x : all_selections(g, K)) {
+      bool inside = true;
+      for (std::size_t k = 0; k < K; ++k) inside = inside && (1.0L + eps) * (long double)x.cost[k] <= (long double)B[k];
+      if (!inside) continue;
+      ++checked;
+      bool covered = false;
+      for (const auto& p : f) {
+        bool ok = p.value >= x.value;
+        for (std::size_t k = 0; k < K && ok; ++k) ok = (long double)p.cost[k] <= (1.0L + eps) * (long double)x.cost[k];
+        covered = covered || ok;
+      }
+      REQUIRE(covered);
+    }
+  }
+  CHECK(trimmed > 0);  // the trimming did drop states (the check is not vacuous)
+  CHECK(checked > 1000);
+}
+
+TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that does, with its guarantee; refusals",
+          "[mmck][epsilon][memory]") {
+  std::mt19937_64 rng(2125);
+  mmck_groups<i64> g;
+  for (int i = 0; i < 7; ++i) g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, 2, 6, 1000, 1000));
+  const cost_v B{7000, 7000};
+  const auto exact = solve_mmck(g, B);
+  const std::size_t n = exact.front().size();
+  REQUIRE(n > 50);
+  // fits: the exact set, every point listed
+  const auto a = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 100 * n, 0, "f");
+  REQUIRE(a.epsilon == 0);
+  REQUIRE(a.exact_refusal.empty());
+  REQUIRE(a.listing.size() == n);
+  // the listing does not fit: an epsilon-front, its guarantee checked against brute force
+  const auto b = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 100 * (n * 3 / 4), 0, "f");
+  REQUIRE(b.epsilon > 0);
+  REQUIRE(b.listing.size() <= n * 3 / 4);
+  CHECK_THAT(b.exact_refusal, Contains("listing needs more than the memory cap"));
+  // the exact DP passes its work cap: the same, the refusal names max_work
+  mmck_settings sparse;  // the work cap counts the sparse path's candidates
+  sparse.method = mmck_method::sparse;
+  sparse.max_work = 1000000;  // the epsilon attempts' cap; the exact one gets 50
+  const auto c = nsc::search::solve_mmck_front(g, B, sparse, 0.0, 100, 100 * n, 50, "f");
+  REQUIRE(c.epsilon > 0);
+  CHECK_THAT(c.exact_refusal, Contains("max_work"));
+  for (const auto* x : {&b, &c}) {
+    const double e = x->epsilon;
+    REQUIRE(std::fabs((1 + x->dp_epsilon) * (1 + x->cover_epsilon) - (1 + e)) < 1e-12);
+    const auto& f = x->result.front();
+    for (const auto& s : all_selections(g, 2)) {
+      if (!((1 + e) * double(s.cost[0]) <= double(B[0]) && (1 + e) * double(s.cost[1]) <= double(B[1]))) continue;
+      bool covered = false;
+      for (std::size_t i : x->listing)
+        covered = covered || (f[i].value >= s.value && (long double)f[i].cost[0] <= (1.0L + e) * s.cost[0] &&
+                              (long double)f[i].cost[1] <= (1.0L + e) * s.cost[1]);
+      REQUIRE(covered);
+    }
+  }
+  // a given epsilon runs the epsilon-front directly
+  const auto d = nsc::search::solve_mmck_front(g, B, {}, 0.3, 100, 100 * n, 0, "f");
+  REQUIRE(d.epsilon == 0.3);
+  REQUIRE(d.exact_refusal.empty());
+  REQUIRE(d.result.info().epsilon > 0);
+  // nothing fits: every attempt named
+  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 99, 0, "f"),
+                      Contains("f: no front fits") && Contains("eps 1.00"));
+  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.05, 100, 99, 0, "f"),
+                      Contains("f: listing the epsilon-front needs"));
+  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, -1.0, 100, 99, 0, "f"), Contains("epsilon must be"));
+}
+
+TEST_CASE("dominance filter for K >= 3 (Bentley-Saxe K-D trees) equals the quadratic scan on large point sets",
+          "[mmck][filter][brute]") {
+  std::mt19937_64 rng(2126);
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 6;
+#else
+  const int trials = 24;
+#endif
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(3 + trial % 3), n = std::size_t(uni(rng, 100, 2000));
+    const i64 span = trial % 2 ? 30 : 100000;  // many equal coordinates, or few
+    std::vector<i64> cost(n * K);
+    std::vector<double> value(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      i64 sum = 0;
+      for (std::size_t k = 0; k < K; ++k) sum += cost[i * K + k] = uni(rng, 0, span);
+      // correlated values (larger costs, larger values) keep many points non-dominated
+      value[i] = double(sum) + double(uni(rng, 0, span));
+    }
+    const auto got = nsc::search::detail::mmck_pareto_indices(cost, value, K);
+    // reference: i is kept iff no j has cost <= and value >= with (cost, value, index) preferred
+    std::vector<std::uint32_t> want;
+    for (std::size_t i = 0; i < n; ++i) {
+      bool dominated = false;
+      for (std::size_t j = 0; j < n && !dominated; ++j) {
+        if (j == i) continue;
+        bool le = value[j] >= value[i], eq = value[j] == value[i];
+        for (std::size_t k = 0; k < K && le; ++k) {
+          le = cost[j * K + k] <= cost[i * K + k];
+          eq = eq && cost[j * K + k] == cost[i * K + k];
+        }
+        dominated = le && (!eq || j < i);  // identical points: the first index is kept
+      }
+      if (!dominated) want.push_back(std::uint32_t(i));
+    }
+    auto sorted = got;
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(sorted == want);
+    REQUIRE(want.size() > 40);
   }
 }
 

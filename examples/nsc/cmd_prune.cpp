@@ -505,7 +505,10 @@ int run_generic(const prune_args& a) {
   if (!a.uniform && !r.info.reason.empty()) j["solver_choice"] = r.info.reason;
   if (a.front) {
     j["front_points"] = r.front_points;
-    j["front_epsilon"] = a.front_epsilon;
+    j["front_epsilon"] = r.front_epsilon; // the listing's guarantee (0: exact)
+    j["front_solver"] = r.front_info.describe();
+    if (r.front_epsilon > 0) j["front_dp_epsilon"] = r.front_dp_epsilon;
+    if (!r.front_exact_refusal.empty()) j["front_exact_refusal"] = r.front_exact_refusal;
   }
   j["options"] = space.options();
   j["time_seconds"] = secs;
@@ -637,12 +640,21 @@ int run_generic(const prune_args& a) {
   serving_line("unpruned", r.unpruned);
   serving_line("best", b);
   if (a.front) {
-    if (a.front_epsilon > 0)
-      std::printf("front    %zu of %zu Pareto points over the budgeted costs: an epsilon-cover, every Pareto point within "
-                  "(1 + %g) in each budgeted cost of a listed one with >= its NSC (--json for all)\n",
-                  r.front.size(), r.front_points, a.front_epsilon);
-    else
-      std::printf("front    %zu Pareto points over the budgeted costs (--json for all)\n", r.front.size());
+    if (r.front_epsilon > 0) {
+      std::printf("front    %zu points over the budgeted costs, an epsilon-front with eps = %g: every model whose budgeted "
+                  "costs x (1 + eps) fit the budgets has a listed one within (1 + eps) in each budgeted cost with >= its NSC "
+                  "(--json for all)\n",
+                  r.front.size(), r.front_epsilon);
+      std::printf("         %s: %zu points, trimmed to one per (1 + %.3g)-box at each of %zu levels (1 + %.3g overall), then "
+                  "an epsilon-cover (1 + %.3g)\n",
+                  r.front_info.describe().c_str(), r.front_points, r.front_info.trim_factor - 1, r.front_info.trim_depth,
+                  r.front_dp_epsilon, r.front_dp_epsilon);
+      if (!r.front_exact_refusal.empty())
+        std::printf("         not the exact front: %s (%s)\n", r.front_exact_refusal.c_str(),
+                    time_text(r.front_exact_seconds).c_str());
+    } else {
+      std::printf("front    %zu Pareto points over the budgeted costs (exact; --json for all)\n", r.front.size());
+    }
     const std::size_t n = r.front.size(), rows = std::min<std::size_t>(n, 9);
     for (std::size_t k = 0; k < rows; ++k) row("", r.front[rows == 1 ? 0 : k * (n - 1) / (rows - 1)]);
   }
@@ -952,7 +964,8 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
                 "generic, --top: identical layers' choices in another order are separate entries (default: one entry "
                 "per multiset, with the number of orderings it stands for)");
   sub->add_option("--front-epsilon", args->front_epsilon,
-                  "generic, --front: list an epsilon-cover (every Pareto point within (1 + eps) in each cost of a listed one)")
+                  "generic, --front: an epsilon-front (every model whose costs x (1 + eps) fit has a listed one within (1 + eps) in "
+                  "each cost with >= its NSC; default: exact when it fits the caps, else the first of 0.01, 0.05, 0.2, 1 that does)")
       ->check(CLI::Range(1e-9, 1000.0));
   sub->add_option("--max-memory", args->max_memory,
                   "memory cap for the solver's tables and the listed front (bytes as 6GiB, 500MB or 1e9; default 1GiB); larger queries are "

@@ -622,8 +622,8 @@ int run_generic(const generic_args& a) {
       std::printf("         %-20s %s\n", f.groups[g].name.c_str(), f.groups[g].options[r.best->choice[g]].name.c_str());
     if (a.front) {
       std::printf("front    %zu Pareto points%s%s\n", r.front.size(),
-                  a.front_epsilon > 0 ? (" (an epsilon-cover: every Pareto point within (1 + " + nsc_cli::fmt(a.front_epsilon) +
-                                         ") in each cost of a listed one with >= its value)").c_str() : "",
+                  r.front_epsilon > 0 ? (" (an epsilon-front: every selection whose costs x (1 + " + nsc_cli::fmt(r.front_epsilon) +
+                                         ") fit has a listed one within that factor in each cost with >= its value)").c_str() : "",
                   r.front.size() > 25 ? " (sampled; --json lists all)" : "");
       for (std::size_t i : sample_rows(r.front.size(), 25))
         std::printf("         value %-14.10g %s\n", r.front[i].value, costs_text(r.front[i]).c_str());
@@ -714,8 +714,8 @@ int run_generic(const generic_args& a) {
   }
   if (a.front) {
     std::printf("front    %zu Pareto points%s%s\n", r.front.size(),
-                  a.front_epsilon > 0 ? (" (an epsilon-cover: every Pareto point within (1 + " + nsc_cli::fmt(a.front_epsilon) +
-                                         ") in each cost of a listed one with >= its value)").c_str() : "",
+                  r.front_epsilon > 0 ? (" (an epsilon-front: every selection whose costs x (1 + " + nsc_cli::fmt(r.front_epsilon) +
+                                         ") fit has a listed one within that factor in each cost with >= its value)").c_str() : "",
                 r.front.size() > 25 ? " (sampled; --json lists all)" : "");
     for (std::size_t i : sample_rows(r.front.size(), 25))
       std::printf("         NSC %-12.6f %s\n", r.front[i].nsc, costs_text(r.front[i]).c_str());
@@ -850,7 +850,9 @@ int run_library(const generic_args& a) {
       for (const auto& c : r->front) fr.push_back(sel_json(c));
       j["front"] = std::move(fr);
       j["front_points"] = r->front_points;
-      j["front_epsilon"] = a.front_epsilon;
+      j["front_epsilon"] = r->front_epsilon;
+      j["front_engine"] = engine_json(r->front_info);
+      if (!r->front_exact_refusal.empty()) j["front_exact_refusal"] = r->front_exact_refusal;
     }
     if (a.top) {
       nlohmann::json tp = nlohmann::json::array();
@@ -880,10 +882,12 @@ int run_library(const generic_args& a) {
     l = k;
   }
   if (a.front) {
-    std::printf("front    %zu of %zu Pareto points%s%s\n", r->front.size(), r->front_points,
-                a.front_epsilon > 0 ? (" (an epsilon-cover: every Pareto point within (1 + " + nsc_cli::fmt(a.front_epsilon) +
-                                       ") in each budgeted cost of a listed one with >= its value)").c_str() : "",
-                r->front.size() > 25 ? " (sampled; --json lists all)" : "");
+    if (r->front_epsilon > 0)
+      std::printf("front    %zu points, an epsilon-front with eps = %s: every selection whose budgeted costs x (1 + eps) fit "
+                  "has a listed one within (1 + eps) in each budgeted cost with >= its value%s\n",
+                  r->front.size(), nsc_cli::fmt(r->front_epsilon).c_str(), r->front.size() > 25 ? " (sampled; --json lists all)" : "");
+    else
+      std::printf("front    %zu Pareto points (exact)%s\n", r->front.size(), r->front.size() > 25 ? " (sampled; --json lists all)" : "");
     for (std::size_t i : sample_rows(r->front.size(), 25)) std::printf("         %s\n", totals_text(r->front[i]).c_str());
   }
   if (a.top) {
@@ -898,6 +902,15 @@ int run_library(const generic_args& a) {
     if (!a.positions) nsc_cli::print_ties(values, r->top_orderings, r->top.size() == a.top, a.objective.c_str());
   }
   print_engine(r->info);
+  if (a.front) {
+    const auto& fi = r->front_info;
+    std::printf("front    %s: %zu points%s\n", fi.describe().c_str(), r->front_points,
+                fi.epsilon > 0 ? (", trimmed to one per (1 + " + nsc_cli::fmt(fi.trim_factor - 1, 3) + ")-box at each of " +
+                                  std::to_string(fi.trim_depth) + " levels, then an epsilon-cover (1 + " +
+                                  nsc_cli::fmt(r->front_dp_epsilon, 3) + ")").c_str() : "");
+    if (!r->front_exact_refusal.empty())
+      std::printf("         not the exact front: %s (%s)\n", r->front_exact_refusal.c_str(), time_text(r->front_exact_seconds).c_str());
+  }
   if (!relaxed_note.empty()) std::printf("         %s\n", relaxed_note.c_str());
   std::printf("time     %s (reading %s)\n", time_text(secs).c_str(), time_text(read_secs).c_str());
   return 0;

@@ -35,10 +35,13 @@ struct budget_search_settings {
   bool front = false;             ///< also return the Pareto set (every budget vector <= B)
   std::size_t top = 0;            ///< also return the `top` best selections (0: none; <= 1000)
   std::size_t min_distance = 0;   ///< Hamming distance between the top selections
-  /// > 0: list an epsilon-cover of the Pareto set (mmck_front_listing: every Pareto point within
-  /// (1 + eps) in each cost of a listed point with >= its value); the listing, exact or not, is
-  /// refused past mmck.max_table_bytes with the epsilon that would fit.
+  /// > 0: an epsilon-front (solve_mmck_front: in-DP trimming, then an epsilon-cover): every
+  /// selection x with (1 + eps) cost_k(x) <= B_k has a listed one within (1 + eps) in each cost
+  /// with >= its value. 0: the exact set when it is solved within front_exact_work and listed
+  /// within mmck.max_table_bytes, otherwise the first epsilon of 0.01, 0.05, 0.2, 1 that fits.
   double front_epsilon = 0;
+  /// Work cap (DP candidates) of the exact front attempt (0: none); mmck.max_work if smaller.
+  std::uint64_t front_exact_work = 100000000;
   mmck_settings mmck{};
   /// top: false (default) lists the k best up to permuting identical groups (k_best's ties: one
   /// selection per multiset, top_orderings its count); true: every position assignment.
@@ -60,9 +63,14 @@ struct budget_search_result {
   std::vector<budget_selection<Value>> front;   ///< Pareto set, lexicographic cost order
   std::vector<budget_selection<Value>> top;     ///< value descending
   std::vector<std::string> top_orderings;       ///< per top selection: count_orderings (decimal)
-  std::size_t front_points = 0;                 ///< size of the exact Pareto set (front: its listing)
+  std::size_t front_points = 0;                 ///< points the front's DP returned (exact: the Pareto set)
+  double front_epsilon = 0;                     ///< the front's guarantee (0: exact; solve_mmck_front)
+  double front_dp_epsilon = 0;                  ///< its in-DP trimming share
+  std::string front_exact_refusal;              ///< why the exact set is not listed (empty: it is)
+  double front_exact_seconds = 0;               ///< time spent on the exact attempt first
   std::vector<std::int64_t> budget;             ///< the vector solved (limits, clamped)
-  mmck_info info;
+  mmck_info info;                               ///< the best's solve
+  mmck_info front_info;                         ///< the front's DP
 };
 
 /// The per-dimension sum of the groups' largest costs, saturated at INT64_MAX.
@@ -97,7 +105,16 @@ budget_search_result<Value> search_budgets(const mmck_groups<Value>& groups,
   }
   mmck_settings ms = s.mmck;
   ms.single_budget = !s.front;
-  const auto r = solve_mmck(groups, out.budget, ms);
+  const std::size_t per = (groups.size() + K) * 8 + sizeof(Value) + 96;
+  std::optional<mmck_front_solution<Value>> fs;
+  if (s.front)
+    fs = solve_mmck_front(groups, out.budget, s.mmck, s.front_epsilon, per, s.mmck.max_table_bytes, s.front_exact_work, fn);
+  std::optional<mmck_result<Value>> single;  // the best: from an exact front, else one exact query
+  if (!fs || fs->epsilon > 0) {
+    ms.single_budget = true;
+    single = solve_mmck(groups, out.budget, ms);
+  }
+  const mmck_result<Value>& r = single ? *single : fs->result;
   out.info = r.info();
   auto make = [&](const std::vector<std::size_t>& ch, const Value& v) {
     budget_selection<Value> x;
@@ -109,11 +126,15 @@ budget_search_result<Value> search_budgets(const mmck_groups<Value>& groups,
     return x;
   };
   if (const auto ch = r.choice(out.budget)) out.best = make(*ch, *r.best(out.budget));
-  if (s.front) {
-    out.front_points = r.front().size();
-    const std::size_t per = (groups.size() + K) * 8 + sizeof(Value) + 96;
-    for (std::size_t i : mmck_front_listing(r, per, s.front_epsilon, s.mmck.max_table_bytes, fn))
-      out.front.push_back(make(r.front_choice(i), r.front()[i].value));
+  if (fs) {
+    const mmck_result<Value>& fr = fs->result;
+    out.front_points = fr.front().size();
+    out.front_epsilon = fs->epsilon;
+    out.front_dp_epsilon = fs->dp_epsilon;
+    out.front_exact_refusal = fs->exact_refusal;
+    out.front_exact_seconds = fs->exact_seconds;
+    out.front_info = fr.info();
+    for (std::size_t i : fs->listing) out.front.push_back(make(fr.front_choice(i), fr.front()[i].value));
   }
   if (s.top > 0) {
     k_best_settings ks;

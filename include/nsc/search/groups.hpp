@@ -167,6 +167,7 @@ struct groups_budgets_result {
   std::vector<std::string> top_orderings;        ///< per top entry: count_orderings (decimal)
   std::vector<std::int64_t> grid_budget;         ///< per name, grid units (clamped to reachable)
   mmck_info info;
+  double front_epsilon = 0;                      ///< the front's guarantee (0: exact; solve_mmck_front)
 };
 
 /// Named groups under K named budgets at once (search_groups for several costs): each option's
@@ -238,6 +239,7 @@ inline groups_budgets_result search_groups_budgets(const std::vector<named_group
   groups_budgets_result out;
   out.grid_budget = r.budget;
   out.info = r.info;
+  out.front_epsilon = r.front_epsilon;
   auto make = [&](const budget_selection<double>& x) {
     groups_budgets_candidate c;
     c.choice = x.choice;

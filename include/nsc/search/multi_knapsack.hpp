@@ -97,6 +97,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -167,6 +168,11 @@ struct mmck_settings {
   /// most this many bytes runs directly; a larger one runs only when the sparse bounded DP
   /// passes a work cap equal to the lattice's estimated table updates.
   std::size_t lattice_direct_bytes = std::size_t{64} << 20;
+  /// Pareto-set solves (not single_budget) only: > 0 runs the sparse path with in-DP trimming
+  /// to an epsilon-front (see the file comment): every selection x with (1 + epsilon) c_k(x)
+  /// <= B_k for all k has a returned point r with value(r) >= value(x) and c_k(r) <= (1 +
+  /// epsilon) c_k(x) for every k. 0: exact.
+  double epsilon = 0;
 };
 
 /// What a solve did, for reports and benchmarks.
@@ -187,6 +193,10 @@ struct mmck_info {
   bool products = false;           ///< lattice: some product group split into its factors
   bool grid = false;               ///< lattice: a merge ran on a dense grid over its sums' lattice
   std::size_t lattice_rank = 0;    ///< lattice: the largest class lattice rank
+  double epsilon = 0;              ///< > 0: an epsilon-front (settings.epsilon), not the exact set
+  std::size_t trim_depth = 0;      ///< epsilon: trims on the longest leaf-to-root path
+  double trim_factor = 0;          ///< epsilon: each trim's factor 1 + delta, (1 + delta)^depth <= 1 + epsilon
+  std::uint64_t trimmed = 0;       ///< epsilon: states dropped by trimming
   /// Why the automatic rule took this path (empty: the fixed rule of the file comment), e.g.
   /// "lattice tables 948 MB > 64 MB: sparse bounded DP first, within 1.2e9 work".
   std::string reason;
@@ -203,6 +213,7 @@ struct mmck_info {
       extra += "identical groups doubled";
     }
     if (bounded) extra += std::string(extra.empty() ? "" : ", ") + "Lagrangian bound";
+    if (epsilon > 0) extra += std::string(extra.empty() ? "" : ", ") + "epsilon-trimmed";
     if (!extra.empty()) s += " (" + extra + ")";
     return s;
   }
@@ -567,8 +578,129 @@ void mmck_sort_options(const std::vector<mmck_option<Value>>& opts, std::size_t 
   });
 }
 
+/// Dynamic dominance index over kept states for K >= 3 (dimensions 1..K-1; dimension 0 is the
+/// stream order): dominated(c, v) is true when some inserted state i has value_i >= v and
+/// cost_ik <= c_k for k = 1..K-1, the linear scan's rule. Bentley-Saxe levels of static K-D
+/// trees (level j holds 0 or 2^j x 32 states; subtree bounding boxes and best values), plus a
+/// buffer of up to 32 scanned linearly: insertion O(log^2 n) amortised, a query visits only
+/// subtrees whose box meets {x <= c} and whose best value reaches v.
+template <class Value>
+class mmck_dominance_index {
+public:
+  mmck_dominance_index(std::size_t K, const std::vector<std::int64_t>& cost, const std::vector<Value>& value)
+      : K_(K), cost_(cost), value_(value) {}
+
+  void insert(std::uint32_t i) {
+    buffer_.push_back(i);
+    if (buffer_.size() < chunk) return;
+    std::vector<std::uint32_t> carry;
+    carry.swap(buffer_);
+    std::size_t j = 0;
+    for (; j < levels_.size() && !levels_[j].idx.empty(); ++j) {
+      carry.insert(carry.end(), levels_[j].idx.begin(), levels_[j].idx.end());
+      levels_[j] = {};
+    }
+    if (j == levels_.size()) levels_.emplace_back();
+    levels_[j].idx = std::move(carry);
+    build(levels_[j], 0, levels_[j].idx.size());
+  }
+
+  bool dominated(const std::int64_t* c, const Value& v) const {
+    for (std::uint32_t i : buffer_)
+      if (covers(i, c, v)) return true;
+    for (const tree& t : levels_)
+      if (!t.idx.empty() && query(t, c, v)) return true;
+    return false;
+  }
+
+private:
+  static constexpr std::size_t chunk = 32;
+  struct node {
+    mmck_cost mn{}, mx{};
+    std::uint32_t best = 0;  // index of a state with the largest value in the subtree
+    std::uint32_t lo = 0, hi = 0, left = 0, right = 0;
+    bool inner = false;
+  };
+  struct tree {
+    std::vector<std::uint32_t> idx;
+    std::vector<node> nodes;
+  };
+  bool covers(std::uint32_t i, const std::int64_t* c, const Value& v) const {
+    if (value_[i] < v) return false;
+    const std::int64_t* q = cost_.data() + std::size_t(i) * K_;
+    for (std::size_t k = 1; k < K_; ++k)
+      if (q[k] > c[k]) return false;
+    return true;
+  }
+  std::uint32_t build(tree& t, std::size_t lo, std::size_t hi) {
+    const auto id = std::uint32_t(t.nodes.size());
+    t.nodes.emplace_back();
+    node nd;
+    nd.lo = std::uint32_t(lo);
+    nd.hi = std::uint32_t(hi);
+    nd.best = t.idx[lo];
+    for (std::size_t k = 1; k < K_; ++k) nd.mn[k] = nd.mx[k] = cost_[std::size_t(t.idx[lo]) * K_ + k];
+    for (std::size_t u = lo; u < hi; ++u) {
+      const std::uint32_t p = t.idx[u];
+      if (value_[nd.best] < value_[p]) nd.best = p;
+      for (std::size_t k = 1; k < K_; ++k) {
+        nd.mn[k] = std::min(nd.mn[k], cost_[std::size_t(p) * K_ + k]);
+        nd.mx[k] = std::max(nd.mx[k], cost_[std::size_t(p) * K_ + k]);
+      }
+    }
+    if (hi - lo > 8) {
+      std::size_t dim = 1;
+      for (std::size_t k = 2; k < K_; ++k)
+        if (nd.mx[k] - nd.mn[k] > nd.mx[dim] - nd.mn[dim]) dim = k;
+      if (nd.mx[dim] > nd.mn[dim]) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        std::nth_element(t.idx.begin() + std::ptrdiff_t(lo), t.idx.begin() + std::ptrdiff_t(mid),
+                         t.idx.begin() + std::ptrdiff_t(hi), [&](std::uint32_t x, std::uint32_t y) {
+                           return cost_[std::size_t(x) * K_ + dim] < cost_[std::size_t(y) * K_ + dim];
+                         });
+        nd.inner = true;
+        nd.left = build(t, lo, mid);
+        nd.right = build(t, mid, hi);
+      }
+    }
+    t.nodes[id] = nd;
+    return id;
+  }
+  bool query(const tree& t, const std::int64_t* c, const Value& v) const {
+    std::uint32_t stack[128];
+    std::size_t top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      const node& nd = t.nodes[stack[--top]];
+      if (value_[nd.best] < v) continue;
+      bool meets = true, inside = true;
+      for (std::size_t k = 1; k < K_; ++k) {
+        meets = meets && nd.mn[k] <= c[k];
+        inside = inside && nd.mx[k] <= c[k];
+      }
+      if (!meets) continue;
+      if (inside) return true;  // every state here fits, and the best reaches v
+      if (nd.inner) {
+        stack[top++] = nd.left;
+        stack[top++] = nd.right;
+      } else {
+        for (std::uint32_t u = nd.lo; u < nd.hi; ++u)
+          if (covers(t.idx[u], c, v)) return true;
+      }
+    }
+    return false;
+  }
+
+  std::size_t K_;
+  const std::vector<std::int64_t>& cost_;
+  const std::vector<Value>& value_;
+  std::vector<std::uint32_t> buffer_;
+  std::vector<tree> levels_;
+};
+
 /// Streaming dominance filter: candidates arrive in lexicographic cost order, same costs
-/// adjacent with the preferred one (largest value, then smallest key) first.
+/// adjacent with the preferred one (largest value, then smallest key) first. K = 1: the best
+/// value so far; K = 2: a staircase (map c1 -> value); K >= 3: mmck_dominance_index.
 template <class Value>
 class mmck_filter {
 public:
@@ -599,14 +731,7 @@ private:
       --it;
       return !(out_.value[it->second] < v);
     }
-    for (std::size_t i = 0; i < out_.count(); ++i) {
-      if (out_.value[i] < v) continue;
-      const std::int64_t* q = out_.cost.data() + i * K_;
-      bool le = true;
-      for (std::size_t k = 1; k < K_ && le; ++k) le = q[k] <= c[k];  // q[0] <= c[0] by order
-      if (le) return true;
-    }
-    return false;
+    return index_.dominated(c, v);  // q[0] <= c[0] by the stream order
   }
   void insert(std::size_t i) {
     const Value& v = out_.value[i];
@@ -619,7 +744,9 @@ private:
       auto it = stair_.lower_bound(c1);
       while (it != stair_.end() && !(v < out_.value[it->second])) it = stair_.erase(it);
       stair_[c1] = i;
+      return;
     }
+    index_.insert(std::uint32_t(i));
   }
 
   std::size_t K_;
@@ -628,6 +755,7 @@ private:
   bool have_last_ = false;
   std::optional<Value> best_;
   std::map<std::int64_t, std::size_t> stair_;
+  mmck_dominance_index<Value> index_{K_, out_.cost, out_.value};
 };
 
 
@@ -662,6 +790,7 @@ public:
       }
     }
     if (s_.single_budget && s_.bound) setup_bound(out);
+    if (!s_.single_budget && s_.epsilon > 0) setup_trim(out);
     if (bounded_ && gap_ > 2 * slack_) {
       // Sharpen the incumbent first: the same DP with the gap cut to 1e-4 and 1e-2 of itself (a
       // heuristic: it may drop the optimum) gives feasible selections, often optimal; each run
@@ -813,6 +942,7 @@ private:
     if (bounded_) {
       for (std::size_t i = 0; i < n.count(); ++i) n.loss.push_back(option_loss(c, n.a[i]));
     }
+    trim(n);
     key_.push_back(std::vector<std::uint32_t>(n.a.begin(), n.a.end()));
     node_cls_min_.push_back(cls_min_[c]);
     account(n.count());
@@ -894,21 +1024,43 @@ private:
     } else if (!bounded_) {
       // heap merge of the shifted copies A + B[b] (each sorted by cost)
       // streaming: memory grows only with the kept states, checked as they are kept
+      if (s_.max_work != 0) {
+        // the work before it starts: the pairs within the first cap (A is sorted by it) bound
+        // the candidates; a merge past max_work is refused before any is examined
+        std::uint64_t pairs = 0;
+        for (std::size_t b = 0; b < nb; ++b) {
+          const std::int64_t room0 = cap[0] - Bn.cost[b * K_];
+          std::size_t from = self ? b : 0, to = na;
+          const std::size_t first = from;
+          while (from < to) {
+            const std::size_t mid = from + (to - from) / 2;
+            if (A.cost[mid * K_] <= room0) from = mid + 1;
+            else to = mid;
+          }
+          pairs += from - first;
+        }
+        if (work_ + pairs > s_.max_work)
+          mmck_fail("the sparse Pareto-state DP needs up to ", work_ + pairs, " candidates (a merge of ", na, " x ", nb,
+                    " states has ", pairs, " pairs within the first budget, after ", work_,
+                    " examined), more than max_work (got ", s_.max_work, ")");
+      }
       const std::size_t per = K_ * 8 + sizeof(Value) + 8;
       const std::size_t room = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / per;
-      struct cursor {
+      struct cursor {  // the pair and its sum's first two costs and value (cached for the heap)
+        std::int64_t c0, c1;
+        Value v;
         std::size_t a, b;
       };
       auto worse = [&](const cursor& x, const cursor& y) {  // heap: true if x after y
-        for (std::size_t k = 0; k < K_; ++k) {
+        if (x.c0 != y.c0) return x.c0 > y.c0;
+        if (x.c1 != y.c1) return x.c1 > y.c1;
+        for (std::size_t k = 2; k < K_; ++k) {
           const std::int64_t cx = A.cost[x.a * K_ + k] + Bn.cost[x.b * K_ + k];
           const std::int64_t cy = A.cost[y.a * K_ + k] + Bn.cost[y.b * K_ + k];
           if (cx != cy) return cx > cy;
         }
-        const Value vx = A.value[x.a] + Bn.value[x.b];
-        const Value vy = A.value[y.a] + Bn.value[y.b];
-        if (vx < vy) return true;
-        if (vy < vx) return false;
+        if (x.v < y.v) return true;
+        if (y.v < x.v) return false;
         if (keyB[x.b] != keyB[y.b]) return keyB[x.b] > keyB[y.b];
         return keyA[x.a] > keyA[y.a];
       };
@@ -918,6 +1070,9 @@ private:
         // so a first-dimension excess ends the list
         while (c.a < na) {
           if (make(c.a, c.b)) {
+            c.c0 = sum[0];
+            c.c1 = K_ > 1 ? sum[1] : 0;
+            c.v = A.value[c.a] + Bn.value[c.b];
             heap.push(c);
             return;
           }
@@ -926,18 +1081,17 @@ private:
           ++c.a;
         }
       };
-      for (std::size_t b = 0; b < nb; ++b) push_valid({self ? b : 0, b});
+      for (std::size_t b = 0; b < nb; ++b) push_valid({0, 0, Value{}, self ? b : 0, b});
       while (!heap.empty()) {
         const cursor c = heap.top();
         heap.pop();
         info_.candidates++;
         if ((info_.candidates & 4095) == 0) tick(4096);
         make(c.a, c.b);
-        if (f.offer(sum.data(), A.value[c.a] + Bn.value[c.b], std::uint32_t(c.a), std::uint32_t(c.b)) &&
-            n.count() > room)
+        if (f.offer(sum.data(), c.v, std::uint32_t(c.a), std::uint32_t(c.b)) && n.count() > room)
           check_room(n.count(), "a merge of " + std::to_string(na) + " x " + std::to_string(nb) +
                                     " states, refused when its kept states pass the cap");
-        push_valid({c.a + 1, c.b});
+        push_valid({0, 0, Value{}, c.a + 1, c.b});
       }
     } else {
       // pairs in ascending loss, within the gap
@@ -982,6 +1136,7 @@ private:
         if (f.offer(sum.data(), A.value[a] + Bn.value[b], a, b)) n.loss.push_back(A.loss[a] + Bn.loss[b]);
       }
     }
+    trim(n);
     n.a.shrink_to_fit();
     std::vector<std::uint32_t> keys(n.count());
     std::iota(keys.begin(), keys.end(), std::uint32_t{0});
@@ -991,6 +1146,92 @@ private:
     info_.states += n.count();
     nodes_->push_back(std::move(n));
     return nodes_->size() - 1;
+  }
+
+  // ---- epsilon trimming -------------------------------------------------------------------
+
+  /// The trims on the longest leaf-to-root path of build()'s tree (a leaf counts one), and from
+  /// it each trim's factor: (1 + delta)^depth <= 1 + epsilon.
+  void setup_trim(const mmck_sparse<Value>& out) {
+    std::size_t root = 0;
+    for (std::size_t c = 0; c < out.class_groups.size(); ++c) {
+      const std::size_t m = out.class_groups[c].size();
+      std::size_t node = 1;
+      if (m == 1 || !s_.identical_groups) {
+        node = m;  // the leaf, then m - 1 combines in a chain
+      } else {
+        std::size_t acc = 0, power = 1, rest = m;
+        while (true) {
+          if (rest & 1) acc = acc ? std::max(acc, power) + 1 : power;
+          rest >>= 1;
+          if (!rest) break;
+          power += 1;
+        }
+        node = acc;
+      }
+      root = root ? std::max(root, node) + 1 : node;
+    }
+    trim_depth_ = std::max<std::size_t>(root, 1);
+    const long double delta = std::expm1(std::log1p((long double)s_.epsilon) / (long double)trim_depth_);
+    // bucket width in log space, 1e-6 narrower than log(1 + delta): rounding in log() cannot put
+    // two costs further apart than 1 + delta into one bucket
+    width_ = double(std::log1p(delta) * (1.0L - 1e-6L));
+    trimming_ = width_ > 0;
+    info_.epsilon = s_.epsilon;
+    info_.trim_depth = trim_depth_;
+    info_.trim_factor = double(1.0L + delta);
+  }
+
+  /// Keeps one state per box {floor(log c_k / width)} (cost 0 its own box per dimension): the
+  /// largest value (then the first in cost order). A kept state's costs are within (1 + delta)
+  /// of every state of its box, its value >= theirs; the node stays sorted and non-dominated.
+  void trim(mmck_node<Value>& n) {
+    if (!trimming_ || n.count() < 2) return;
+    const std::size_t cnt = n.count();
+    std::vector<std::int64_t> box(cnt * K_);
+    for (std::size_t i = 0; i < cnt; ++i)
+      for (std::size_t k = 0; k < K_; ++k) {
+        const std::int64_t c = n.cost[i * K_ + k];
+        box[i * K_ + k] = c <= 0 ? std::int64_t(-1) : std::int64_t(std::floor(std::log(double(c)) / width_));
+      }
+    std::vector<std::uint32_t> order(cnt);
+    std::iota(order.begin(), order.end(), std::uint32_t{0});
+    std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+      const int r = mmck_cmp(box.data() + std::size_t(x) * K_, box.data() + std::size_t(y) * K_, K_);
+      return r != 0 ? r < 0 : x < y;
+    });
+    std::vector<unsigned char> keep(cnt, 0);
+    for (std::size_t i = 0; i < cnt;) {
+      std::size_t j = i + 1, best = order[i];
+      while (j < cnt && mmck_cmp(box.data() + std::size_t(order[i]) * K_, box.data() + std::size_t(order[j]) * K_, K_) == 0) {
+        if (n.value[best] < n.value[order[j]]) best = order[j];
+        ++j;
+      }
+      keep[best] = 1;
+      i = j;
+    }
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < cnt; ++i) {
+      if (!keep[i]) continue;
+      if (w != i) {
+        std::copy(n.cost.begin() + std::ptrdiff_t(i * K_), n.cost.begin() + std::ptrdiff_t((i + 1) * K_),
+                  n.cost.begin() + std::ptrdiff_t(w * K_));
+        n.value[w] = n.value[i];
+        n.a[w] = n.a[i];
+        n.b[w] = n.b[i];
+        if (!n.loss.empty()) n.loss[w] = n.loss[i];
+      }
+      ++w;
+    }
+    info_.trimmed += cnt - w;
+    n.cost.resize(w * K_);
+    n.value.resize(w);
+    n.a.resize(w);
+    n.b.resize(w);
+    if (!n.loss.empty()) n.loss.resize(w);
+    n.cost.shrink_to_fit();
+    n.value.shrink_to_fit();
+    n.b.shrink_to_fit();
   }
 
   // ---- the Lagrangian bound --------------------------------------------------------------
@@ -1210,6 +1451,10 @@ private:
   std::vector<mmck_node<Value>>* nodes_ = nullptr;
   std::size_t bytes_ = 0;
   std::uint64_t work_ = 0;
+  // epsilon trimming
+  bool trimming_ = false;
+  std::size_t trim_depth_ = 0;
+  double width_ = 0;
   // bound
   bool bounded_ = false;
   std::vector<double> lambda_, phi_, scale_;
@@ -2473,6 +2718,8 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
                               const std::vector<std::int64_t>& budget,
                               const mmck_settings& settings = {}) {
   detail::mmck_validate(groups, budget);
+  if (!(settings.epsilon >= 0 && settings.epsilon <= 1e6))
+    detail::mmck_fail("settings.epsilon must be in [0, 1e6] (got ", settings.epsilon, ")");
   const std::size_t K = budget.size(), G = groups.size();
   mmck_result<Value> r;
   r.groups_ = G;
@@ -2504,6 +2751,7 @@ mmck_result<Value> solve_mmck(const mmck_groups<Value>& groups,
     r.sparse_->nodes.emplace_back();
     return r;
   }
+  if (settings.epsilon > 0 && !settings.single_budget) return detail::mmck_run_sparse(groups, budget, settings, r);
   if (settings.method == mmck_method::lattice ||
       (settings.method == mmck_method::automatic && settings.identical_groups)) {
     const auto in = detail::mmck_lattice_classes_of(groups, settings.identical_groups);
@@ -2629,6 +2877,103 @@ std::vector<std::size_t> mmck_front_listing(const mmck_result<Value>& r, std::si
   detail::mck_fail(fn, "listing the Pareto set needs ", (unsigned long long)need, " bytes (", out.size(), " points x ",
                    bytes_per_point, " bytes", eps > 0 ? ", epsilon-cover" : "", "), more than the memory cap (got ", cap,
                    "); ", hint);
+}
+
+/// Outcome of solve_mmck_front: the solved set, which of its points to list, the guarantee.
+template <class Value>
+struct mmck_front_solution {
+  mmck_result<Value> result;          ///< exact Pareto set, or the in-DP epsilon-front
+  std::vector<std::size_t> listing;   ///< indices into result.front() to list
+  double epsilon = 0;                 ///< guarantee of the listing: (1 + dp_epsilon)(1 + cover_epsilon) - 1
+  double dp_epsilon = 0;              ///< in-DP trimming (mmck_settings::epsilon)
+  double cover_epsilon = 0;           ///< epsilon_cover of the DP's points
+  std::string exact_refusal;          ///< why the exact set is not listed (empty: it is)
+  double exact_seconds = 0;           ///< time of the exact attempt (0: none made)
+  std::uint64_t exact_work = 0;       ///< the exact attempt's work cap (0: none made)
+};
+
+/// The Pareto set of `groups` under `budget`, listed within `cap` bytes (bytes_per_point each),
+/// by a cost model (`fn` names the caller in refusals):
+///  * epsilon > 0: the in-DP epsilon-front with dp = sqrt(1 + epsilon) - 1, then its
+///    epsilon_cover with the same factor: every selection x with (1 + epsilon) c_k(x) <= B_k
+///    has a listed r with value(r) >= value(x) and c_k(r) <= (1 + epsilon) c_k(x) for every k;
+///  * epsilon = 0: the exact set when its DP finishes within `exact_work` candidates (sparse
+///    path, each merge's pairs counted before it starts; 0: no cap; settings.max_work if
+///    smaller) and settings.max_table_bytes, and its listing fits `cap`; otherwise (the reason
+///    kept in exact_refusal) the first epsilon of 0.01, 0.05, 0.2, 1 whose front runs within
+///    settings.max_work (0: 4 x exact_work) and max_table_bytes and whose listing fits.
+/// Nothing fits: std::invalid_argument "<fn>: ..." naming each attempt. settings.single_budget
+/// is ignored (a set is solved).
+template <mck_value Value>
+mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, const std::vector<std::int64_t>& budget,
+                                            const mmck_settings& settings, double epsilon, std::size_t bytes_per_point,
+                                            std::size_t cap, std::uint64_t exact_work, std::string_view fn) {
+  if (!(epsilon >= 0 && epsilon <= 1e6)) detail::mck_fail(fn, "the front epsilon must be in [0, 1e6] (got ", epsilon, ")");
+  mmck_settings ms = settings;  // the exact attempt
+  ms.single_budget = false;
+  if (exact_work != 0 && (ms.max_work == 0 || exact_work < ms.max_work)) ms.max_work = exact_work;
+  mmck_settings es = settings;  // the epsilon attempts: settings.max_work, else 4 x exact_work
+  es.single_budget = false;
+  if (es.max_work == 0 && exact_work != 0) es.max_work = 4 * exact_work;
+  auto refused = [](const std::invalid_argument& e) {
+    const std::string_view w = e.what();
+    return w.find("max_work") != std::string_view::npos || w.find("max_table_bytes") != std::string_view::npos;
+  };
+  auto split = [](double e) { return double(std::sqrt(1.0L + (long double)e) - 1.0L); };
+  auto attempt = [&](double e, bool listing_refusal) -> std::optional<mmck_front_solution<Value>> {
+    mmck_front_solution<Value> out;
+    out.dp_epsilon = e > 0 ? split(e) : 0;
+    out.cover_epsilon = out.dp_epsilon;
+    mmck_settings ts = e > 0 ? es : ms;
+    ts.epsilon = out.dp_epsilon;
+    out.result = solve_mmck(groups, budget, ts);
+    const auto& f = out.result.front();
+    const std::size_t K = budget.size();
+    if (e > 0) {
+      out.listing = epsilon_cover(f.size(), K, [&](std::size_t i, std::size_t k) { return f[i].cost[k]; },
+                                  [&](std::size_t i) -> const Value& { return f[i].value; }, out.cover_epsilon);
+      out.epsilon = e;
+    } else {
+      out.listing.resize(f.size());
+      std::iota(out.listing.begin(), out.listing.end(), std::size_t{0});
+    }
+    if ((long double)out.listing.size() * (long double)bytes_per_point <= (long double)cap) return out;
+    if (listing_refusal)
+      detail::mck_fail(fn, "listing the ", e > 0 ? "epsilon-front" : "Pareto set", " needs ",
+                       (unsigned long long)((long double)out.listing.size() * (long double)bytes_per_point), " bytes (",
+                       out.listing.size(), " points x ", bytes_per_point, " bytes), more than the memory cap (got ", cap,
+                       "); give a larger epsilon, fewer budgets, or a larger memory cap");
+    return std::nullopt;
+  };
+  if (epsilon > 0) return *attempt(epsilon, true);
+  std::string why;
+  const auto t0 = std::chrono::steady_clock::now();
+  double exact_seconds = 0;
+  try {
+    if (auto x = attempt(0, false)) return std::move(*x);
+    why = "the exact Pareto set's listing needs more than the memory cap (got " + std::to_string(cap) + " bytes, " +
+          std::to_string(bytes_per_point) + " per point)";
+  } catch (const std::invalid_argument& e) {
+    if (!refused(e)) throw;
+    why = e.what();
+  }
+  exact_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string tried;
+  for (double e : {0.01, 0.05, 0.2, 1.0}) {
+    try {
+      if (auto x = attempt(e, false)) {
+        x->exact_refusal = why;
+        x->exact_seconds = exact_seconds;
+        x->exact_work = ms.max_work;
+        return std::move(*x);
+      }
+      tried += "; eps " + std::to_string(e).substr(0, 4) + ": its listing passes the memory cap";
+    } catch (const std::invalid_argument& e2) {
+      if (!refused(e2)) throw;
+      tried += "; eps " + std::to_string(e).substr(0, 4) + ": " + e2.what();
+    }
+  }
+  detail::mck_fail(fn, "no front fits: exact: ", why, tried, "; add budgets, raise --max-memory or --max-work");
 }
 
 /// A class of identical groups: `multiplicity` groups, each choosing one of `options`.

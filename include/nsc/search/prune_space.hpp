@@ -817,10 +817,13 @@ struct prune_search_settings {
   /// the option sums (costs exact integers, the same as a re-score; NSC = dp_value, equal to a
   /// re-score up to floating rounding, ~1e-15 relative) -- for fronts of many points.
   bool rescore_front = true;
-  /// > 0: list an epsilon-cover of the front (every Pareto point within (1 + eps) in each
-  /// budgeted cost of a listed one with >= its NSC); any listing past mmck.max_table_bytes is
-  /// refused with the epsilon that would fit (mmck_front_listing).
+  /// > 0: an epsilon-front (solve_mmck_front: in-DP trimming, then an epsilon-cover): every model
+  /// x with (1 + eps) cost_k(x) <= B_k has a listed one within (1 + eps) in each budgeted cost
+  /// with >= its NSC. 0: the exact front when it is solved within front_exact_work and listed
+  /// within mmck.max_table_bytes, otherwise the first epsilon of 0.01, 0.05, 0.2, 1 that fits.
   double front_epsilon = 0;
+  /// Work cap (DP candidates) of the exact front attempt (0: none); mmck.max_work if smaller.
+  std::uint64_t front_exact_work = 100000000;
   mmck_settings mmck{};
   /// top: false (default) lists the k best up to permuting identical sublayers (identical
   /// layers' attention or FFN choices swapped give the same model scores and costs: one entry,
@@ -846,7 +849,12 @@ struct prune_search_result {
   prune_cost_vector minimum{};         ///< smallest reachable value of each cost (alone)
   mmck_info info;
   std::size_t groups = 0;
-  std::size_t front_points = 0;        ///< size of the exact Pareto set (front: its listing)
+  std::size_t front_points = 0;        ///< points the front's DP returned (exact: the Pareto set)
+  double front_epsilon = 0;            ///< the front's guarantee (0: exact; solve_mmck_front)
+  double front_dp_epsilon = 0;         ///< its in-DP trimming share
+  std::string front_exact_refusal;     ///< why the exact front is not listed (empty: it is)
+  double front_exact_seconds = 0;      ///< time spent on the exact attempt before the epsilon-front
+  mmck_info front_info;                ///< the front's DP (info: the best's)
   std::uint64_t uniform_models = 0;    ///< search_prune_uniform: models enumerated (0: the knapsack ran)
 };
 
@@ -1010,20 +1018,36 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
   out.groups = groups.size();
   mmck_settings ms = s.mmck;
   ms.single_budget = !s.front; // one query: the Lagrangian-bounded path
-  const mmck_result<double> r = solve_mmck(groups, budget, ms);
+  // the front (solve_mmck_front's cost model); one candidate per listed point: per-layer choices
+  // and totals (refused past the cap)
+  const std::size_t per = groups.size() * 8 + space.layers.size() * sizeof(prune_layer_choice) + 512;
+  std::optional<mmck_front_solution<double>> fs;
+  if (s.front)
+    fs = solve_mmck_front(groups, budget, s.mmck, s.front_epsilon, per, s.mmck.max_table_bytes, s.front_exact_work, fn);
+  // the best: the exact front answers it; otherwise one exact query of the budget vector
+  std::optional<mmck_result<double>> single;
+  if (!fs || fs->epsilon > 0) {
+    ms.single_budget = true;
+    single = solve_mmck(groups, budget, ms);
+  }
+  const mmck_result<double>& r = single ? *single : fs->result;
   out.info = r.info();
   if (const auto ch = r.choice(budget)) {
     out.best = prune_make_candidate(space, sublayers(*ch), &cache);
     out.best->dp_value = space.fixed_nsc + *r.best(budget);
   }
   if (s.front && out.best) {
-    out.front_points = r.front().size();
-    // one candidate per listed point: per-layer choices and totals (refused past the cap)
-    const std::size_t per = groups.size() * 8 + space.layers.size() * sizeof(prune_layer_choice) + 512;
-    for (std::size_t i : mmck_front_listing(r, per, s.front_epsilon, s.mmck.max_table_bytes, fn)) {
-      out.front.push_back(s.rescore_front ? prune_make_candidate(space, sublayers(r.front_choice(i)), &cache)
-                                          : prune_sum_candidate(space, sublayers(r.front_choice(i))));
-      out.front.back().dp_value = space.fixed_nsc + r.front()[i].value;
+    const mmck_result<double>& fr = fs->result;
+    out.front_points = fr.front().size();
+    out.front_epsilon = fs->epsilon;
+    out.front_dp_epsilon = fs->dp_epsilon;
+    out.front_exact_refusal = fs->exact_refusal;
+    out.front_exact_seconds = fs->exact_seconds;
+    out.front_info = fr.info();
+    for (std::size_t i : fs->listing) {
+      out.front.push_back(s.rescore_front ? prune_make_candidate(space, sublayers(fr.front_choice(i)), &cache)
+                                          : prune_sum_candidate(space, sublayers(fr.front_choice(i))));
+      out.front.back().dp_value = space.fixed_nsc + fr.front()[i].value;
     }
   }
   if (s.top > 0 && out.best) {

@@ -321,6 +321,7 @@ struct transformer_space_budgets_result {
   std::vector<std::int64_t> budget;                 ///< the vector solved (limits, clamped)
   std::vector<std::vector<transformer_option_info>> tables;
   mmck_info info;
+  double front_epsilon = 0;  ///< the front's guarantee (0: exact; solve_mmck_front)
   search_stats stats;
 };
 
@@ -358,6 +359,7 @@ inline transformer_space_budgets_result search_transformer_space_budgets(
   const auto r = search_budgets(groups, limits, settings);
   out.budget = r.budget;
   out.info = r.info;
+  out.front_epsilon = r.front_epsilon;
   ++out.stats.dp_runs;
   out.stats.cells += r.info.path == mmck_path::sparse ? r.info.states : r.info.cells;
   out.stats.cell_updates += r.info.work;
