@@ -1,6 +1,6 @@
 // The C++ example of README.md ("Using the library from C++"), kept compiling and running by ctest.
 #include <nsc/nsc.hpp>                       // the core: spectral closed forms, models, scores
-#include <nsc/model/transformer.hpp>         // Transformer builders (MHA/GQA/MQA, SwiGLU, MoE, LoRA)
+#include <nsc/model/analyze.hpp>             // Transformer specs scored, counted and deployed in one call
 #include <nsc/search/multiple_choice_knapsack.hpp>
 #include <cstdio>
 
@@ -19,11 +19,13 @@ int main() {
   b.ffn = {.d_model = 1024, .d_ff = 2816, .gated = true};              // SwiGLU
   b.norm = nsc::norm_kind::rmsnorm;
   spec.blocks.assign(24, b);
-  nsc::network net = nsc::make_transformer(spec, /*seq_len*/ 2048);
-  nsc::network_score s = nsc::score(net);            // s.nsc, s.layers[i].nsc, s.by_part
-  nsc::resources r = nsc::count(net);                // r.total(), r.non_embedding(), r.flops()
-  std::printf("psi %.3f %.3f  NSC %.1f  params %lld  FLOPs/token %.3g\n", mp, fs, s.nsc,
-              static_cast<long long>(r.total()), r.flops());
+  // Everything at once, at a workload (T = 2048 tokens, batch 8); every default is stated in
+  // nsc::model_options. r.layers[i] is decoder layer i; the embeddings, final norm and LM head
+  // are r.parts (r.part_named("lm_head")).
+  nsc::model_report r = nsc::analyze(spec, {.load = {.seq_len = 2048, .batch = 8}});
+  std::printf("psi %.3f %.3f  NSC %.1f (layer 0: %.1f)  params %lld  FLOPs/token %.3g  KV %llu bytes\n", mp, fs,
+              r.nsc, r.layers[0].nsc, static_cast<long long>(r.params()), r.counts.flops(),
+              static_cast<unsigned long long>(r.kv_cache_bytes()));
 
   // NSC-DP on your own groups: one option per group, maximise value under a cost budget.
   nsc::search::mck_groups<double> groups = {{{1.0, 2}, {1.8, 4}}, {{0.5, 1}, {1.1, 3}}};

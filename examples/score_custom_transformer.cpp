@@ -11,9 +11,7 @@
 // returns non-zero otherwise: equal parameter counts, NSC and counts additive over layers,
 // FLOPs = 2 MACs, and that uneven widths lose capacity (psi_MP is strictly concave in a width,
 // so a fixed total width is best spread evenly: math.md section 6).
-#include <nsc/model/resources.hpp>
-#include <nsc/model/score.hpp>
-#include <nsc/model/transformer.hpp>
+#include <nsc/model/analyze.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -62,20 +60,27 @@ void expect(bool ok, const std::string& what) {
 }
 
 result evaluate(const nsc::transformer_spec& spec, double seq_len) {
-  const nsc::network net = nsc::make_transformer(spec, seq_len);
-  const nsc::network_score ns = nsc::score(net); // default scoring: the paper's convention
-  const nsc::resources r = nsc::count(net);
+  // One call scores (default scoring: the paper's convention), counts and deploys the spec;
+  // r.layers[i] is decoder layer i, r.parts the embeddings, final norm and LM head.
+  nsc::model_options options;
+  options.load.seq_len = static_cast<std::int64_t>(seq_len);
+  const nsc::model_report r = nsc::analyze(spec, options);
   // Both are plain sums over layers (what makes NSC-DP exact).
   double sum = 0;
   std::int64_t params = 0;
-  for (const nsc::layer& l : net.layers) {
-    sum += nsc::score(l).nsc;
-    params += nsc::count(l).total();
+  for (const nsc::layer_report& l : r.layers) {
+    sum += l.nsc;
+    params += l.params();
   }
-  expect(std::fabs(sum - ns.nsc) <= 1e-9 * ns.nsc, spec.name + ": NSC is not the sum of its layers");
-  expect(params == r.total(), spec.name + ": #Params is not the sum of its layers");
-  expect(r.flops() == 2 * r.macs, spec.name + ": FLOPs != 2 MACs");
-  return {spec.name, ns.nsc, r};
+  for (const nsc::layer_report& p : r.parts) {
+    sum += p.nsc;
+    params += p.params();
+  }
+  expect(r.layers.size() == spec.blocks.size(), spec.name + ": one report per decoder layer");
+  expect(std::fabs(sum - r.nsc) <= 1e-9 * r.nsc, spec.name + ": NSC is not the sum of its layers");
+  expect(params == r.params(), spec.name + ": #Params is not the sum of its layers");
+  expect(r.counts.flops() == 2 * r.counts.macs, spec.name + ": FLOPs != 2 MACs");
+  return {spec.name, r.nsc, r.counts};
 }
 
 } // namespace

@@ -1,9 +1,11 @@
 // Tests of nsc/model/deployment.hpp on hand-built specs: every figure against a hand formula,
 // additivity over layers, dtype conventions (int4 groups and scales), exact 128-bit FLOPs, and
 // every error path (workload, KV dtype, overflow).
+#include <nsc/model/analyze.hpp>
 #include <nsc/model/deployment.hpp>
 #include <nsc/model/resources.hpp>
 #include <nsc/model/transformer.hpp>
+#include <nsc/spectral/marchenko_pastur.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -405,4 +407,98 @@ TEST_CASE("serving: roofline of a sublayer against hand formulas (Llama-3-8B FFN
   bad.prefill_chunk = 1;
   w.context = 2000000;
   CHECK_THROWS_WITH(serve(s, w, bad), Catch::Contains("1,000,000 chunks"));
+}
+
+// nsc::analyze: decoder layers by index (runs expanded), the other parts by name, each figure
+// against a hand formula (params, KV bytes, psi sums of the paper's per-head blocks with Xavier
+// variance 2 / (rows + cols) through the checked primitive psi_mp), and the same totals as the
+// lower-level score / count / deploy.
+TEST_CASE("analyze: layers by index, parts by name, hand formulas", "[deployment][analyze]") {
+  const int64_t d = 256, V = 1000, H = 8, hd = 32;
+  transformer_spec s;
+  s.d_model = d;
+  s.embeddings.vocab_size = V;
+  block_spec gqa; // 8 heads of 32, 2 KV heads, SwiGLU 688
+  gqa.attention.n_heads = H;
+  gqa.attention.n_kv_heads = 2;
+  gqa.ffn.d_ff = 688;
+  gqa.ffn.gated = true;
+  block_spec mha = gqa; // MHA, plain FFN 512
+  mha.attention.n_kv_heads = 0;
+  mha.ffn.d_ff = 512;
+  mha.ffn.gated = false;
+  gqa.repeat = 3;
+  block_spec tail = gqa;
+  tail.repeat = 2;
+  s.blocks = {gqa, mha, tail}; // layers 0-2 gqa, 3 mha, 4-5 gqa
+  model_options o;
+  o.load.seq_len = 128;
+  o.load.batch = 2;
+  const model_report r = analyze(s, o);
+  REQUIRE(r.layers.size() == 6);
+  auto psi = [](double m, double n) { return psi_mp(m, n, 2 / (m + n)); };
+  auto layer_params = [&](int64_t kv, int64_t ff, bool gated) {
+    return d * H * hd + 2 * d * kv * hd + H * hd * d + (gated ? 3 : 2) * d * ff + 2 * d; // + 2 RMSNorms
+  };
+  auto layer_nsc = [&](int64_t kv, int64_t ff, bool gated) {
+    return H * psi(hd, d) + 2 * kv * psi(hd, d) + psi(d, H * hd) + (gated ? 2 : 1) * psi(ff, d) + psi(d, ff);
+  };
+  for (int64_t i = 0; i < 6; ++i) {
+    const layer_report& l = r.layers[std::size_t(i)];
+    const bool is_mha = i == 3;
+    CHECK(l.index == i);
+    CHECK(l.name == "layers." + std::to_string(i));
+    CHECK(l.deployment.name == l.name);
+    CHECK(l.deployment.repeat == 1);
+    CHECK(l.params() == (is_mha ? layer_params(H, 512, false) : layer_params(2, 688, true)));
+    CHECK(l.nsc == Approx(is_mha ? layer_nsc(H, 512, false) : layer_nsc(2, 688, true)).epsilon(1e-12));
+    CHECK(l.part_nsc(part::attention) + l.part_nsc(part::ffn) == Approx(l.nsc).epsilon(1e-12));
+    const uint64_t kv_token = uint64_t(2 * (is_mha ? H : 2) * hd * 2); // K and V, bf16
+    CHECK(l.deployment.kv_bytes_per_token == kv_token);
+    CHECK(l.deployment.kv_cache_bytes == kv_token * 128 * 2);
+  }
+  REQUIRE(r.parts.size() == 3);
+  CHECK(r.parts[0].name == "embeddings");
+  CHECK(r.parts[1].name == "final_norm");
+  CHECK(r.parts[2].name == "lm_head");
+  CHECK(r.part_named("embeddings").params() == V * d);
+  CHECK(r.part_named("final_norm").params() == d);
+  CHECK(r.part_named("lm_head").params() == V * d);
+  CHECK(r.part_named("lm_head").nsc == 0); // not scored by the paper's convention
+  CHECK(r.part_named("embeddings").index == -1);
+  const int64_t total = 2 * V * d + d + 5 * layer_params(2, 688, true) + layer_params(H, 512, false);
+  CHECK(r.params() == total);
+  CHECK(r.active_params() == total);
+  CHECK(r.nsc == Approx(5 * layer_nsc(2, 688, true) + layer_nsc(H, 512, false)).epsilon(1e-12));
+  CHECK(r.kv_cache_bytes() == uint64_t(5 * 256 + 1024) * 128 * 2); // bytes per token x T x B
+  CHECK(r.memory_bytes() == uint64_t(total) * 2 + r.kv_cache_bytes());
+  // The lower-level calls give the same totals.
+  const network net = make_transformer(s, 128);
+  CHECK(r.nsc == score(net).nsc);
+  CHECK(r.params() == count(net).total());
+  CHECK(r.counts.macs == count(net).macs);
+  CHECK(r.deployment.kv_cache_bytes == deploy(s, o.load).kv_cache_bytes);
+  // A run and its expansion report the same layers.
+  const model_report e = analyze(expand(s), o);
+  REQUIRE(e.layers.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) {
+    CHECK(e.layers[i].name == r.layers[i].name);
+    CHECK(e.layers[i].nsc == r.layers[i].nsc);
+    CHECK(e.layers[i].params() == r.layers[i].params());
+  }
+}
+
+TEST_CASE("analyze: errors name the function and the rule", "[deployment][analyze][errors]") {
+  transformer_spec s = small();
+  s.blocks[0].repeat = 70000;
+  CHECK_THROWS_WITH(analyze(s), Catch::Contains("nsc::analyze") && Catch::Contains("max_layers = 65536"));
+  model_options o;
+  o.max_layers = 70001;
+  CHECK(analyze(s, o).layers.size() == 70001);
+  CHECK_THROWS_WITH(analyze(small(), {.load = {.seq_len = 0}}), Catch::Contains("nsc::analyze: options.load.seq_len must be >= 1"));
+  CHECK_THROWS_WITH(analyze(small()).part_named("pooler"),
+                    Catch::Contains("nsc::model_report::part_named") && Catch::Contains("embeddings, final_norm, lm_head"));
+  transformer_spec bad = small();
+  bad.blocks[1].attention.n_kv_heads = 3;
+  CHECK_THROWS_WITH(analyze(bad), Catch::Contains("nsc::analyze: layer 1"));
 }

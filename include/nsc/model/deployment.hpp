@@ -231,7 +231,7 @@ struct workload {
   std::int64_t batch = 1;      ///< sequences B, >= 1
   dtype kv = dtype::bf16;      ///< KV-cache element type (fp32, bf16, fp16, fp8, int8)
   dtype weights = dtype::bf16; ///< weight storage type
-  std::optional<stored_weights> stored; ///< when set, weight bytes follow it (not `weights`)
+  std::optional<stored_weights> stored{}; ///< when set, weight bytes follow it (not `weights`)
   dtype state = dtype::bf16;      ///< recurrent (SSM) state element type of Mamba-2 layers
   dtype conv_state = dtype::bf16; ///< convolution state element type of Mamba-2 layers
   attention_convention attention = attention_convention::full;
