@@ -158,7 +158,7 @@ nsc_exit_code_test(prune_generic_decilm_falcon_h1 CODE 2
   STDERR "layer 0 runs attention and a mamba2 mixer in parallel .falcon_h1., which the decilm format cannot express")
 nsc_exit_code_test(prune_generic_decilm_nemotron_h CODE 2
   ARGS prune examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --emit-format decilm
-  STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use the nsc format")
+  STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use --emit-format nsc")
 nsc_exit_code_test(prune_generic_decilm_qwen3 CODE 2
   ARGS prune examples/configs/qwen3-8b.json --space generic --params 5e9 --emit-format decilm
   STDERR "nsc::prune_verify_config: the decilm config does not express this model: params reads back as")
