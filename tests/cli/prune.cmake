@@ -142,6 +142,12 @@ nsc_prune_round_trip(qwen3next_nsc_params_memory
 nsc_prune_round_trip(granite4_micro_nsc_memory
   ARGS examples/configs/granite-4.0-micro.json --space generic --memory 5.5e9 --emit-format nsc
   WORKLOAD --seq-len 4096 --context 8192 --batch 4)
+# Issue 18h: Granite-4.0-H-Small, 36 Mamba-2 layers (kept, their state in the memory budget) with
+# 72 experts and a shared_mlp in every layer.
+nsc_prune_round_trip(granite4h_small_nsc_params_memory
+  ARGS examples/configs/granite-4.0-h-small.json --space generic --params 24e9 --memory 60e9 --expert-step 8
+       --keep-expert-width --emit-format nsc
+  WORKLOAD --seq-len 4096 --context 32768 --batch 8)
 # Falcon-H1 (falcon_h1): attention and Mamba-2 in parallel in every layer; both mixers kept, the
 # FFN pruned, the mixer state a budgeted cost (nsc format); decilm refuses it by name.
 nsc_prune_round_trip(falcon_h1_nsc_params_memory
