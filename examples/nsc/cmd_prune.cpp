@@ -583,6 +583,23 @@ int run_generic(const prune_args& a) {
               ss.format == prune_format::nsc ? "" : ", or no-op",
               a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(),
               a.score == "weights" ? space.layers.size() : space.distinct_layers); // --score weights: each layer its own values
+  { // recurrent mixers (Mamba-2, Gated DeltaNet, falcon_h1's parallel one): what the space does with them
+    std::size_t recurrent = 0, alone = 0;
+    std::string kinds;
+    for (const nsc::block_spec& blk : space.spec.blocks) {
+      const nsc::attention_spec& mx = blk.attention.recurrent() ? blk.attention : blk.parallel;
+      if (!mx.recurrent()) continue;
+      ++recurrent;
+      alone += blk.attention.recurrent() && blk.ffn.kind == nsc::ffn_kind::none;
+      const std::string k(nsc::to_string(mx.kind));
+      if (kinds.find(k) == std::string::npos) kinds += (kinds.empty() ? "" : " / ") + k;
+    }
+    if (recurrent > 0)
+      std::printf("mixers   %zu of %zu layers hold a recurrent mixer (%s): kept as it is%s; its fixed state per sequence "
+                  "(--state-dtype, --conv-state-dtype) is in --kv-bytes and --memory\n",
+                  recurrent, space.spec.blocks.size(), kinds.c_str(),
+                  alone > 0 && ss.no_op ? (", or removed where it is its layer's only sublayer (" + std::to_string(alone) + " layers)").c_str() : "");
+  }
   if (tied_shared && !a.keep_expert_width)
     std::printf("note     the experts' width is kept: the config's shared experts are n_shared_experts x "
                 "moe_intermediate_size, so it cannot narrow the routed experts alone\n");
