@@ -97,7 +97,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 66); // every file in examples/configs
+  CHECK(seen == 67); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -2135,6 +2135,14 @@ TEST_CASE("Issue 18h: ministral, ministral3, exaone4, hunyuan, Granite-4.0-H and
   CHECK(26 * mats == reference()["ministral3_dtypes"]["F8_E4M3"].get<int64_t>());
   CHECK(total(m3) + m3.vision_params - 26 * mats == reference()["ministral3_dtypes"]["BF16"].get<int64_t>());
   CHECK(m3.notes.back().find("(420083712 parameters)") != std::string::npos);
+  // Tiny Aya Global (cohere2; Command R7B has no exact published total): 36 x (q, o 2048 x 2048, k, v
+  // 512 x 2048, gated MLP 3 x 2048 x 11008, one LayerNorm weight) + the tied table + the final norm =
+  // 3,349,227,520, the parameters of a from-scratch model that loads every tensor of the checkpoint.
+  const hf_model aya = read_hf_config_file(configs + "tiny-aya-global.json");
+  CHECK(total(aya) == 36LL * (2048 * 5120 + 3LL * 2048 * 11008 + 2048) + 262144LL * 2048 + 2048);
+  CHECK(total(aya) == 3349227520);
+  CHECK(expand(aya.spec).blocks[3].attention.sliding_window == 0);
+  CHECK(expand(aya.spec).blocks[4].attention.sliding_window == 4096);
   // EXAONE-4.0-32B: its model.safetensors.index.json total_size 64,006,432,768 bytes of bf16 / 2.
   CHECK(total(read_hf_config_file(configs + "exaone-4.0-32b.json")) * 2 == 64006432768);
   // Granite-4.0-H-Small (granitemoehybrid with 36 Mamba-2 layers): the hub's 32,207,337,984; active:
@@ -2163,4 +2171,10 @@ TEST_CASE("Issue 18h: ministral, ministral3, exaone4, hunyuan, Granite-4.0-H and
   const hf_model m31 = read_hf_config(g31);
   CHECK(total(m31) + m31.vision_params == 31273086512);
   CHECK(m31.vision_params == reference()["gemma4_31b_meta"]["vision_26b_config"].get<int64_t>());
+  // Gemma 4's per_layer_config use: transformers writes the full layers' global_head_dim and
+  // num_global_key_value_heads as a per_layer_config of {head_dim, num_key_value_heads}; a config
+  // that holds it reads to the same model.
+  json plc = json::parse(std::ifstream(configs + "gemma-4-31b-it.json"));
+  for (int i = 5; i < 60; i += 6) plc["text_config"]["per_layer_config"][std::to_string(i)] = {{"head_dim", 512}, {"num_key_value_heads", 4}};
+  same_everything(read_hf_config(plc).spec, read_hf_config_file(configs + "gemma-4-31b-it.json").spec);
 }

@@ -1533,6 +1533,10 @@ PUBLISHED.update({"exaone-4.0-32b": 32003216384, "hunyuan-a13b-instruct": 803931
 MISTRAL3_HUB["ministral-3-3b-instruct-2512"] = 3849090048
 PUBLISHED.update({"ministral-3-3b-instruct-2512": 3429006336})
 MINISTRAL3_DTYPES = {"BF16": 822899712, "F8_E4M3": 3026190336}
+# cohere2 (no exact total of Command R7B found): CohereLabs/tiny-aya-global (Cohere2ForCausalLM, tied head), the
+# parameters of a public from-scratch implementation that loads every tensor of the released checkpoint with
+# its shape checked (3,349,227,520 printed by its notebook).
+PUBLISHED.update({"tiny-aya-global": 3349227520})
 # Granite-4.0-H-Micro (ibm-granite/granite-4.0-h-micro): granite-4.0-h-small's file with hidden 2048, the
 # dense shared_mlp of 8192, no experts, 64 Mamba heads of 64: 3,191,396,096 = the general.parameter_count
 # of its GGUF conversion (a public Ollama metadata test).
