@@ -97,7 +97,7 @@ TEST_CASE("Every bundled config: params equal the published total and the indepe
     CHECK(total_layers(m.spec) == r["layers"].get<int64_t>());
     ++seen;
   }
-  CHECK(seen == 63); // every file in examples/configs
+  CHECK(seen == 67); // every file in examples/configs
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(configs)) files += e.path().extension() == ".json";
   CHECK(files == seen);
@@ -1638,7 +1638,7 @@ TEST_CASE("ernie4_5_moe: start / end / interval MoE layers, shared experts, rout
   const int64_t moe = 64 * d + 64 + 64 * 3 * d * 1536 + 3 * d * 3072;
   const int64_t total = 103424 * d + 28 * (attn + 2 * d) + 3 * d * 12288 + 27 * moe + d;
   CHECK(count(hf_network(e, 256)).total() == total);
-  CHECK(total == 21825437888); // the hub shows 21.8B (rounded); no exact published total found
+  CHECK(total == 21825437888); // the hub shows 21.8B (rounded); no exact published total found (README)
   CHECK(count(hf_network(e, 256)).active() == total - 27 * 58 * 3 * d * 1536);
   const transformer_spec x = expand(e.spec);
   CHECK(x.blocks[0].ffn.n_experts == 0);
@@ -1674,7 +1674,7 @@ TEST_CASE("hunyuan_v1_moe: every layer MoE + shared_mlp, per-layer lists of one 
   const int64_t d = 4096, attn = 2 * d * d + 2 * d * 1024 + 2 * 128 + 2 * d;
   const int64_t layer = attn + 64 * d + 65 * 3 * d * 3072;
   CHECK(count(hf_network(h, 256)).total() == 128167 * d + 32 * layer + d);
-  CHECK(count(hf_network(h, 256)).total() == 80393183232); // "A13B, 80B" on the card; no exact total found
+  CHECK(count(hf_network(h, 256)).total() == 80393183232); // the safetensors headers, as a public ledger quotes them
   CHECK(count(hf_network(h, 256)).active() == 80393183232 - int64_t(32) * 56 * 3 * d * 3072);
   // Lists must hold one value (transformers reads the entry of each layer; nsc a uniform model).
   json c = json::parse(std::ifstream(configs + "hunyuan-a13b-instruct.json"));
@@ -2105,4 +2105,76 @@ TEST_CASE("glm4 and starcoder2: released configs against the published totals, w
   CHECK(d.weight_bytes == 2 * uint64_t(15957889024)); // the workload's default bf16
   w.stored = s.checkpoint_weights();                   // torch_dtype float32, as the checkpoint stores it
   CHECK(deploy(s.spec, w).weight_bytes == 4 * uint64_t(15957889024));
+}
+
+TEST_CASE("Issue 18h: ministral, ministral3, exaone4, hunyuan, Granite-4.0-H and Gemma 4 against published totals",
+          "[hf_families][params]") {
+  auto total = [](const hf_model& m) { return count(hf_network(m, 256)).total(); };
+  // Ministral-8B-Instruct-2410 (ministral): the hub's safetensors.total 8,019,808,256. By hand: 36 x
+  // (q, o 4096 x 4096, k, v 1024 x 4096, gated MLP 3 x 4096 x 12288, 2 norms) + embedding and head
+  // 2 x 131072 x 4096 + the final norm. Its layer_types: one full-attention layer, then 3 sliding.
+  const hf_model m8 = read_hf_config_file(configs + "ministral-8b-instruct-2410.json");
+  CHECK(total(m8) == 36LL * (4096 * 10240 + 3LL * 4096 * 12288 + 2 * 4096) + 2LL * 131072 * 4096 + 4096);
+  CHECK(total(m8) == 8019808256);
+  const transformer_spec x8 = expand(m8.spec);
+  CHECK(x8.blocks[0].attention.sliding_window == 0);
+  CHECK(x8.blocks[1].attention.sliding_window == 32768);
+  CHECK(x8.blocks[4].attention.sliding_window == 0);
+  // Ministral-3-3B-Instruct-2512 (mistral3 wrapper, ministral3 text_config, tied head): text
+  // 3,429,006,336 + the Pixtral tower and projector 420,083,712 = the hub's 3,849,090,048, whose
+  // F8_E4M3 part (3,026,190,336) is exactly the 26 layers' matrices and BF16 part the rest.
+  const hf_model m3 = read_hf_config_file(configs + "ministral-3-3b-instruct-2512.json");
+  CHECK(m3.text_config);
+  CHECK(m3.model_type == "ministral3");
+  const int64_t d3 = 3072, mats = 3072LL * 4096 * 2 + 3072LL * 1024 * 2 + 3LL * 3072 * 9216;
+  CHECK(total(m3) == 26 * (mats + 2 * d3) + 131072 * d3 + d3);
+  CHECK(total(m3) == 3429006336);
+  const int64_t h = 1024;
+  CHECK(m3.vision_params == 3 * 14 * 14 * h + h + 24 * (2 * h + 4 * h * h + 3 * h * 4096) + h + 4 * h * h + h * d3 + d3 * d3);
+  CHECK(total(m3) + m3.vision_params == 3849090048);
+  CHECK(26 * mats == reference()["ministral3_dtypes"]["F8_E4M3"].get<int64_t>());
+  CHECK(total(m3) + m3.vision_params - 26 * mats == reference()["ministral3_dtypes"]["BF16"].get<int64_t>());
+  CHECK(m3.notes.back().find("(420083712 parameters)") != std::string::npos);
+  // Tiny Aya Global (cohere2; Command R7B has no exact published total): 36 x (q, o 2048 x 2048, k, v
+  // 512 x 2048, gated MLP 3 x 2048 x 11008, one LayerNorm weight) + the tied table + the final norm =
+  // 3,349,227,520, the parameters of a from-scratch model that loads every tensor of the checkpoint.
+  const hf_model aya = read_hf_config_file(configs + "tiny-aya-global.json");
+  CHECK(total(aya) == 36LL * (2048 * 5120 + 3LL * 2048 * 11008 + 2048) + 262144LL * 2048 + 2048);
+  CHECK(total(aya) == 3349227520);
+  CHECK(expand(aya.spec).blocks[3].attention.sliding_window == 0);
+  CHECK(expand(aya.spec).blocks[4].attention.sliding_window == 4096);
+  // EXAONE-4.0-32B: its model.safetensors.index.json total_size 64,006,432,768 bytes of bf16 / 2.
+  CHECK(total(read_hf_config_file(configs + "exaone-4.0-32b.json")) * 2 == 64006432768);
+  // Granite-4.0-H-Small (granitemoehybrid with 36 Mamba-2 layers): the hub's 32,207,337,984; active:
+  // 10 of the 72 experts. Mamba layer: in_proj (2 x 8192 + 2 x 128 + 128) x 4096, conv1d (8192 + 256)
+  // x 4 + bias, dt_bias, A_log, D (128 each), the gated norm 8192, out_proj 4096 x 8192.
+  const hf_model gh = read_hf_config_file(configs + "granite-4.0-h-small.json");
+  const int64_t d = 4096, conv = 8192 + 256, mamba = (2 * 8192 + 256 + 128) * d + conv * 4 + conv + 3 * 128 + 8192 + d * 8192;
+  const int64_t attn = 2 * d * d + 2 * d * 1024, moe = 72 * d + 72 * 3 * d * 768 + 3 * d * 1536;
+  CHECK(total(gh) == 36 * mamba + 4 * attn + 40 * (moe + 2 * d) + 100352 * d + d);
+  CHECK(total(gh) == 32207337984);
+  CHECK(count(hf_network(gh, 256)).active() == 32207337984 - 40LL * 62 * 3 * d * 768);
+  const transformer_spec xg = expand(gh.spec);
+  std::size_t recurrent = 0;
+  for (const block_spec& b : xg.blocks) recurrent += b.attention.kind == attention_kind::mamba2;
+  CHECK(recurrent == 36);
+  CHECK(reference()["models"]["granite-4.0-h-small"]["kv_cache_bytes_per_token"].get<int64_t>() == 4 * 2 * 8 * 128 * 2);
+  // Granite-4.0-H-Micro: the same file with hidden 2048, a dense shared_mlp of 8192, no experts, 64
+  // Mamba heads: 3,191,396,096 = the general.parameter_count of its GGUF conversion.
+  json micro = json::parse(std::ifstream(configs + "granite-4.0-h-small.json"));
+  for (const auto& [k, v] : reference()["granite4h_micro"]["changes"].items()) micro[k] = v;
+  CHECK(total(read_hf_config(micro)) == 3191396096);
+  // Gemma 4 31B: the text decoder + the vision tower of the 26B-A4B's vision_config, projected to
+  // 5376, = 31,273,086,512, Gemma4ForConditionalGeneration's parameters for google/gemma-4-31B-it.
+  json g31 = json::parse(std::ifstream(configs + "gemma-4-31b-it.json"));
+  g31["vision_config"] = json::parse(std::ifstream(configs + "gemma-4-26b-a4b-it.json"))["vision_config"];
+  const hf_model m31 = read_hf_config(g31);
+  CHECK(total(m31) + m31.vision_params == 31273086512);
+  CHECK(m31.vision_params == reference()["gemma4_31b_meta"]["vision_26b_config"].get<int64_t>());
+  // Gemma 4's per_layer_config use: transformers writes the full layers' global_head_dim and
+  // num_global_key_value_heads as a per_layer_config of {head_dim, num_key_value_heads}; a config
+  // that holds it reads to the same model.
+  json plc = json::parse(std::ifstream(configs + "gemma-4-31b-it.json"));
+  for (int i = 5; i < 60; i += 6) plc["text_config"]["per_layer_config"][std::to_string(i)] = {{"head_dim", 512}, {"num_key_value_heads", 4}};
+  same_everything(read_hf_config(plc).spec, read_hf_config_file(configs + "gemma-4-31b-it.json").spec);
 }

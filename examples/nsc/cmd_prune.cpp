@@ -156,12 +156,18 @@ nlohmann::json candidate_json(const nsc::search::lonas_candidate& c) {
 
 
 
-/// One layer's choice in words: "attention 64 heads / 8 KV, FFN 28672" ("no-op" for removed).
-std::string layer_text(const nsc::search::prune_layer_choice& c) {
-  std::string a = c.attention_none ? "attention no-op"
+/// One layer's choice in words: "attention 64 heads / 8 KV, FFN 28672" ("no-op" for removed); a
+/// recurrent mixer (Mamba-2, Gated DeltaNet) is named by its kind ("mamba2 kept").
+std::string layer_text(const nsc::search::prune_layer_choice& c, nsc::attention_kind kind = nsc::attention_kind::standard,
+                       bool has_ffn = true) {
+  const bool recurrent = kind == nsc::attention_kind::mamba2 || kind == nsc::attention_kind::gated_deltanet;
+  const std::string mixer = recurrent ? std::string(nsc::to_string(kind)) : std::string("attention");
+  std::string a = kind == nsc::attention_kind::none ? std::string("no mixer") // a layer without one (Nemotron-H's '-')
+                  : c.attention_none ? mixer + " no-op"
                   : c.heads > 0    ? "attention " + std::to_string(c.heads) + " heads / " + std::to_string(c.kv_heads) + " KV"
-                                   : "attention kept";
-  std::string f = c.ffn_none        ? "FFN no-op"
+                                   : mixer + " kept";
+  std::string f = !has_ffn          ? "no FFN" // a layer without one (Nemotron-H's M and *)
+                  : c.ffn_none        ? "FFN no-op"
                   : c.experts > 0    ? "FFN " + std::to_string(c.experts) + " experts x " + std::to_string(c.ffn_width)
                   : c.ffn_width > 0  ? "FFN " + std::to_string(c.ffn_width)
                                      : "FFN kept";
@@ -577,6 +583,23 @@ int run_generic(const prune_args& a) {
               ss.format == prune_format::nsc ? "" : ", or no-op",
               a.tp > 1 ? (", tp " + std::to_string(a.tp)).c_str() : "", space.options(),
               a.score == "weights" ? space.layers.size() : space.distinct_layers); // --score weights: each layer its own values
+  { // recurrent mixers (Mamba-2, Gated DeltaNet, falcon_h1's parallel one): what the space does with them
+    std::size_t recurrent = 0, alone = 0;
+    std::string kinds;
+    for (const nsc::block_spec& blk : space.spec.blocks) {
+      const nsc::attention_spec& mx = blk.attention.recurrent() ? blk.attention : blk.parallel;
+      if (!mx.recurrent()) continue;
+      ++recurrent;
+      alone += blk.attention.recurrent() && blk.ffn.kind == nsc::ffn_kind::none;
+      const std::string k(nsc::to_string(mx.kind));
+      if (kinds.find(k) == std::string::npos) kinds += (kinds.empty() ? "" : " / ") + k;
+    }
+    if (recurrent > 0)
+      std::printf("mixers   %zu of %zu layers hold a recurrent mixer (%s): kept as it is%s; its fixed state per sequence "
+                  "(--state-dtype, --conv-state-dtype) is in --kv-bytes and --memory\n",
+                  recurrent, space.spec.blocks.size(), kinds.c_str(),
+                  alone > 0 && ss.no_op ? (", or removed where it is its layer's only sublayer (" + std::to_string(alone) + " layers)").c_str() : "");
+  }
   if (tied_shared && !a.keep_expert_width)
     std::printf("note     the experts' width is kept: the config's shared experts are n_shared_experts x "
                 "moe_intermediate_size, so it cannot narrow the routed experts alone\n");
@@ -630,10 +653,16 @@ int run_generic(const prune_args& a) {
   (void)t;
   (void)u;
   // Runs of identical layers.
+  const bool per_layer = space.spec.blocks.size() == b.layers.size(); // space.spec has one block per layer
+  auto text = [&](std::size_t i) {
+    return per_layer ? layer_text(b.layers[i], space.spec.blocks[i].attention.kind,
+                                  space.spec.blocks[i].ffn.kind != nsc::ffn_kind::none)
+                     : layer_text(b.layers[i]);
+  };
   for (std::size_t i = 0; i < b.layers.size();) {
     std::size_t k = i + 1;
-    while (k < b.layers.size() && layer_text(b.layers[k]) == layer_text(b.layers[i])) ++k;
-    std::printf("         layers %zu-%zu: %s\n", i, k - 1, layer_text(b.layers[i]).c_str());
+    while (k < b.layers.size() && text(k) == text(i)) ++k;
+    std::printf("         layers %zu-%zu: %s\n", i, k - 1, text(i).c_str());
     i = k;
   }
   std::printf("         (identical layers are interchangeable: the solver lists a class's choices in option order)\n");

@@ -381,7 +381,10 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
                "matrix (not in NSC), no MACs, no cache; chunked attention (llama4) attends the "
                "query's chunk (full: min(T, chunk) keys; causal: its chunk so far; decode and KV "
                "at most the chunk); NoPE layers change no count; MoE biases, router biases and "
-               "shared experts are counted, routed experts top-k of n in active params and FLOPs");
+               "shared experts are counted, routed experts top-k of n in active params and FLOPs; DSA sparse "
+               "attention (deepseek_v32, glm_moe_dsa): the lightning indexer's wq_b, wk, k_norm and weights_proj "
+               "counted (wq_b per index head, wk and weights_proj whole in NSC), attention capped at index_topk "
+               "keys in FLOPs while the indexer scores every key, and its fp8 key + fp32 scales cached per token");
   sub->add_option("config", args->config, "path to a Hugging Face config.json")->required();
   sub->footer(std::string("Structures beyond attention + FFN (README \"Recurrent layers\"): Mamba-2 mixers (nemotron_h "
               "hybrid_override_pattern M; granitemoehybrid layer_types mamba, the layer keeping its FFN) and Gated DeltaNet linear attention (qwen3_next linear_attention): "

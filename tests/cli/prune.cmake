@@ -142,6 +142,12 @@ nsc_prune_round_trip(qwen3next_nsc_params_memory
 nsc_prune_round_trip(granite4_micro_nsc_memory
   ARGS examples/configs/granite-4.0-micro.json --space generic --memory 5.5e9 --emit-format nsc
   WORKLOAD --seq-len 4096 --context 8192 --batch 4)
+# Issue 18h: Granite-4.0-H-Small, 36 Mamba-2 layers (kept, their state in the memory budget) with
+# 72 experts and a shared_mlp in every layer.
+nsc_prune_round_trip(granite4h_small_nsc_params_memory
+  ARGS examples/configs/granite-4.0-h-small.json --space generic --params 24e9 --memory 60e9 --expert-step 8
+       --keep-expert-width --emit-format nsc
+  WORKLOAD --seq-len 4096 --context 32768 --batch 8)
 # Falcon-H1 (falcon_h1): attention and Mamba-2 in parallel in every layer; both mixers kept, the
 # FFN pruned, the mixer state a budgeted cost (nsc format); decilm refuses it by name.
 nsc_prune_round_trip(falcon_h1_nsc_params_memory
@@ -158,7 +164,7 @@ nsc_exit_code_test(prune_generic_decilm_falcon_h1 CODE 2
   STDERR "layer 0 runs attention and a mamba2 mixer in parallel .falcon_h1., which the decilm format cannot express")
 nsc_exit_code_test(prune_generic_decilm_nemotron_h CODE 2
   ARGS prune examples/configs/nemotron-h-8b-base-8k.json --space generic --params 6e9 --emit-format decilm
-  STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use the nsc format")
+  STDERR "layer 0 is a mamba2 layer, which the decilm format cannot express; use --emit-format nsc")
 nsc_exit_code_test(prune_generic_decilm_qwen3 CODE 2
   ARGS prune examples/configs/qwen3-8b.json --space generic --params 5e9 --emit-format decilm
   STDERR "nsc::prune_verify_config: the decilm config does not express this model: params reads back as")

@@ -402,6 +402,9 @@ def family_18a(c, t):
         mlp_b = g(c, "mlp_bias", False) if t in ("granite", "smollm3") else False
     W = g(c, "sliding_window")
     window_every = t in ("ministral", "ministral3", "phimoe", "starcoder2") and W
+    # MinistralConfig (issue 18h): layer_types, when given, picks each layer (default: every layer
+    # sliding_attention when sliding_window is set)
+    lt = c.get("layer_types") if t in ("ministral", "ministral3") else None
     m.lin("embed_tokens", V, d, "embed", matmul=False)
 
     def block(pre, i, with_kv=True):
@@ -454,7 +457,8 @@ def family_18a(c, t):
             m.lin(pre + "mlp.up_proj", w, d, bias=mlp_b)
             m.lin(pre + "mlp.down_proj", d, w, bias=mlp_b)
         if with_kv:
-            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=W if window_every else None))
+            sliding = window_every and (lt is None or i >= len(lt) or lt[i] == "sliding_attention")
+            m.layers.append(dict(kv_elems=2 * kv * hd, per_key=2 * H * hd, window=W if sliding else None))
 
     for i in range(L):
         block("layers.%d." % i, i)
@@ -1510,6 +1514,34 @@ PUBLISHED.update({"qwen3.5-27b": 26895998464, "qwen3.5-35b-a3b": 34660610688})
 # has tie_word_embeddings false): the hub's safetensors metadata 15,957,889,024 (a public model card).
 PUBLISHED.update({"glm-4-9b-0414": 9400279040, "starcoder2-15b": 15957889024})
 QWEN35_HUB = {"qwen3.5-27b": (27356728560, 27781427952), "qwen3.5-35b-a3b": (35107181936, None)}
+# Issue 18h: the families that had no exact published total. exaone-4.0-32b:
+# LGAI-EXAONE/EXAONE-4.0-32B's model.safetensors.index.json metadata.total_size / 2 (bf16, no
+# quantisation, no MTP, untied head), as a public architecture brief of the EXAONE family quotes it
+# ("32,003,216,384"). hunyuan-a13b-instruct: tencent/Hunyuan-A13B-Instruct's safetensors headers,
+# 80,393,183,232, as a public parameter ledger quotes them (tied head, 64 experts + 1 shared).
+# ministral-8b-instruct-2410: mistralai/Ministral-8B-Instruct-2410's hub safetensors.total (a public
+# licence-audit table of hub totals). granite-4.0-h-small: ibm-granite/granite-4.0-h-small's hub
+# safetensors total (a public KV planner's registry, whose trimmed copy of the hub config the bundled
+# file follows; also llama.cpp's n_params of its GGUF conversion): the Mamba-2 path of granitemoehybrid.
+PUBLISHED.update({"exaone-4.0-32b": 32003216384, "hunyuan-a13b-instruct": 80393183232,
+                  "ministral-8b-instruct-2410": 8019808256, "granite-4.0-h-small": 32207337984})
+# ministral-3-3b-instruct-2512 (mistral3 wrapper, ministral3 text decoder, Pixtral vision tower): the hub's
+# safetensors.total of mistralai/Ministral-3-3B-Instruct-2512, 3,849,090,048 (BF16 822,899,712 + F8_E4M3
+# 3,026,190,336, as public reports of the hub API quote it), split by a public size preflight into the
+# language model 3,429,006,336 and the vision tower + projector 420,083,712. The F8_E4M3 elements are
+# exactly the 26 decoder layers' matrices; the BF16 ones the tied embedding, every norm and the tower.
+MISTRAL3_HUB["ministral-3-3b-instruct-2512"] = 3849090048
+PUBLISHED.update({"ministral-3-3b-instruct-2512": 3429006336})
+MINISTRAL3_DTYPES = {"BF16": 822899712, "F8_E4M3": 3026190336}
+# cohere2 (no exact total of Command R7B found): CohereLabs/tiny-aya-global (Cohere2ForCausalLM, tied head), the
+# parameters of a public from-scratch implementation that loads every tensor of the released checkpoint with
+# its shape checked (3,349,227,520 printed by its notebook).
+PUBLISHED.update({"tiny-aya-global": 3349227520})
+# Granite-4.0-H-Micro (ibm-granite/granite-4.0-h-micro): granite-4.0-h-small's file with hidden 2048, the
+# dense shared_mlp of 8192, no experts, 64 Mamba heads of 64: 3,191,396,096 = the general.parameter_count
+# of its GGUF conversion (a public Ollama metadata test).
+GRANITE4H_MICRO = {"changes": {"hidden_size": 2048, "shared_intermediate_size": 8192, "num_local_experts": 0,
+                               "num_experts_per_tok": 0, "mamba_n_heads": 64}, "published": 3191396096}
 
 # Gemma 4 (issue 18): the published totals count the whole Gemma4ForConditionalGeneration, so each is
 # checked as text decoder + towers (gemma4_vision, gemma4_audio above, from vision_config / audio_config).
@@ -1522,6 +1554,13 @@ QWEN35_HUB = {"qwen3.5-27b": (27356728560, 27781427952), "qwen3.5-35b-a3b": (351
 # are not parameters (30 layer_scalar buffers + a 256-entry rope_freqs table of the proportional
 # rope: global_head_dim / 2), checked in main.
 GEMMA4_HUB = {"gemma-4-26b-a4b-it": (25805933872, "text + vision"), "gemma-4-e2b-it": (5104297504, "text + vision + audio")}
+# Issue 18h. gemma-4-e4b-it: 7,941,100,832 = the parameters of Gemma4ForConditionalGeneration built from
+# google/gemma-4-E4B-it's config (revision ee0ef602, transformers 5.6.2 meta-model count in one public
+# study; the same figure from a second public probe) = text + vision + audio. The same study counts
+# google/gemma-4-31B-it at 31,273,086,512: nsc's text decoder + the vision tower of the 26B-A4B's
+# vision_config projected to the 31B's hidden size (checked in main: the 31B file holds no vision_config).
+GEMMA4_HUB["gemma-4-e4b-it"] = (7941100832, "text + vision + audio")
+GEMMA4_31B_META = 31273086512
 GEMMA4_GGUF = {"gemma-4-26b-a4b-it": 25233142046}
 
 WORKLOAD = dict(T=4096, C=32768, B=8, kv_bytes=2)
@@ -1688,6 +1727,30 @@ def main():
         print(name, "text + vision", with_vision, "+ MTP", mtp, "=", with_vision + mtp, "checkpoint", checkpoint)
         if with_vision + mtp != checkpoint:
             bad += 1
+    # Issue 18h: Gemma 4 31B with the 26B-A4B's vision tower; Granite-4.0-H-Micro; Ministral 3's dtypes.
+    c31 = json.load(open(os.path.join(CONFIGS, "gemma-4-31b-it.json")))
+    c26 = json.load(open(os.path.join(CONFIGS, "gemma-4-26b-a4b-it.json")))
+    v31 = gemma4_vision(dict(c31, vision_config=c26["vision_config"]))
+    t31 = out["models"]["gemma-4-31b-it"]["params_total"]
+    print("gemma-4-31b-it text", t31, "+ vision (26B-A4B's vision_config)", v31, "=", t31 + v31, "meta-model", GEMMA4_31B_META)
+    out["gemma4_31b_meta"] = {"text": t31, "vision_26b_config": v31, "published": GEMMA4_31B_META}
+    if t31 + v31 != GEMMA4_31B_META:
+        bad += 1
+    ch = json.load(open(os.path.join(CONFIGS, "granite-4.0-h-small.json")))
+    mm, _ = build(dict(ch, **GRANITE4H_MICRO["changes"]))
+    print("granite-4.0-h-micro (variant of h-small)", mm.total(), "published", GRANITE4H_MICRO["published"])
+    out["granite4h_micro"] = dict(GRANITE4H_MICRO, params_total=mm.total(), params_active=mm.active())
+    if mm.total() != GRANITE4H_MICRO["published"]:
+        bad += 1
+    cm = json.load(open(os.path.join(CONFIGS, "ministral-3-3b-instruct-2512.json")))
+    mm3, _ = build(cm)
+    f8 = sum(cp * o * i for (name, o, i, role, cp, _, _) in mm3.p if role == "mat" and not name.startswith(("embed", "lm_head")))
+    rest = out["models"]["ministral-3-3b-instruct-2512"]["vision_params"] + mm3.total() - f8
+    print("ministral-3-3b layer matrices", f8, "(hub F8_E4M3", MINISTRAL3_DTYPES["F8_E4M3"], ") rest", rest, "(hub BF16",
+          MINISTRAL3_DTYPES["BF16"], ")")
+    out["ministral3_dtypes"] = dict(MINISTRAL3_DTYPES, nsc_layer_matrices=f8, nsc_rest=rest)
+    if (f8, rest) != (MINISTRAL3_DTYPES["F8_E4M3"], MINISTRAL3_DTYPES["BF16"]):
+        bad += 1
     # DeepSeek-V3.2-Exp (and -Speciale): the hub's 685,396,921,376 = the instantiated model + the
     # MTP layer 61 (with its own indexer) + the fp8 weight_scale_inv of every quantised matrix
     # (the indexer's wq_b and wk too; weights_proj is stored in bf16).

@@ -552,13 +552,13 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
                              "layer " + std::to_string(i) + " runs attention and a " +
                                  std::string(to_string(out.spec.blocks[i].parallel.kind)) +
                                  " mixer in parallel (falcon_h1), which the " + std::string(to_string(s.format)) +
-                                 " format cannot express; use the nsc format (it keeps the mixers and prunes the FFN widths)",
+                                 " format cannot express; use --emit-format nsc (it keeps the mixers and prunes the FFN widths)",
                              to_string(s.format));
     if (s.format != prune_format::nsc && out.spec.blocks[i].attention.recurrent())
       throw_invalid_argument(prune_fn,
                              "layer " + std::to_string(i) + " is a " + std::string(to_string(out.spec.blocks[i].attention.kind)) + " layer, which the " +
                                  std::string(to_string(s.format)) +
-                                 " format cannot express; use the nsc format (it keeps or removes such layers)",
+                                 " format cannot express; use --emit-format nsc (it keeps or removes such layers)",
                              to_string(s.format));
   }
   psi_cache cache;
