@@ -179,50 +179,60 @@ def updated(shown, real):
 
     The shown lines (`...` matching any run of real lines for free) are aligned to the real ones
     at the least cost (equal 0; changed 1 when the two lines start with the same word; a shown
-    line dropped 1; a real line not shown 0.1). Real lines a `...` covered stay elided; other real lines not
-    shown become `...` when they are 3 or more in a row or at the start or end of the output
-    (the text showed a part of it), else they are shown."""
+    line dropped 1; a run of real lines not shown 0.3, almost nothing before the first or after
+    the last shown line). Lines equal but for volatile measurements keep their shown text. Real lines a `...` covered stay elided; other real lines not shown become `...` when
+    they are 3 or more in a row (the text showed a part of the output) and none of them was
+    shown elsewhere before (moved lines stay shown), else they are shown."""
     s = [l if l == '...' else normalise(l) for l in shown]
     r = [normalise(l) for l in real]
     n, m = len(s), len(r)
     INF = float('inf')
-    key = lambda l: l.split()[0] if l.split() else ''
-    cost = [[INF] * (m + 1) for _ in range(n + 1)]
-    step = [[None] * (m + 1) for _ in range(n + 1)]
-    cost[n][m] = 0
+    key = lambda l: (re.split(r'[\s,:=]+', l.strip()) or [''])[0]
+    # cost[run][i][j]: the least cost of aligning s[i:] to r[j:], run = the step before was an
+    # insertion (a run of real lines not shown costs 0.3 to open, 0.001 a line after that)
+    cost = [[[INF] * (m + 1) for _ in range(n + 1)] for _ in range(2)]
+    step = [[[None] * (m + 1) for _ in range(n + 1)] for _ in range(2)]
+    cost[0][n][m] = cost[1][n][m] = 0
     for i in range(n, -1, -1):
         for j in range(m, -1, -1):
             if i == n and j == m:
                 continue
-            best, how = INF, None
-            if i < n and s[i] == '...':
-                if cost[i + 1][j] < best:
-                    best, how = cost[i + 1][j], 'dots_end'
-                if j < m and cost[i][j + 1] < best:
-                    best, how = cost[i][j + 1], 'dots_eat'
-            else:
-                if i < n and j < m and s[i] == r[j] and cost[i + 1][j + 1] < best:
-                    best, how = cost[i + 1][j + 1], 'equal'
-                if i < n and j < m and key(s[i]) == key(r[j]) and 1 + cost[i + 1][j + 1] < best:
-                    best, how = 1 + cost[i + 1][j + 1], 'change'
-                if i < n and 1 + cost[i + 1][j] < best:
-                    best, how = 1 + cost[i + 1][j], 'delete'
-                if j < m and 0.1 + cost[i][j + 1] < best:
-                    best, how = 0.1 + cost[i][j + 1], 'insert'
-            cost[i][j], step[i][j] = best, how
+            for run in (0, 1):
+                best, how = INF, None
+                if i < n and s[i] == '...':
+                    if cost[0][i + 1][j] < best:
+                        best, how = cost[0][i + 1][j], 'dots_end'
+                    if j < m and cost[0][i][j + 1] < best:
+                        best, how = cost[0][i][j + 1], 'dots_eat'
+                else:
+                    if i < n and j < m and s[i] == r[j] and cost[0][i + 1][j + 1] < best:
+                        best, how = cost[0][i + 1][j + 1], 'equal'
+                    if i < n and j < m and key(s[i]) == key(r[j]) and 1 + cost[0][i + 1][j + 1] < best:
+                        best, how = 1 + cost[0][i + 1][j + 1], 'change'
+                    if i < n and 1 + cost[0][i + 1][j] < best:
+                        best, how = 1 + cost[0][i + 1][j], 'delete'
+                    ins = 0.001 if run or i in (0, n) else 0.3
+                    if j < m and ins + cost[1][i][j + 1] < best:
+                        best, how = ins + cost[1][i][j + 1], 'insert'
+                cost[run][i][j], step[run][i][j] = best, how
     out, pending, i, j = [], [], 0, 0  # pending: real lines inserted, not shown yet
+
+    shown_set = set(s)
 
     def flush(at_end):
         if pending:
-            if len(pending) >= 3 or not out or at_end:
+            moved = any(normalise(l) in shown_set for l in pending)  # shown lines now elsewhere
+            if len(pending) >= 3 and not moved:
                 if not out or out[-1] != '...':
                     out.append('...')
             else:
                 out.extend(pending)
             pending.clear()
     dots = False
+    run = 0
     while (i, j) != (n, m):
-        how = step[i][j]
+        how = step[run][i][j]
+        run = 1 if how == 'insert' else 0
         if how == 'dots_eat':
             dots = True
             j += 1
@@ -240,7 +250,8 @@ def updated(shown, real):
             i += 1
         else:
             flush(False)
-            out.append(real[j])
+            # a line equal but for its volatile measurements keeps its shown text (no churn)
+            out.append(shown[i] if how == 'equal' else real[j])
             i += 1
             j += 1
     flush(True)
