@@ -17,7 +17,8 @@ common="g++ cmake ninja-build libboost-dev libeigen3-dev nlohmann-json3-dev libc
 python_pkgs="python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest"
 case "$job" in
   demo) pkgs="$common python3-matplotlib" ;;
-  test) pkgs="$common clang catch2 libbenchmark-dev $python_pkgs" ;;
+  # python3-matplotlib: the README's --plot examples run in the test job (ctest -L docs)
+  test) pkgs="$common clang catch2 libbenchmark-dev $python_pkgs python3-matplotlib" ;;
   sanitize|bench) pkgs="$common clang catch2 libbenchmark-dev" ;;
   python) pkgs="$common $python_pkgs python3-pybind11 python3-setuptools python3-venv" ;;
   *) echo "usage: sh scripts/quickstart.sh demo|test|sanitize|bench|python" >&2; exit 2 ;;

@@ -40,9 +40,10 @@ Markers: HTML comments (invisible on the rendered page) on the lines right befor
                                          an edited config);
   <!-- doc-test: skip REASON -->         never runs (output that is itself a measurement, a
                                          benchmark, the test suite's own log); reported;
-  <!-- doc-test: file PATH -->           on a code block without commands: the block's text
-                                         must appear verbatim in the repository file PATH
-                                         (the file being built and run by its own test).
+  <!-- doc-test: file PATH -->           on a code block without commands: the block is an
+                                         excerpt of the repository file PATH (its lines are
+                                         lines of the file, in the same order), the file being
+                                         built and run by its own test.
 Every block is accounted for in the summary: run, long (not run without --long), skipped with
 the reason, code blocks checked against a file, code blocks not run.
 
@@ -260,6 +261,12 @@ def updated(shown, real):
     return out
 
 
+def excerpt_of(block, file_lines):
+    """Are the block's lines (without trailing whitespace) lines of the file, in the same order?"""
+    it = iter(l.rstrip() for l in file_lines)
+    return all(any(l.rstrip() == f for f in it) for l in block)
+
+
 def diff(shown, real, where):
     """A unified diff of the shown and the real lines, compared as normalised (VOLATILE), shown raw."""
     ns, nr = [normalise(l) for l in shown], [normalise(l) for l in real]
@@ -354,6 +361,8 @@ def run_file(path, a, repo, bins, build, python_path, data_dirs, env):
     lines = open(path, encoding='utf-8').read().split('\n')
     blocks = parse(lines)
     rel = os.path.relpath(path)
+    if rel.startswith('..'):
+        rel = path
     counts = dict(run=0, passed=0, failed=0, updated=0, long=0, skipped=0, files=0, code=0)
     notes, edits = [], []  # edits: (first, end, new lines)
     if a.list:
@@ -370,11 +379,11 @@ def run_file(path, a, repo, bins, build, python_path, data_dirs, env):
             if not b.examples:
                 for f in b.marker('file'):
                     counts['files'] += 1
-                    body = '\n'.join(lines[b.body_first:b.body_end])
                     fp = os.path.join(repo, f)
-                    if not os.path.isfile(fp) or body not in open(fp, encoding='utf-8').read():
+                    if not os.path.isfile(fp) or not excerpt_of(lines[b.body_first:b.body_end],
+                                                                open(fp, encoding='utf-8').read().split('\n')):
                         counts['failed'] += 1
-                        print('FAIL %s: the code block is not in %s (verbatim)' % (where, f))
+                        print('FAIL %s: the code block is not an excerpt of %s (its lines, in order)' % (where, f))
                 if not b.marker('file'):
                     counts['code'] += 1
                     notes.append('%s: ```%s code block, not run (no doc-test: file marker)' % (where, b.info))
@@ -452,7 +461,8 @@ def run_file(path, a, repo, bins, build, python_path, data_dirs, env):
                     print('FAIL %s:%d (block at line %d)\n$ %s' % (rel, e.line, b.start, e.text))
                     if status:
                         print('exit status %d (show it with `; echo "exit $?"` if intended)' % status)
-                    print(diff(shown, real, '%s:%d' % (rel, e.first + 1)))
+                    if not matches(shown, real):
+                        print(diff(shown, real, '%s:%d' % (rel, e.first + 1)))
     finally:
         if py is not None:
             py.kill()
