@@ -47,7 +47,9 @@ case "$job" in
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_TESTS=ON -DNSC_BUILD_EXAMPLES=ON -DNSC_BUILD_BENCHMARKS=OFF \
       -DNSC_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3
     cmake --build build -j "$jobs"
-    ctest --test-dir build -j "$jobs" --output-on-failure ;;
+    # -LE docs_long: the documentation's long examples (minutes on 70B / 8B models; README
+    # "Development") run with ctest -L docs_long, not here; ctest -L docs runs the others.
+    ctest --test-dir build -j "$jobs" --output-on-failure -LE docs_long ;;
   sanitize)
     # clang, so that the libFuzzer harnesses (tests/fuzz) build and run too; -O0 (assertions stay
     # on) without debug info: UBSan's reports carry file:line from the instrumentation itself and
