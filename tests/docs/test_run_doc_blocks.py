@@ -89,7 +89,7 @@ with tempfile.TemporaryDirectory() as d:
                          capture_output=True, text=True, timeout=60)
     out = run.stdout
     assert run.returncode == 1, out
-    assert '8 commands in 6 blocks: 4 run (2 passed, 0 updated, 2 failed), 2 long, 2 skipped; 1 code blocks checked against files, 0 code blocks not run' in out, out
+    assert '8 commands in 6 blocks: 4 run (2 passed, 0 updated, 2 failed), 2 long, 2 skipped; 1 code blocks checked against files, 0 C++ snippets (built and run by ctest docs:cpp_snippets), 0 code blocks not run' in out, out
     assert 't.md:39 (block at line 38)' in out and '-three' in out and '+two' in out, out
     assert 'exit status 1' in out, out
     assert 'needs nothing-here: make it with magic' in out, out
