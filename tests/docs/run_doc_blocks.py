@@ -12,13 +12,15 @@ Examples are found in fenced blocks (```console, ```sh, ``` ...):
     shows it; an exception as its last traceback line, `nsc.Infeasible: ...`).
 
 Every command of a file runs in file order in one scratch directory that looks like the
-repository root: a symlink to each top-level entry of the repository (examples/, tests/,
+repository root: a symlink to each top-level directory of the repository (examples/, tests/,
 scripts/, ...; `build` -> the build directory of --bin; `docs` is an empty directory, so that
-`--plot docs/x.png` does not write into the source tree), `.venv/bin/python` = Debian's
-/usr/bin/python3 with --python-path on PYTHONPATH (the venv of `sh scripts/quickstart.sh
-python`). Files a command writes are seen by the commands after it. PATH starts with every --bin
-directory, so `nsc` is the built tool. Commands run with `bash -c`, standard error merged into
-standard output as a terminal shows it, LC_ALL=C.UTF-8, in the order of the file.
+`--plot docs/x.png` does not write into the source tree), a copy of each top-level file, and
+`.venv/bin/python` = Debian's /usr/bin/python3 with --python-path on PYTHONPATH (the venv of
+`sh scripts/quickstart.sh python`). Files a command writes are seen by the commands after it.
+PATH starts with every --bin directory, so `nsc` is the built tool. Commands run with `bash -c`,
+standard error merged into standard output as a terminal shows it (standard output
+line-buffered through coreutils' libstdbuf), LC_ALL=C.UTF-8, in the order of the file. Python
+examples run in one interpreter per file, after `import numpy as np` and `import nsc`.
 
 Comparison (strict by default): the shown lines and the real output, each without trailing
 whitespace and trailing empty lines, must be equal line for line, except that
@@ -341,7 +343,11 @@ def make_scratch(repo, build, python_path, keep):
     for name in os.listdir(repo):
         if name in ('docs', '.git', '.venv') or name.startswith('build'):
             continue
-        os.symlink(os.path.join(repo, name), os.path.join(work, name))
+        src = os.path.join(repo, name)
+        if os.path.isdir(src):
+            os.symlink(src, os.path.join(work, name))
+        elif os.path.isfile(src):  # a copy: a command writing a file of that name leaves the checkout alone
+            shutil.copyfile(src, os.path.join(work, name))
     os.mkdir(os.path.join(work, 'docs'))
     if build:
         os.symlink(build, os.path.join(work, 'build'))
