@@ -193,7 +193,8 @@ def updated(shown, real):
     r = [normalise(l) for l in real]
     n, m = len(s), len(r)
     INF = float('inf')
-    key = lambda l: (re.split(r'[\s,:=]+', l.strip()) or [''])[0]
+    # two lines are one line changed when they start with the same word ('layers' = 'layer')
+    key = lambda l: (re.split(r'[\s,:=]+', l.strip()) or [''])[0].rstrip('s')
     # cost[run][i][j]: the least cost of aligning s[i:] to r[j:], run = the step before was an
     # insertion (a run of real lines not shown costs 0.3 to open, 0.001 a line after that)
     cost = [[[INF] * (m + 1) for _ in range(n + 1)] for _ in range(2)]

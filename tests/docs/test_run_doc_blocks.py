@@ -33,6 +33,9 @@ assert r.updated(['t 5 ms', 'v 1'], ['t 7 ms', 'v 2']) == ['t 5 ms', 'v 2']  # n
 lines = ['a 1', 'layers 0-0: x', '         ... (one line per run)', 'engine e'] 
 got = r.updated(lines, ['a 1', 'layers 0-0: x'] + ['layers %d-%d: z' % (i, i) for i in range(1, 70)] + ['engine e'])
 assert got == ['a 1', 'layers 0-0: x', '...', 'engine e'], got
+got = r.updated(['b 1', '  layers 0-0: x', '  layers 1-1: y', '...', 'e'],
+                ['b 1', '  layer 0: x', '  layer 1: y'] + ['  layer %d: z' % i for i in range(2, 60)] + ['e'])
+assert got == ['b 1', '  layer 0: x', '  layer 1: y', '...', 'e'], got
 got = r.updated(['x', 'y', 'z', 'note 1', 'note 2', 'note 3'], ['x', 'note 1', 'note 2', 'note 3', 'y', 'zz'])
 assert got == ['x', 'note 1', 'note 2', 'note 3', 'y', 'zz'], got
 
