@@ -291,7 +291,8 @@ PY_DRIVER = r'''
 import contextlib, io, json, sys, traceback
 ns = {}
 exec("import numpy as np\nimport nsc", ns)
-for src in json.load(sys.stdin):
+for request in sys.stdin:  # one JSON string a line: a statement; answered by one JSON line
+    src = json.loads(request)
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         try:
@@ -487,9 +488,8 @@ def run_file(path, a, repo, bins, build, python_path, data_dirs, env):
                             penv = dict(env, PYTHONPATH=python_path, PYTHONDONTWRITEBYTECODE='1')
                             py = subprocess.Popen(['/usr/bin/python3', '-c', PY_DRIVER], cwd=work, env=penv,
                                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-                            py_examples = [x for bb in blocks for x in bb.examples if x.kind == '>>>']
-                            py.stdin.write(json.dumps([x.text for x in py_examples]))
-                            py.stdin.close()
+                        py.stdin.write(json.dumps(e.text) + '\n')
+                        py.stdin.flush()
                         raw = py.stdout.readline()
                         out, status = (json.loads(raw) if raw else 'python driver died\n'), 0 if raw else 1
                     dt = time.time() - t0

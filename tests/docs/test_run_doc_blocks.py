@@ -103,4 +103,40 @@ with tempfile.TemporaryDirectory() as d:
                    capture_output=True, text=True, timeout=60)
     text = open(path).read()
     assert '$ echo one; echo two\none\ntwo\n$ false' in text, text
+# >>> examples: one interpreter per file, skipped blocks not sent, exceptions as Python shows them
+md = """```python
+>>> x = 40
+>>> x + 2
+42
+```
+
+<!-- doc-test: skip not this one -->
+```python
+>>> x = 0
+```
+
+```python
+>>> for i in range(2):
+...     print(i + x)
+40
+41
+>>> nsc.Infeasible("no")
+Traceback (most recent call last):
+>>> raise nsc.Infeasible("budget")
+nsc.Infeasible: budget
+>>> int("a")
+ValueError: invalid literal for int() with base 10: 'a'
+```
+"""
+with tempfile.TemporaryDirectory() as d:
+    os.makedirs(os.path.join(d, 'py', 'nsc'))
+    with open(os.path.join(d, 'py', 'nsc', '__init__.py'), 'w') as f:  # a stand-in package
+        f.write('class Infeasible(Exception):\n    __module__ = "nsc"\n')
+    path = os.path.join(d, 'p.md')
+    open(path, 'w').write(md)
+    run = subprocess.run([sys.executable, os.path.join(repo, 'tests/docs/run_doc_blocks.py'), '--repo', repo,
+                          '--python-path', os.path.join(d, 'py'), path], capture_output=True, text=True, timeout=60)
+    out = run.stdout
+    assert '7 commands in 3 blocks: 6 run (5 passed, 0 updated, 1 failed), 0 long, 1 skipped' in out, out
+    assert "+Infeasible('no')" in out, out
 print('run_doc_blocks self-test: ok')
