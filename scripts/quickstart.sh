@@ -17,7 +17,8 @@ common="g++ cmake ninja-build libboost-dev libeigen3-dev nlohmann-json3-dev libc
 python_pkgs="python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest"
 case "$job" in
   demo) pkgs="$common python3-matplotlib" ;;
-  test) pkgs="$common clang catch2 libbenchmark-dev $python_pkgs" ;;
+  # python3-matplotlib: the README's --plot examples run in the test job (ctest -L docs)
+  test) pkgs="$common clang catch2 libbenchmark-dev $python_pkgs python3-matplotlib" ;;
   sanitize|bench) pkgs="$common clang catch2 libbenchmark-dev" ;;
   python) pkgs="$common $python_pkgs python3-pybind11 python3-setuptools python3-venv" ;;
   *) echo "usage: sh scripts/quickstart.sh demo|test|sanitize|bench|python" >&2; exit 2 ;;
@@ -46,7 +47,9 @@ case "$job" in
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNSC_BUILD_TESTS=ON -DNSC_BUILD_EXAMPLES=ON -DNSC_BUILD_BENCHMARKS=OFF \
       -DNSC_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3
     cmake --build build -j "$jobs"
-    ctest --test-dir build -j "$jobs" --output-on-failure ;;
+    # -LE docs_long: the documentation's long examples (minutes on 70B / 8B models; README
+    # "Development") run with ctest -L docs_long, not here; ctest -L docs runs the others.
+    ctest --test-dir build -j "$jobs" --output-on-failure -LE docs_long ;;
   sanitize)
     # clang, so that the libFuzzer harnesses (tests/fuzz) build and run too; -O0 (assertions stay
     # on) without debug info: UBSan's reports carry file:line from the instrumentation itself and

@@ -265,8 +265,12 @@ int run_design(const design_args& a) {
     std::size_t k = i + 1;
     const auto& c = best->layers[i];
     while (k < best->layers.size() && best->layers[k].kv_heads == c.kv_heads && best->layers[k].ffn_width == c.ffn_width) ++k;
-    std::printf("         layers %zu-%zu: %lld KV heads, FFN %lld\n", i, k - 1, static_cast<long long>(c.kv_heads),
-                static_cast<long long>(c.ffn_width));
+    if (k - 1 == i)
+      std::printf("         layer %zu: %lld KV heads, FFN %lld\n", i, static_cast<long long>(c.kv_heads),
+                  static_cast<long long>(c.ffn_width));
+    else
+      std::printf("         layers %zu-%zu: %lld KV heads, FFN %lld\n", i, k - 1, static_cast<long long>(c.kv_heads),
+                  static_cast<long long>(c.ffn_width));
     i = k;
   }
   if (a.front) {

@@ -662,7 +662,10 @@ int run_generic(const prune_args& a) {
   for (std::size_t i = 0; i < b.layers.size();) {
     std::size_t k = i + 1;
     while (k < b.layers.size() && text(k) == text(i)) ++k;
-    std::printf("         layers %zu-%zu: %s\n", i, k - 1, text(i).c_str());
+    if (k - 1 == i)
+      std::printf("         layer %zu: %s\n", i, text(i).c_str());
+    else
+      std::printf("         layers %zu-%zu: %s\n", i, k - 1, text(i).c_str());
     i = k;
   }
   std::printf("         (identical layers are interchangeable: the solver lists a class's choices in option order)\n");

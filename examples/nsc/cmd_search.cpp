@@ -877,8 +877,11 @@ int run_library(const generic_args& a) {
   for (std::size_t l = 0; l < p.layers.size();) {
     std::size_t k = l + 1;
     while (k < p.layers.size() && p.variants[k][r->best->choice[k]] == p.variants[l][r->best->choice[l]]) ++k;
-    std::printf("         layers %s-%s: %s\n", p.layers[l].c_str(), p.layers[k - 1].c_str(),
-                p.variants[l][r->best->choice[l]].c_str());
+    if (k - 1 == l)
+      std::printf("         layer %s: %s\n", p.layers[l].c_str(), p.variants[l][r->best->choice[l]].c_str());
+    else
+      std::printf("         layers %s-%s: %s\n", p.layers[l].c_str(), p.layers[k - 1].c_str(),
+                  p.variants[l][r->best->choice[l]].c_str());
     l = k;
   }
   if (a.front) {

@@ -24,6 +24,9 @@ from . import _core
 class Infeasible(Exception):
     """No answer exists: a budget nothing meets (the CLI's exit status 1)."""
 
+    # Public as nsc.Infeasible: tracebacks and reprs name it so, not nsc._cli.Infeasible.
+    __module__ = "nsc"
+
 
 class CliResult:
     """What one ``nsc`` command printed: ``returncode``, ``stdout``, ``stderr`` (text)."""
