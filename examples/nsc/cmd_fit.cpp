@@ -145,7 +145,7 @@ int run_fit(const fit_args& a) {
               grouped(w.context).c_str(), grouped(w.batch).c_str(), a.kv_dtype.c_str(),
               nsc_cli::weights_text(w.stored->name, w.stored->source).c_str(),
               static_cast<long long>(tp), static_cast<long long>(a.ep), static_cast<long long>(s.par.dp));
-  std::printf("memory per GPU %26s %12s\n", "bytes", "");
+  std::printf("memory per GPU %26s\n", "bytes");
   auto line = [](const char* what, double v) { std::printf("  %-24s %22s %14s\n", what, grouped((long long)v).c_str(), gib(v).c_str()); };
   line("weights", double(r.weight_bytes));
   line(tp > 1 ? "KV cache (replicas incl.)" : "KV cache (C x batch)", double(r.kv_bytes));
