@@ -35,19 +35,25 @@ import numpy as np
 
 # Family tensor layouts (transformers' checkpoint names): MoE prefix and expert matrix names,
 # fused q/k/v and gate/up rows (phi3), shared expert (qwen2_moe).
+# gemma: RMSNorm (1 + w), embeddings scaled by sqrt(hidden), GELU (tanh); gemma3: plus four norms per
+# layer (norms: attention side, FFN side) and per-head q_norm / k_norm; mla: DeepSeek's multi-head
+# latent attention and MoE (mlp.shared_experts, router e_score_correction_bias).
+GEMMA3_NORMS = (("input_layernorm", "post_attention_layernorm"), ("pre_feedforward_layernorm", "post_feedforward_layernorm"))
 LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
            "qwen2_moe": dict(moe="mlp.", shared=True), "qwen3_moe": dict(moe="mlp."), "phi3": dict(fused=True),
-           "gemma": dict(gemma=True)}  # gemma: RMSNorm (1 + w), embeddings scaled by sqrt(hidden), GELU (tanh)
+           "gemma": dict(gemma=True), "gemma3_text": dict(gemma=True, norms=GEMMA3_NORMS),
+           "deepseek_v2": dict(moe="mlp.", mla=True, shared=True), "deepseek_v3": dict(moe="mlp.", mla=True, shared=True)}
 
 
 def lay(cfg):
-    d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, shared=False, gemma=False)
+    d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, shared=False, gemma=False,
+             norms=(("input_layernorm",), ("post_attention_layernorm",)), mla=False)
     d.update(LAYOUTS.get(cfg["model_type"], {}))
     return d
 
 
 def n_experts(cfg):
-    return cfg.get("num_local_experts") or cfg.get("num_experts") or 0
+    return cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts") or 0
 
 
 def is_moe_layer(cfg, i):
@@ -55,6 +61,8 @@ def is_moe_layer(cfg, i):
         return False
     if cfg["model_type"] == "mixtral":
         return True
+    if lay(cfg)["mla"]:
+        return i >= cfg.get("first_k_dense_replace", 0) and i % cfg.get("moe_layer_freq", 1) == 0
     return i not in cfg.get("mlp_only_layers", []) and (i + 1) % cfg.get("decoder_sparse_step", 1) == 0
 
 
@@ -237,7 +245,9 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
         layer = {"attention": None, "ffn": None}
         moe = is_moe_layer(orig_cfg, l)
         F = expert_width(orig_cfg) if moe else orig_cfg["intermediate_size"]
-        if s["h"] is not None:
+        if s["h"] is not None and lay(orig_cfg)["mla"]:  # latent attention: kept whole (every head, no pooling)
+            layer["attention"] = {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}
+        elif s["h"] is not None:
             h, k = s["h"], s["k"]
             groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
             q, o = qkv(W, p, H, K, hd, lay(orig_cfg)["fused"])[0], W[p + "self_attn.o_proj.weight"]
@@ -306,7 +316,7 @@ def forward(cfg, W, layers, tokens):
     ffn=None | dict(gate, up, down, mask) | dict(router, experts=[(w1, w3, w2, mask)], expert_mask, top_k,
     norm, shared=None | (gate, up, down, shared_gate)))."""
     eps, theta = cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
-    gemma = lay(cfg)["gemma"]
+    gemma, (anorms, fnorms) = lay(cfg)["gemma"], lay(cfg)["norms"]
     act = gelu_tanh if gemma else silu
     rms = (lambda v, w, e: rmsnorm(v, 1 + w, e)) if gemma else rmsnorm
     x = W["model.embed_tokens.weight"][tokens] * (np.sqrt(cfg["hidden_size"]) if gemma else 1.0)
@@ -315,59 +325,109 @@ def forward(cfg, W, layers, tokens):
     for l, ly in enumerate(layers):
         p = f"model.layers.{l}."
         a = ly["attn"]
-        if a is not None:
-            hh = rms(x, W[p + "input_layernorm.weight"], eps)
+        if a is not None and a.get("mla"):
+            x = x + mla_attention(cfg, W, p, rms(x, W[p + "input_layernorm.weight"], eps), causal)
+        elif a is not None:
+            hh = rms(x, W[p + anorms[0] + ".weight"], eps)
             H, K, hd = a["H"], a["K"], a["hd"]
             lin = lambda w, b: hh @ w.T + (b if b is not None else 0.0)
             q = lin(a["q"], a["qb"]).reshape(T, H, hd)
             k = lin(a["k"], a["kb"]).reshape(T, K, hd)
             v = lin(a["v"], a["vb"]).reshape(T, K, hd)
             if a["qn"] is not None:
-                q, k = rmsnorm(q, a["qn"], eps), rmsnorm(k, a["kn"], eps)
-            q, k = rope(q, theta), rope(k, theta)
+                q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
+            mask, th, scale = causal, theta, 1 / np.sqrt(hd)
+            if len(anorms) == 2:  # gemma3: sliding layers (local RoPE base, window), query_pre_attn_scalar
+                scale = cfg["query_pre_attn_scalar"] ** -0.5
+                if (l + 1) % cfg["sliding_window_pattern"] != 0:
+                    th = cfg["rope_local_base_freq"]
+                    ii = np.arange(T)
+                    mask = causal + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
+            q, k = rope(q, th), rope(k, th)
             out = np.zeros((T, H, hd))
             for i in range(H):
                 j = i // (H // K)
-                s = q[:, i] @ k[:, j].T / np.sqrt(hd) + causal
+                s = q[:, i] @ k[:, j].T * scale + mask
                 s = np.exp(s - s.max(axis=1, keepdims=True))
                 out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
-            x = x + out.reshape(T, H * hd) @ a["o"].T
+            y = out.reshape(T, H * hd) @ a["o"].T
+            x = x + (rms(y, W[p + anorms[1] + ".weight"], eps) if len(anorms) == 2 else y)
         f = ly["ffn"]
         if f is not None:
-            hh = rms(x, W[p + "post_attention_layernorm.weight"], eps)
+            hh = rms(x, W[p + fnorms[0] + ".weight"], eps)
             if "router" in f:
-                logits = hh @ f["router"].T + np.where(f["expert_mask"] > 0, 0.0, -np.inf)
-                pr = np.exp(logits - logits.max(axis=1, keepdims=True))
-                pr /= pr.sum(axis=1, keepdims=True)
+                keep = np.where(f["expert_mask"] > 0, 0.0, -np.inf)
+                logits = hh @ f["router"].T
+                if f["scoring"] == "sigmoid":  # DeepSeek-V3: sigmoid scores, chosen by score + bias
+                    pr = 1 / (1 + np.exp(-logits))
+                    choice = pr + (f["bias"] if f["bias"] is not None else 0.0) + keep
+                else:
+                    pr = np.exp(logits + keep - (logits + keep).max(axis=1, keepdims=True))
+                    pr /= pr.sum(axis=1, keepdims=True)
+                    choice = pr
                 y = np.zeros_like(x)
                 for t in range(T):
-                    sel = sorted(range(len(pr[t])), key=lambda e: (-pr[t][e], e))[:f["top_k"]]
+                    sel = sorted(range(len(pr[t])), key=lambda e: (-choice[t][e], e))[:f["top_k"]]
                     wsum = sum(pr[t][e] for e in sel) if f["norm"] else 1.0
                     for e in sel:
                         w1, w3, w2, m = f["experts"][e]
-                        y[t] += pr[t][e] / wsum * ((silu(hh[t] @ w1.T) * (hh[t] @ w3.T) * m) @ w2.T)
+                        y[t] += f["scale"] * pr[t][e] / wsum * ((silu(hh[t] @ w1.T) * (hh[t] @ w3.T) * m) @ w2.T)
                 if f["shared"] is not None:
                     g, u, dn, sg = f["shared"]
-                    y += (1 / (1 + np.exp(-(hh @ sg.T)))) * ((silu(hh @ g.T) * (hh @ u.T)) @ dn.T)
-                x = x + y
+                    gate = (1 / (1 + np.exp(-(hh @ sg.T)))) if sg is not None else 1.0
+                    y += gate * ((silu(hh @ g.T) * (hh @ u.T)) @ dn.T)
             else:
-                x = x + ((act(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
+                y = ((act(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
+            x = x + (rms(y, W[p + fnorms[1] + ".weight"], eps) if len(fnorms) == 2 else y)
     x = rms(x, W["model.norm.weight"], eps)
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
     return x @ head.T
+
+
+def mla_attention(cfg, W, p, h, causal):
+    """DeepSeek's multi-head latent attention of the normed input h (T, d): q from q_proj or
+    q_b_proj(RMSNorm(q_a_proj h)); keys and values from kv_b_proj(RMSNorm(latent)) plus the
+    shared rotary key; scale (nope + rope)^-1/2. (RoPE here in the rotate-half layout: the same
+    function on both sides of the comparison.)"""
+    eps, H = cfg["rms_norm_eps"], cfg["num_attention_heads"]
+    nope, rp, vd, C = cfg["qk_nope_head_dim"], cfg["qk_rope_head_dim"], cfg["v_head_dim"], cfg["kv_lora_rank"]
+    T = h.shape[0]
+    if cfg.get("q_lora_rank"):
+        q = rmsnorm(h @ W[p + "self_attn.q_a_proj.weight"].T, W[p + "self_attn.q_a_layernorm.weight"], eps)
+        q = q @ W[p + "self_attn.q_b_proj.weight"].T
+    else:
+        q = h @ W[p + "self_attn.q_proj.weight"].T
+    q = q.reshape(T, H, nope + rp)
+    ckv = h @ W[p + "self_attn.kv_a_proj_with_mqa.weight"].T
+    kv = rmsnorm(ckv[:, :C], W[p + "self_attn.kv_a_layernorm.weight"], eps) @ W[p + "self_attn.kv_b_proj.weight"].T
+    kv = kv.reshape(T, H, nope + vd)
+    theta = cfg.get("rope_theta", 10000.0)
+    q_pe, k_pe = rope(q[..., nope:], theta), rope(ckv[:, None, C:], theta)
+    qq = np.concatenate([q[..., :nope], q_pe], axis=-1)
+    kk = np.concatenate([kv[..., :nope], np.broadcast_to(k_pe, (T, H, rp))], axis=-1)
+    out = np.zeros((T, H, vd))
+    for i in range(H):
+        s = qq[:, i] @ kk[:, i].T / np.sqrt(nope + rp) + causal
+        s = np.exp(s - s.max(axis=1, keepdims=True))
+        out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ kv[:, i, nope:]
+    return out.reshape(T, H * vd) @ W[p + "self_attn.o_proj.weight"].T
 
 
 def moe_ffn(cfg, W, p, E, ex, mask):
     """The MoE FFN of layer prefix p: router, experts ex (w1, w3, w2, channel mask), expert mask."""
     L = lay(cfg)
     shared = None
-    if L["shared"]:
+    if L["shared"] and L["mla"]:
+        sp = p + "mlp.shared_experts."
+        shared = (W[sp + "gate_proj.weight"], W[sp + "up_proj.weight"], W[sp + "down_proj.weight"], None)
+    elif L["shared"]:
         sp = p + "mlp.shared_expert."
         shared = (W[sp + "gate_proj.weight"], W[sp + "up_proj.weight"], W[sp + "down_proj.weight"],
                   W[p + "mlp.shared_expert_gate.weight"])
     norm = cfg.get("norm_topk_prob", False) if cfg["model_type"] != "mixtral" else True
     return dict(router=W[p + f"{L['moe']}gate.weight"], experts=ex, expert_mask=mask, top_k=cfg["num_experts_per_tok"],
-                norm=norm, shared=shared)
+                norm=norm, shared=shared, bias=W.get(p + f"{L['moe']}gate.e_score_correction_bias"),
+                scoring=cfg.get("scoring_func", "softmax"), scale=cfg.get("routed_scaling_factor", 1.0) if L["mla"] else 1.0)
 
 
 def attn_dict(W, p, H, K, hd, fused, q, k, v, head_mask):
@@ -382,7 +442,9 @@ def emitted_layers(cfg, W, shapes):
     for l, s in enumerate(shapes):
         p = f"model.layers.{l}."
         a = f = None
-        if s["h"] is not None:
+        if s["h"] is not None and lay(cfg)["mla"]:
+            a = {"mla": True}
+        elif s["h"] is not None:
             q, k, v = qkv(W, p, s["h"], s["k"], s["hd"], fused)[:3]
             a = attn_dict(W, p, s["h"], s["k"], s["hd"], fused, q, k, v, np.ones(s["h"]))
         if s["w"] is not None:
@@ -409,7 +471,9 @@ def masked_layers(cfg, W, sel):
         moe = is_moe_layer(cfg, l)
         F = expert_width(cfg) if moe else cfg["intermediate_size"]
         a = f = None
-        if s["attention"] is not None:
+        if s["attention"] is not None and lay(cfg)["mla"]:
+            a = {"mla": True}
+        elif s["attention"] is not None:
             q, k, v, _, kb, vb = qkv(W, p, H, K, hd, fused)
             k, v = k.copy(), v.copy()
             pooled = [k, v] + [b.copy() for b in (kb, vb) if b is not None]
@@ -457,9 +521,15 @@ def check_tensors(Wo, We, sel, cfg):
     for l, s in enumerate(sel):
         p = f"model.layers.{l}."
         if s["attention"] is not None:
+            for n in L["norms"][0]:
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+        if s["attention"] is not None and L["mla"]:  # kept whole
+            for n in Wo:
+                if n.startswith(p + "self_attn."):
+                    expect[n] = Wo[n]
+        elif s["attention"] is not None:
             a = s["attention"]
             qr = [h * hd + r for h in a["q_heads"] for r in range(hd)]
-            expect[p + "input_layernorm.weight"] = Wo[p + "input_layernorm.weight"]
             q, k, v, qb, kb, vb = qkv(Wo, p, H, K, hd, L["fused"])
             if L["fused"]:
                 expect[p + "self_attn.qkv_proj.weight"] = np.concatenate([q[qr], pool(k, a["kv_groups"]), pool(v, a["kv_groups"])])
@@ -477,9 +547,12 @@ def check_tensors(Wo, We, sel, cfg):
                     expect[p + f"self_attn.{m}.weight"] = Wo[p + f"self_attn.{m}.weight"]
         if s["ffn"] is not None:
             f = s["ffn"]
-            expect[p + "post_attention_layernorm.weight"] = Wo[p + "post_attention_layernorm.weight"]
+            for n in L["norms"][1]:
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
             if "experts" in f:
                 expect[p + f"{L['moe']}gate.weight"] = Wo[p + f"{L['moe']}gate.weight"][f["experts"]]
+                if p + f"{L['moe']}gate.e_score_correction_bias" in Wo:
+                    expect[p + f"{L['moe']}gate.e_score_correction_bias"] = Wo[p + f"{L['moe']}gate.e_score_correction_bias"][f["experts"]]
                 for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
                     x = p + f"{L['moe']}experts.{e}."
                     y = p + f"{L['moe']}experts.{i}."

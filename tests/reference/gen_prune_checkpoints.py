@@ -1,14 +1,16 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of seven families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of ten families for the pruned-checkpoint tests (numpy only).
 
-Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma}/: config.json and the weights in F32 under
+Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
 lm_head.weight), mixtral as a directory of one file without an index (the others as qwen3).
 qwen2_moe: q/k/v biases, a shared expert and its sigmoid gate, no top-k renormalisation;
 qwen3_moe: q_norm / k_norm, a dense layer (mlp_only_layers), renormalised top-k; phi3: fused
-qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied. (Families are appended: the earlier ones keep their random draws.)
+qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied; gemma3 (gemma3_text): four
+norms per layer and per-head q_norm / k_norm; deepseek_v2 / deepseek_v3: multi-head latent
+attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_correction_bias). (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -39,7 +41,7 @@ def write_safetensors(path, tensors):
 
 def model(cfg, rng):
     d, H = cfg["hidden_size"], cfg["num_attention_heads"]
-    K, hd = cfg["num_key_value_heads"], cfg.get("head_dim", d // H)
+    K, hd = cfg.get("num_key_value_heads", H), cfg.get("head_dim", d // H)
     F, V, L = cfg["intermediate_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
 
     def w(*shape, s=None):  # varied scales so that the importances differ
@@ -50,10 +52,38 @@ def model(cfg, rng):
         return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
 
     mt = cfg["model_type"]
+    ds = mt.startswith("deepseek")
     t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
     for l in range(L):
         p = f"model.layers.{l}."
         t += [(p + "input_layernorm.weight", norm(d))]
+        if ds:  # multi-head latent attention (DeepseekV2Attention / DeepseekV3Attention names)
+            qk, R, C = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"], cfg["q_lora_rank"], cfg["kv_lora_rank"]
+            if R:
+                t += [(p + "self_attn.q_a_proj.weight", w(R, d)), (p + "self_attn.q_a_layernorm.weight", norm(R)),
+                      (p + "self_attn.q_b_proj.weight", w(H * qk, R))]
+            else:
+                t += [(p + "self_attn.q_proj.weight", w(H * qk, d))]
+            t += [(p + "self_attn.kv_a_proj_with_mqa.weight", w(C + cfg["qk_rope_head_dim"], d)),
+                  (p + "self_attn.kv_a_layernorm.weight", norm(C)),
+                  (p + "self_attn.kv_b_proj.weight", w(H * (cfg["qk_nope_head_dim"] + cfg["v_head_dim"]), C)),
+                  (p + "self_attn.o_proj.weight", w(d, H * cfg["v_head_dim"])),
+                  (p + "post_attention_layernorm.weight", norm(d))]
+            if l >= cfg["first_k_dense_replace"]:
+                E, Fe = cfg["n_routed_experts"], cfg["moe_intermediate_size"]
+                t += [(p + "mlp.gate.weight", w(E, d, s=1.0))]
+                if cfg.get("topk_method") == "noaux_tc":
+                    t += [(p + "mlp.gate.e_score_correction_bias", w(E, s=0.3))]
+                for e in range(E):
+                    x = p + f"mlp.experts.{e}."
+                    t += [(x + "gate_proj.weight", w(Fe, d)), (x + "up_proj.weight", w(Fe, d)), (x + "down_proj.weight", w(d, Fe))]
+                S = cfg["n_shared_experts"] * Fe
+                x = p + "mlp.shared_experts."
+                t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S))]
+            else:
+                t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)),
+                      (p + "mlp.down_proj.weight", w(d, F))]
+            continue
         if mt == "phi3":
             t += [(p + "self_attn.qkv_proj.weight", w((H + 2 * K) * hd, d))]
         else:
@@ -64,9 +94,11 @@ def model(cfg, rng):
             t += [(p + "self_attn.q_proj.bias", w(H * hd, s=0.3)), (p + "self_attn.k_proj.bias", w(K * hd, s=0.3)),
                   (p + "self_attn.v_proj.bias", w(K * hd, s=0.3))]
         t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
-        if mt in ("qwen3", "qwen3_moe"):
+        if mt in ("qwen3", "qwen3_moe", "gemma3_text"):
             t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
         t += [(p + "post_attention_layernorm.weight", norm(d))]
+        if mt == "gemma3_text":  # Gemma3DecoderLayer: four norms (post-attention, pre / post feed-forward)
+            t += [(p + "pre_feedforward_layernorm.weight", norm(d)), (p + "post_feedforward_layernorm.weight", norm(d))]
         if mt in ("qwen2_moe", "qwen3_moe") and l not in cfg.get("mlp_only_layers", []):
             E, Fe = cfg["num_experts"], cfg["moe_intermediate_size"]
             t += [(p + "mlp.gate.weight", w(E, d, s=1.0))]
@@ -135,6 +167,34 @@ CONFIGS = {
               "vocab_size": 61, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 128,
               "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "tie_word_embeddings": True,
               "attention_bias": False, "torch_dtype": "float32"},
+    # appended: gemma3 (four norms per layer, per-head q_norm / k_norm, sliding and global layers),
+    # deepseek_v2 (MLA with a direct q_proj, softmax routing without renormalisation, two shared
+    # experts, a dense first layer) and deepseek_v3 (q_a_proj / q_b_proj, sigmoid routing with
+    # e_score_correction_bias, renormalised and scaled top-k)
+    "gemma3": {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "hidden_size": 32,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64,
+               "num_hidden_layers": 3, "vocab_size": 59, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+               "rope_local_base_freq": 10000.0, "query_pre_attn_scalar": 16, "sliding_window": 8,
+               "sliding_window_pattern": 2, "max_position_embeddings": 128, "hidden_activation": "gelu_pytorch_tanh",
+               "final_logit_softcapping": None, "attn_logit_softcapping": None, "tie_word_embeddings": True,
+               "attention_bias": False, "torch_dtype": "float32"},
+    "deepseek_v2": {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2", "hidden_size": 32,
+                    "num_attention_heads": 4, "q_lora_rank": None, "kv_lora_rank": 16, "qk_nope_head_dim": 8,
+                    "qk_rope_head_dim": 4, "v_head_dim": 8, "intermediate_size": 48, "moe_intermediate_size": 16,
+                    "n_routed_experts": 6, "n_shared_experts": 2, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+                    "moe_layer_freq": 1, "topk_method": "greedy", "n_group": 1, "topk_group": 1, "norm_topk_prob": False,
+                    "routed_scaling_factor": 1.5, "scoring_func": "softmax", "num_hidden_layers": 3, "vocab_size": 53,
+                    "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                    "tie_word_embeddings": False, "attention_bias": False, "torch_dtype": "float32"},
+    "deepseek_v3": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 32,
+                    "num_attention_heads": 4, "q_lora_rank": 12, "kv_lora_rank": 16, "qk_nope_head_dim": 8,
+                    "qk_rope_head_dim": 4, "v_head_dim": 8, "intermediate_size": 48, "moe_intermediate_size": 16,
+                    "n_routed_experts": 6, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+                    "moe_layer_freq": 1, "topk_method": "noaux_tc", "n_group": 1, "topk_group": 1, "norm_topk_prob": True,
+                    "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "num_nextn_predict_layers": 0,
+                    "num_hidden_layers": 3, "vocab_size": 47, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+                    "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
+                    "attention_bias": False, "torch_dtype": "float32"},
 }
 
 

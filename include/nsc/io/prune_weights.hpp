@@ -573,9 +573,9 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           std::vector<std::int64_t> all(static_cast<std::size_t>(S));
           std::iota(all.begin(), all.end(), 0);
           for (const char* m : {"gate_proj", "up_proj"})
-            v.shared += pw::ordered(mat(load(std::string("mlp.shared_expert.") + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
-          v.shared += pw::ordered(mat(load("mlp.shared_expert.down_proj.weight").t()), all, 1, {S}, tol, tl).back();
-          if (b.ffn.shared_gate) v.shared += pw::psi_rows(load("mlp.shared_expert_gate.weight").t().transpose());
+            v.shared += pw::ordered(mat(load(std::string(fam.shared) + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
+          v.shared += pw::ordered(mat(load(std::string(fam.shared) + "down_proj.weight").t()), all, 1, {S}, tol, tl).back();
+          if (b.ffn.shared_gate) v.shared += pw::psi_rows(load(std::string(fam.shared_gate)).t().transpose());
         }
       } else {
         one(b.ffn.gated ? "gate" : "", "up", "mlp.down_proj.weight",
