@@ -223,6 +223,9 @@ def main():
         else:
             write_safetensors(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a in t), "parameters")
+    # one tensor of a multi-token-prediction layer past the config's layers (the refusal's test)
+    write_safetensors(os.path.join(ROOT, "deepseek_v3_mtp.safetensors"),
+                      [("model.layers.3.enorm.weight", np.ones(32, dtype=np.float32))])
 
 
 if __name__ == "__main__":

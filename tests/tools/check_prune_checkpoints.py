@@ -55,6 +55,19 @@ CASES = [
     ("phi3_uniform_spectral_weights", "phi3", None,
      ["--uniform", "--params", "25000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
     ("gemma_per_layer", "gemma", "per-layer", ["--params", "16000", "--kv-bytes", "40000", "--head-step", "1", "--no-noop"]),
+    # gemma3 (four norms per layer: a removed attention takes input_layernorm and post_attention_layernorm
+    # with it; per-head q_norm / k_norm; sliding and global layers) and DeepSeek's MLA + MoE (the latent
+    # attention kept whole; routed experts renumbered with their router rows and V3's
+    # e_score_correction_bias; shared experts and the dense first layer)
+    ("gemma3_per_layer_kv", "gemma3", "per-layer", ["--params", "28000", "--kv-bytes", "20000", "--head-step", "1"]),
+    ("gemma3_per_layer_attn_noop", "gemma3", "per-layer", ["--params", "20000", "--kv-bytes", "16000", "--head-step", "1"]),
+    ("gemma3_nsc_spectral_weights", "gemma3", "nsc", ["--params", "30000", "--criterion", "spectral", "--score", "weights"]),
+    ("deepseek_v2_nsc_experts", "deepseek_v2", "nsc", ["--params", "30000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("deepseek_v2_nsc_spectral_weights", "deepseek_v2", "nsc",
+     ["--params", "30000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("deepseek_v3_nsc_spectral", "deepseek_v3", "nsc",
+     ["--params", "28000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral"]),
+    ("deepseek_v3_uniform_depth", "deepseek_v3", None, ["--uniform", "--params", "22000", "--expert-step", "1", "--keep-expert-width"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
@@ -68,7 +81,8 @@ def main():
         orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
         out = os.path.join(work, name)
         shutil.rmtree(out, ignore_errors=True)
-        args = [nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--ffn-multiple", "16"] + \
+        grid = [] if "--ffn-multiple" in extra else ["--ffn-multiple", "16"]
+        args = [nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic"] + grid + \
             (["--emit-format", fmt] if fmt else []) + ["--weights", orig, "--emit-checkpoint", out, "--json"] + extra
         r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode != 0:

@@ -751,6 +751,11 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       pc::fail("layer " + std::to_string(l) + ": the config's FFN kind does not match model_type '" +
                std::string(model_type) + "'");
   }
+  for (const tensor_entry& t : in.tensors) // layers past the config's (DeepSeek-V3 / GLM-4.5 MTP modules)
+    if (const auto lr = pc::layer_of(t.name); lr && lr->first >= std::int64_t(space.layers.size()))
+      pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
+               std::to_string(space.layers.size()) + " layers (a multi-token-prediction module, which nsc does not "
+               "slice: remove its tensors from the checkpoint first)");
   // Check every layer tensor (name and shape) before reading any data.
   std::map<std::string, const tensor_entry*> by_name;
   for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
@@ -841,11 +846,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     }
   }
   for (const tensor_entry& t : in.tensors)
-    if (const auto lr = pc::layer_of(t.name); lr && lr->first >= std::int64_t(space.layers.size()))
-      pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
-               std::to_string(space.layers.size()) + " layers (a multi-token-prediction module, which nsc does not "
-               "slice: remove its tensors from the checkpoint first)");
-    else if (lr && !known.count(t.name))
+    if (const auto lr = pc::layer_of(t.name); lr && !known.count(t.name))
       pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
 }
@@ -903,12 +904,12 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     const block_spec& b = space.layers[std::size_t(l)].base;
     const std::int64_t hd = b.attention.head_size();
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    const auto is_norm = [&](const std::array<std::string_view, 2>& side) {
+    const auto is_norm = [](const std::string& name, const std::array<std::string_view, 2>& side) {
       for (std::string_view n : side)
-        if (!n.empty() && rest == std::string(n) + ".weight") return true;
+        if (!n.empty() && name == std::string(n) + ".weight") return true;
       return false;
     };
-    const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(fam.attn_norms);
+    const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
       if (!k.attention) continue;
       if (b.attention.kind != attention_kind::standard) { // MLA: kept whole
