@@ -9,7 +9,8 @@ Nothing here comes from nsc but the files under test. The script
     layer's query heads h, KV heads k, FFN width w, experts e, or a removed sublayer; the
     families' tensor names from LAYOUTS (llama-like, phi3's fused qkv_proj / gate_up_proj,
     mixtral's block_sparse_moe, qwen2_moe / qwen3_moe's mlp.experts with qwen2_moe's shared
-    expert and its sigmoid gate, and qwen's dense mlp_only_layers);
+    expert and its sigmoid gate, and qwen's dense mlp_only_layers; the norms before / after each
+    sublayer of gemma3, exaone4 and glm4; DeepSeek's MLA and MoE (deepseek_v2 / v3, glm4_moe));
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
     experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
     magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
@@ -20,7 +21,10 @@ Nothing here comes from nsc but the files under test. The script
     K / V rows to float32 rounding);
  3. runs its own numpy forward pass (float64; llama / qwen2 / qwen3 / gemma / phi3 / mixtral / qwen MoE
     blocks: RMSNorm (gemma: 1 + w, scaled embeddings, GELU-tanh), RoPE, q/k/v biases, q_norm / k_norm, GQA causal attention, SwiGLU, top-k
-    routing with or without renormalisation (norm_topk_prob), shared expert) of the emitted model and of
+    routing with or without renormalisation (norm_topk_prob), shared expert; gemma3's sliding layers
+    and query_pre_attn_scalar; post-norms; multi-head latent attention; DeepSeek-V3 / GLM-4.5
+    sigmoid routing chosen by score + e_score_correction_bias, routed_scaling_factor. RoPE is
+    applied in one layout over the whole rotary width: the same function on both sides) of the emitted model and of
     the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
     replaced by its group's mean, and requires the logits to agree to --tol (absolute).
 Exit 0 with a one-line summary, 1 with the first disagreement.
@@ -38,16 +42,22 @@ import numpy as np
 # gemma: RMSNorm (1 + w), embeddings scaled by sqrt(hidden), GELU (tanh); gemma3: plus four norms per
 # layer (norms: attention side, FFN side) and per-head q_norm / k_norm; mla: DeepSeek's multi-head
 # latent attention and MoE (mlp.shared_experts, router e_score_correction_bias).
+# norms: ((before, after) attention, (before, after) FFN), None where the family has none.
 GEMMA3_NORMS = (("input_layernorm", "post_attention_layernorm"), ("pre_feedforward_layernorm", "post_feedforward_layernorm"))
+DS_MOE = dict(moe="mlp.", shared=True, ds_moe=True)  # DeepSeek's MoE: mlp.shared_experts, first_k_dense_replace
 LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
-           "qwen2_moe": dict(moe="mlp.", shared=True), "qwen3_moe": dict(moe="mlp."), "phi3": dict(fused=True),
+           "qwen2_moe": dict(moe="mlp.", shared=True), "qwen3_moe": dict(moe="mlp."), "phi3": dict(fused=True, fused_gu=True),
            "gemma": dict(gemma=True), "gemma3_text": dict(gemma=True, norms=GEMMA3_NORMS),
-           "deepseek_v2": dict(moe="mlp.", mla=True, shared=True), "deepseek_v3": dict(moe="mlp.", mla=True, shared=True)}
+           "deepseek_v2": dict(DS_MOE, mla=True), "deepseek_v3": dict(DS_MOE, mla=True),
+           "exaone4": dict(norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
+           "glm4": dict(fused_gu=True, norms=(("input_layernorm", "post_self_attn_layernorm"),
+                                              ("post_attention_layernorm", "post_mlp_layernorm"))),
+           "glm4_moe": dict(DS_MOE)}
 
 
 def lay(cfg):
-    d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, shared=False, gemma=False,
-             norms=(("input_layernorm",), ("post_attention_layernorm",)), mla=False)
+    d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, fused_gu=False, shared=False, gemma=False,
+             norms=(("input_layernorm", None), ("post_attention_layernorm", None)), mla=False, ds_moe=False)
     d.update(LAYOUTS.get(cfg["model_type"], {}))
     return d
 
@@ -61,7 +71,7 @@ def is_moe_layer(cfg, i):
         return False
     if cfg["model_type"] == "mixtral":
         return True
-    if lay(cfg)["mla"]:
+    if lay(cfg)["ds_moe"]:
         return i >= cfg.get("first_k_dense_replace", 0) and i % cfg.get("moe_layer_freq", 1) == 0
     return i not in cfg.get("mlp_only_layers", []) and (i + 1) % cfg.get("decoder_sparse_step", 1) == 0
 
@@ -226,7 +236,7 @@ def greedy_heads(q, o, groups, G, hd, key):
 
 def ffn_mats(W, p, cfg, e=None):
     if e is None:
-        g, u = gate_up(W, p, cfg["intermediate_size"], lay(cfg)["fused"])
+        g, u = gate_up(W, p, cfg["intermediate_size"], lay(cfg)["fused_gu"])
         return [g, u, W[p + "mlp.down_proj.weight"].T]
     return [expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2).T]
 
@@ -328,7 +338,7 @@ def forward(cfg, W, layers, tokens):
         if a is not None and a.get("mla"):
             x = x + mla_attention(cfg, W, p, rms(x, W[p + "input_layernorm.weight"], eps), causal)
         elif a is not None:
-            hh = rms(x, W[p + anorms[0] + ".weight"], eps)
+            hh = rms(x, W[p + anorms[0] + ".weight"], eps) if anorms[0] else x
             H, K, hd = a["H"], a["K"], a["hd"]
             lin = lambda w, b: hh @ w.T + (b if b is not None else 0.0)
             q = lin(a["q"], a["qb"]).reshape(T, H, hd)
@@ -337,7 +347,7 @@ def forward(cfg, W, layers, tokens):
             if a["qn"] is not None:
                 q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
             mask, th, scale = causal, theta, 1 / np.sqrt(hd)
-            if len(anorms) == 2:  # gemma3: sliding layers (local RoPE base, window), query_pre_attn_scalar
+            if "query_pre_attn_scalar" in cfg:  # gemma3: sliding layers (local RoPE base, window), query_pre_attn_scalar
                 scale = cfg["query_pre_attn_scalar"] ** -0.5
                 if (l + 1) % cfg["sliding_window_pattern"] != 0:
                     th = cfg["rope_local_base_freq"]
@@ -351,10 +361,10 @@ def forward(cfg, W, layers, tokens):
                 s = np.exp(s - s.max(axis=1, keepdims=True))
                 out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
             y = out.reshape(T, H * hd) @ a["o"].T
-            x = x + (rms(y, W[p + anorms[1] + ".weight"], eps) if len(anorms) == 2 else y)
+            x = x + (rms(y, W[p + anorms[1] + ".weight"], eps) if anorms[1] else y)
         f = ly["ffn"]
         if f is not None:
-            hh = rms(x, W[p + fnorms[0] + ".weight"], eps)
+            hh = rms(x, W[p + fnorms[0] + ".weight"], eps) if fnorms[0] else x
             if "router" in f:
                 keep = np.where(f["expert_mask"] > 0, 0.0, -np.inf)
                 logits = hh @ f["router"].T
@@ -378,7 +388,7 @@ def forward(cfg, W, layers, tokens):
                     y += gate * ((silu(hh @ g.T) * (hh @ u.T)) @ dn.T)
             else:
                 y = ((act(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
-            x = x + (rms(y, W[p + fnorms[1] + ".weight"], eps) if len(fnorms) == 2 else y)
+            x = x + (rms(y, W[p + fnorms[1] + ".weight"], eps) if fnorms[1] else y)
     x = rms(x, W["model.norm.weight"], eps)
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
     return x @ head.T
@@ -417,7 +427,7 @@ def moe_ffn(cfg, W, p, E, ex, mask):
     """The MoE FFN of layer prefix p: router, experts ex (w1, w3, w2, channel mask), expert mask."""
     L = lay(cfg)
     shared = None
-    if L["shared"] and L["mla"]:
+    if L["shared"] and L["ds_moe"]:
         sp = p + "mlp.shared_experts."
         shared = (W[sp + "gate_proj.weight"], W[sp + "up_proj.weight"], W[sp + "down_proj.weight"], None)
     elif L["shared"]:
@@ -427,7 +437,7 @@ def moe_ffn(cfg, W, p, E, ex, mask):
     norm = cfg.get("norm_topk_prob", False) if cfg["model_type"] != "mixtral" else True
     return dict(router=W[p + f"{L['moe']}gate.weight"], experts=ex, expert_mask=mask, top_k=cfg["num_experts_per_tok"],
                 norm=norm, shared=shared, bias=W.get(p + f"{L['moe']}gate.e_score_correction_bias"),
-                scoring=cfg.get("scoring_func", "softmax"), scale=cfg.get("routed_scaling_factor", 1.0) if L["mla"] else 1.0)
+                scoring="sigmoid" if cfg["model_type"] == "glm4_moe" else cfg.get("scoring_func", "softmax"), scale=cfg.get("routed_scaling_factor", 1.0) if L["ds_moe"] else 1.0)
 
 
 def attn_dict(W, p, H, K, hd, fused, q, k, v, head_mask):
@@ -453,7 +463,7 @@ def emitted_layers(cfg, W, shapes):
                       for e in range(s["e"])]
                 f = moe_ffn(cfg, W, p, s["e"], ex, np.ones(s["e"]))
             else:
-                g, u = gate_up(W, p, s["w"], fused)
+                g, u = gate_up(W, p, s["w"], lay(cfg)["fused_gu"])
                 f = dict(gate=g, up=u, down=W[p + "mlp.down_proj.weight"], mask=np.ones(s["w"]))
         out.append({"attn": a, "ffn": f})
     return out
@@ -501,7 +511,7 @@ def masked_layers(cfg, W, sel):
             else:
                 m = np.zeros(F)
                 m[s["ffn"]["channels"]] = 1
-                g, u = gate_up(W, p, F, fused)
+                g, u = gate_up(W, p, F, lay(cfg)["fused_gu"])
                 f = dict(gate=g, up=u, down=W[p + "mlp.down_proj.weight"], mask=m)
         out.append({"attn": a, "ffn": f})
     return out
@@ -521,7 +531,7 @@ def check_tensors(Wo, We, sel, cfg):
     for l, s in enumerate(sel):
         p = f"model.layers.{l}."
         if s["attention"] is not None:
-            for n in L["norms"][0]:
+            for n in filter(None, L["norms"][0]):
                 expect[p + n + ".weight"] = Wo[p + n + ".weight"]
         if s["attention"] is not None and L["mla"]:  # kept whole
             for n in Wo:
@@ -547,7 +557,7 @@ def check_tensors(Wo, We, sel, cfg):
                     expect[p + f"self_attn.{m}.weight"] = Wo[p + f"self_attn.{m}.weight"]
         if s["ffn"] is not None:
             f = s["ffn"]
-            for n in L["norms"][1]:
+            for n in filter(None, L["norms"][1]):
                 expect[p + n + ".weight"] = Wo[p + n + ".weight"]
             if "experts" in f:
                 expect[p + f"{L['moe']}gate.weight"] = Wo[p + f"{L['moe']}gate.weight"][f["experts"]]
@@ -566,8 +576,8 @@ def check_tensors(Wo, We, sel, cfg):
             else:
                 ch = f["channels"]
                 F = cfg["intermediate_size"]
-                g, u = gate_up(Wo, p, F, L["fused"])
-                if L["fused"]:
+                g, u = gate_up(Wo, p, F, L["fused_gu"])
+                if L["fused_gu"]:
                     expect[p + "mlp.gate_up_proj.weight"] = np.concatenate([g[ch], u[ch]])
                 else:
                     expect[p + "mlp.gate_proj.weight"] = g[ch]

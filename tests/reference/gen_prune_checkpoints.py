@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of ten families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of thirteen families for the pruned-checkpoint tests (numpy only).
 
-Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3}/: config.json and the weights in F32 under
+Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3,
+exaone4,glm4,glm4_moe}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
@@ -10,7 +11,8 @@ qwen2_moe: q/k/v biases, a shared expert and its sigmoid gate, no top-k renormal
 qwen3_moe: q_norm / k_norm, a dense layer (mlp_only_layers), renormalised top-k; phi3: fused
 qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied; gemma3 (gemma3_text): four
 norms per layer and per-head q_norm / k_norm; deepseek_v2 / deepseek_v3: multi-head latent
-attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_correction_bias). (Families are appended: the earlier ones keep their random draws.)
+attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_correction_bias);
+exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSeek's MoE beside GQA. (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -54,9 +56,25 @@ def model(cfg, rng):
     mt = cfg["model_type"]
     ds = mt.startswith("deepseek")
     t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+
+    def deepseek_ffn(p, l):  # DeepseekV2MoE / DeepseekV3MoE / Glm4MoeMoE names; dense before first_k_dense_replace
+        if l >= cfg["first_k_dense_replace"]:
+            E, Fe = cfg["n_routed_experts"], cfg["moe_intermediate_size"]
+            out = [(p + "mlp.gate.weight", w(E, d, s=1.0))]
+            if cfg.get("topk_method") == "noaux_tc" or mt == "glm4_moe":
+                out += [(p + "mlp.gate.e_score_correction_bias", w(E, s=0.3))]
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                out += [(x + "gate_proj.weight", w(Fe, d)), (x + "up_proj.weight", w(Fe, d)), (x + "down_proj.weight", w(d, Fe))]
+            S = cfg["n_shared_experts"] * Fe
+            x = p + "mlp.shared_experts."
+            return out + [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S))]
+        return [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)), (p + "mlp.down_proj.weight", w(d, F))]
+
     for l in range(L):
         p = f"model.layers.{l}."
-        t += [(p + "input_layernorm.weight", norm(d))]
+        if mt != "exaone4":  # Exaone4DecoderLayer: post-norms only
+            t += [(p + "input_layernorm.weight", norm(d))]
         if ds:  # multi-head latent attention (DeepseekV2Attention / DeepseekV3Attention names)
             qk, R, C = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"], cfg["q_lora_rank"], cfg["kv_lora_rank"]
             if R:
@@ -69,20 +87,7 @@ def model(cfg, rng):
                   (p + "self_attn.kv_b_proj.weight", w(H * (cfg["qk_nope_head_dim"] + cfg["v_head_dim"]), C)),
                   (p + "self_attn.o_proj.weight", w(d, H * cfg["v_head_dim"])),
                   (p + "post_attention_layernorm.weight", norm(d))]
-            if l >= cfg["first_k_dense_replace"]:
-                E, Fe = cfg["n_routed_experts"], cfg["moe_intermediate_size"]
-                t += [(p + "mlp.gate.weight", w(E, d, s=1.0))]
-                if cfg.get("topk_method") == "noaux_tc":
-                    t += [(p + "mlp.gate.e_score_correction_bias", w(E, s=0.3))]
-                for e in range(E):
-                    x = p + f"mlp.experts.{e}."
-                    t += [(x + "gate_proj.weight", w(Fe, d)), (x + "up_proj.weight", w(Fe, d)), (x + "down_proj.weight", w(d, Fe))]
-                S = cfg["n_shared_experts"] * Fe
-                x = p + "mlp.shared_experts."
-                t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S))]
-            else:
-                t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)),
-                      (p + "mlp.down_proj.weight", w(d, F))]
+            t += deepseek_ffn(p, l)
             continue
         if mt == "phi3":
             t += [(p + "self_attn.qkv_proj.weight", w((H + 2 * K) * hd, d))]
@@ -90,13 +95,19 @@ def model(cfg, rng):
             t += [(p + "self_attn.q_proj.weight", w(H * hd, d)),
                   (p + "self_attn.k_proj.weight", w(K * hd, d)),
                   (p + "self_attn.v_proj.weight", w(K * hd, d))]
-        if mt == "qwen2_moe":
+        if mt in ("qwen2_moe", "glm4", "glm4_moe"):
             t += [(p + "self_attn.q_proj.bias", w(H * hd, s=0.3)), (p + "self_attn.k_proj.bias", w(K * hd, s=0.3)),
                   (p + "self_attn.v_proj.bias", w(K * hd, s=0.3))]
         t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
-        if mt in ("qwen3", "qwen3_moe", "gemma3_text"):
+        if mt in ("qwen3", "qwen3_moe", "gemma3_text", "exaone4", "glm4_moe"):
             t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
+        if mt == "glm4":  # Glm4DecoderLayer: input, post_self_attn, post_attention (before the MLP), post_mlp norms
+            t += [(p + "post_self_attn_layernorm.weight", norm(d))]
         t += [(p + "post_attention_layernorm.weight", norm(d))]
+        if mt == "exaone4":
+            t += [(p + "post_feedforward_layernorm.weight", norm(d))]
+        if mt == "glm4":
+            t += [(p + "post_mlp_layernorm.weight", norm(d))]
         if mt == "gemma3_text":  # Gemma3DecoderLayer: four norms (post-attention, pre / post feed-forward)
             t += [(p + "pre_feedforward_layernorm.weight", norm(d)), (p + "post_feedforward_layernorm.weight", norm(d))]
         if mt in ("qwen2_moe", "qwen3_moe") and l not in cfg.get("mlp_only_layers", []):
@@ -110,8 +121,10 @@ def model(cfg, rng):
                 x = p + "mlp.shared_expert."
                 t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S)),
                       (p + "mlp.shared_expert_gate.weight", w(1, d))]
-        elif mt == "phi3":
+        elif mt in ("phi3", "glm4"):
             t += [(p + "mlp.gate_up_proj.weight", w(2 * F, d)), (p + "mlp.down_proj.weight", w(d, F))]
+        elif mt == "glm4_moe":
+            t += deepseek_ffn(p, l)
         elif mt == "mixtral":
             E = cfg["num_local_experts"]
             t += [(p + "block_sparse_moe.gate.weight", w(E, d, s=1.0))]
@@ -195,6 +208,26 @@ CONFIGS = {
                     "num_hidden_layers": 3, "vocab_size": 47, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
                     "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
                     "attention_bias": False, "torch_dtype": "float32"},
+    # appended: exaone4 (post-attention / post-feedforward norms only, per-head q_norm / k_norm), glm4
+    # (four norms, fused gate_up_proj, q/k/v biases), glm4_moe (GQA with q/k/v biases and q_norm / k_norm,
+    # DeepSeek's MoE with sigmoid routing and e_score_correction_bias, a dense first layer)
+    "exaone4": {"architectures": ["Exaone4ForCausalLM"], "model_type": "exaone4", "hidden_size": 32,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                "num_hidden_layers": 3, "vocab_size": 43, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+                "sliding_window": None, "max_position_embeddings": 128, "hidden_act": "silu",
+                "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "glm4": {"architectures": ["Glm4ForCausalLM"], "model_type": "glm4", "hidden_size": 32, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48, "num_hidden_layers": 3, "vocab_size": 41,
+             "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "partial_rotary_factor": 0.5, "attention_bias": True,
+             "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "glm4_moe": {"architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe", "hidden_size": 32,
+                 "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                 "moe_intermediate_size": 16, "n_routed_experts": 6, "n_shared_experts": 1, "num_experts_per_tok": 2,
+                 "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "norm_topk_prob": True,
+                 "routed_scaling_factor": 2.5, "use_qk_norm": True, "attention_bias": True, "partial_rotary_factor": 0.5,
+                 "num_nextn_predict_layers": 0, "num_hidden_layers": 3, "vocab_size": 37, "rms_norm_eps": 1e-5,
+                 "rope_theta": 10000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                 "tie_word_embeddings": False, "torch_dtype": "float32"},
 }
 
 

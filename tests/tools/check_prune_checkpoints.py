@@ -68,6 +68,16 @@ CASES = [
     ("deepseek_v3_nsc_spectral", "deepseek_v3", "nsc",
      ["--params", "28000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral"]),
     ("deepseek_v3_uniform_depth", "deepseek_v3", None, ["--uniform", "--params", "22000", "--expert-step", "1", "--keep-expert-width"]),
+    # exaone4 (post-norms only: a removed attention takes post_attention_layernorm), glm4 (four norms,
+    # fused gate_up_proj, q/k/v biases pooled), glm4_moe (GQA + DeepSeek's MoE)
+    ("exaone4_per_layer_attn_noop", "exaone4", "per-layer", ["--params", "18000", "--kv-bytes", "14000", "--head-step", "1"]),
+    ("exaone4_per_layer_spectral_weights", "exaone4", "per-layer",
+     ["--params", "20000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("glm4_per_layer_attn_noop", "glm4", "per-layer", ["--params", "18000", "--kv-bytes", "14000", "--head-step", "1"]),
+    ("glm4_moe_nsc_experts", "glm4_moe", "nsc", ["--params", "24000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("glm4_moe_uniform_heads_spectral_weights", "glm4_moe", None,
+     ["--uniform", "--params", "26000", "--ffn-multiple", "8", "--expert-step", "1", "--head-step", "1", "--criterion",
+      "spectral", "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
