@@ -52,7 +52,7 @@ LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
            "exaone4": dict(norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
            "glm4": dict(fused_gu=True, norms=(("input_layernorm", "post_self_attn_layernorm"),
                                               ("post_attention_layernorm", "post_mlp_layernorm"))),
-           "glm4_moe": dict(DS_MOE)}
+           "glm4_moe": dict(DS_MOE), "gemma2": dict(gemma=True, norms=GEMMA3_NORMS)}
 
 
 def lay(cfg):
@@ -329,7 +329,8 @@ def forward(cfg, W, layers, tokens):
     gemma, (anorms, fnorms) = lay(cfg)["gemma"], lay(cfg)["norms"]
     act = gelu_tanh if gemma else silu
     rms = (lambda v, w, e: rmsnorm(v, 1 + w, e)) if gemma else rmsnorm
-    x = W["model.embed_tokens.weight"][tokens] * (np.sqrt(cfg["hidden_size"]) if gemma else 1.0)
+    x = W["model.embed_tokens.weight"][tokens] * (np.sqrt(cfg["hidden_size"]) if gemma else cfg.get("embedding_multiplier", 1.0))
+    res = cfg.get("residual_multiplier", 1.0)  # granite
     T = len(tokens)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     for l, ly in enumerate(layers):
@@ -347,21 +348,27 @@ def forward(cfg, W, layers, tokens):
             if a["qn"] is not None:
                 q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
             mask, th, scale = causal, theta, 1 / np.sqrt(hd)
-            if "query_pre_attn_scalar" in cfg:  # gemma3: sliding layers (local RoPE base, window), query_pre_attn_scalar
+            if "attention_multiplier" in cfg:  # granite
+                scale = cfg["attention_multiplier"]
+            if "query_pre_attn_scalar" in cfg:  # gemma2 / gemma3: sliding layers (window; gemma3: local RoPE base)
                 scale = cfg["query_pre_attn_scalar"] ** -0.5
-                if (l + 1) % cfg["sliding_window_pattern"] != 0:
-                    th = cfg["rope_local_base_freq"]
+                g2 = cfg["model_type"] == "gemma2"
+                if (l % 2 == 0) if g2 else ((l + 1) % cfg["sliding_window_pattern"] != 0):
+                    th = theta if g2 else cfg["rope_local_base_freq"]
                     ii = np.arange(T)
                     mask = causal + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
             q, k = rope(q, th), rope(k, th)
             out = np.zeros((T, H, hd))
             for i in range(H):
                 j = i // (H // K)
-                s = q[:, i] @ k[:, j].T * scale + mask
+                s = q[:, i] @ k[:, j].T * scale
+                if cfg.get("attn_logit_softcapping"):  # gemma2
+                    s = np.tanh(s / cfg["attn_logit_softcapping"]) * cfg["attn_logit_softcapping"]
+                s = s + mask
                 s = np.exp(s - s.max(axis=1, keepdims=True))
                 out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
             y = out.reshape(T, H * hd) @ a["o"].T
-            x = x + (rms(y, W[p + anorms[1] + ".weight"], eps) if anorms[1] else y)
+            x = x + res * (rms(y, W[p + anorms[1] + ".weight"], eps) if anorms[1] else y)
         f = ly["ffn"]
         if f is not None:
             hh = rms(x, W[p + fnorms[0] + ".weight"], eps) if fnorms[0] else x
@@ -388,10 +395,12 @@ def forward(cfg, W, layers, tokens):
                     y += gate * ((silu(hh @ g.T) * (hh @ u.T)) @ dn.T)
             else:
                 y = ((act(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
-            x = x + (rms(y, W[p + fnorms[1] + ".weight"], eps) if fnorms[1] else y)
+            x = x + res * (rms(y, W[p + fnorms[1] + ".weight"], eps) if fnorms[1] else y)
     x = rms(x, W["model.norm.weight"], eps)
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
-    return x @ head.T
+    logits = x @ head.T / cfg.get("logits_scaling", 1.0)  # granite
+    cap = cfg.get("final_logit_softcapping")  # gemma2
+    return np.tanh(logits / cap) * cap if cap else logits
 
 
 def mla_attention(cfg, W, p, h, causal):

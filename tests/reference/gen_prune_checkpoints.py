@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of thirteen families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of fifteen families for the pruned-checkpoint tests (numpy only).
 
 Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3,
-exaone4,glm4,glm4_moe}/: config.json and the weights in F32 under
+exaone4,glm4,glm4_moe,gemma2,granite}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
@@ -12,7 +12,8 @@ qwen3_moe: q_norm / k_norm, a dense layer (mlp_only_layers), renormalised top-k;
 qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied; gemma3 (gemma3_text): four
 norms per layer and per-head q_norm / k_norm; deepseek_v2 / deepseek_v3: multi-head latent
 attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_correction_bias);
-exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSeek's MoE beside GQA. (Families are appended: the earlier ones keep their random draws.)
+exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSeek's MoE beside GQA;
+gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers. (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -108,7 +109,7 @@ def model(cfg, rng):
             t += [(p + "post_feedforward_layernorm.weight", norm(d))]
         if mt == "glm4":
             t += [(p + "post_mlp_layernorm.weight", norm(d))]
-        if mt == "gemma3_text":  # Gemma3DecoderLayer: four norms (post-attention, pre / post feed-forward)
+        if mt in ("gemma2", "gemma3_text"):  # Gemma2DecoderLayer / Gemma3DecoderLayer: four norms (post-attention, pre / post feed-forward)
             t += [(p + "pre_feedforward_layernorm.weight", norm(d)), (p + "post_feedforward_layernorm.weight", norm(d))]
         if mt in ("qwen2_moe", "qwen3_moe") and l not in cfg.get("mlp_only_layers", []):
             E, Fe = cfg["num_experts"], cfg["moe_intermediate_size"]
@@ -228,6 +229,19 @@ CONFIGS = {
                  "num_nextn_predict_layers": 0, "num_hidden_layers": 3, "vocab_size": 37, "rms_norm_eps": 1e-5,
                  "rope_theta": 10000.0, "max_position_embeddings": 128, "hidden_act": "silu",
                  "tie_word_embeddings": False, "torch_dtype": "float32"},
+    # appended: gemma2 (four norms, attention and final logit soft-capping, alternate sliding layers) and
+    # granite (llama's tensors; embedding / attention / residual multipliers and logits scaling)
+    "gemma2": {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 32, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64, "num_hidden_layers": 3, "vocab_size": 31,
+               "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "query_pre_attn_scalar": 16, "sliding_window": 8,
+               "attn_logit_softcapping": 5.0, "final_logit_softcapping": 3.0, "max_position_embeddings": 128,
+               "hidden_activation": "gelu_pytorch_tanh", "tie_word_embeddings": True, "attention_bias": False,
+               "torch_dtype": "float32"},
+    "granite": {"architectures": ["GraniteForCausalLM"], "model_type": "granite", "hidden_size": 32, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "intermediate_size": 48, "num_hidden_layers": 3, "vocab_size": 29,
+                "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "embedding_multiplier": 12.0, "attention_multiplier": 0.125,
+                "residual_multiplier": 0.22, "logits_scaling": 8.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                "tie_word_embeddings": True, "attention_bias": False, "mlp_bias": False, "torch_dtype": "float32"},
 }
 
 

@@ -78,6 +78,10 @@ CASES = [
     ("glm4_moe_uniform_heads_spectral_weights", "glm4_moe", None,
      ["--uniform", "--params", "26000", "--ffn-multiple", "8", "--expert-step", "1", "--head-step", "1", "--criterion",
       "spectral", "--score", "weights"]),
+    # gemma2 (gemma3's four norms, soft-capping) and granite (llama's tensors, multipliers)
+    ("gemma2_per_layer_kv", "gemma2", "per-layer", ["--params", "26000", "--kv-bytes", "20000", "--head-step", "1", "--no-noop"]),
+    ("gemma2_per_layer_attn_noop", "gemma2", "per-layer", ["--params", "24000", "--kv-bytes", "16000", "--head-step", "1"]),
+    ("granite_per_layer_attn_noop", "granite", "per-layer", ["--params", "20000", "--kv-bytes", "14000", "--head-step", "1"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
