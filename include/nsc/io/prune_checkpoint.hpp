@@ -12,12 +12,27 @@
 ///     //          nsc_prune.json (the selection), the input's tokenizer / generation files
 ///
 /// Families (one layouts() entry each, the names of transformers' checkpoints:
-/// "model.layers.<L>.self_attn.q_proj.weight", ...): llama, mistral, qwen2 (q/k/v biases),
-/// qwen3 (q_norm / k_norm), gemma (llama's names), phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj = [gate;
-/// up] rows, sliced part by part and written fused), mixtral (block_sparse_moe.experts.<e>.w1 /
-/// w3 / w2), qwen2_moe and qwen3_moe (mlp.experts.<e>.gate_proj / up_proj / down_proj, router
-/// mlp.gate; qwen2_moe's shared expert and its gate are kept whole with the FFN; qwen's dense
-/// mlp_only_layers have the dense names); any other model_type is refused by name, naming these. Every tensor under "model.layers.<L>." must be one
+/// "model.layers.<L>.self_attn.q_proj.weight", ...; an entry names the norms before / after each
+/// sublayer, the q/k norm names, fused parts, the MoE prefix, shared experts and router bias):
+/// llama's names (llama, mistral, ministral, ministral3, qwen2 (q/k/v biases), qwen3 (q_norm /
+/// k_norm), mimo, smollm3, granite, seed_oss, ernie4_5, internlm3, hunyuan_v1_dense
+/// (query_layernorm / key_layernorm), gemma); four norms per layer (gemma2, gemma3, gemma3_text:
+/// input / post_attention with attention, pre / post_feedforward with the FFN; glm4: input /
+/// post_self_attn and post_attention / post_mlp, fused gate_up_proj); post-norms only (exaone4:
+/// post_attention / post_feedforward); phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj =
+/// [gate; up] rows, sliced part by part and written fused); mixtral (block_sparse_moe.experts.<e>.w1 /
+/// w3 / w2); qwen2_moe and qwen3_moe (mlp.experts.<e>.gate_proj / up_proj / down_proj, router
+/// mlp.gate; qwen2_moe's shared expert and its gate kept whole; qwen's dense mlp_only_layers
+/// have the dense names); DeepSeek (deepseek_v2, deepseek_v3, kimi_k2: multi-head latent
+/// attention q_proj or q_a_proj / q_a_layernorm / q_b_proj, kv_a_proj_with_mqa, kv_a_layernorm,
+/// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
+/// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
+/// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
+/// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
+/// reads it (unsliced_reason: q/k norms over the whole projection in olmo2 / olmoe / minimax_m2,
+/// whose sliced heads could not compute what the kept heads computed; fused 3-D experts;
+/// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
+/// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
 /// a missing, unknown or mis-shaped tensor is refused before any file is written:
@@ -47,8 +62,8 @@
 ///    order and renumbered 0..E'-1, with their rows of the router (block_sparse_moe.gate, mlp.gate).
 ///    Routing stays top-k over the kept experts: softmax, top-k and renormalisation over the
 ///    kept logits equal the original's with the dropped experts' logits at -infinity.
-///  * a removed sublayer (no-op) loses every tensor, its norm included (input_layernorm for
-///    attention, post_attention_layernorm for the FFN).
+///  * a removed sublayer (no-op) loses every tensor, its norms included (the family's norms of
+///    that sublayer: input_layernorm for llama's attention, post_attention_layernorm for its FFN).
 /// So the pruned model computes exactly what the original computes with the dropped query
 /// heads' outputs, FFN channels and experts masked and the KV heads of each group replaced by
 /// their mean (tests/reference/check_pruned_checkpoint.py shows it to 1e-5 on the logits).

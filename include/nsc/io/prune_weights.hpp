@@ -403,8 +403,7 @@ inline void ffn_values(const std::vector<channel_matrix>& mats, channel_criterio
 } // namespace detail::pw
 
 /// The orders (and with settings.values the option values) of every layer of `space` from the
-/// checkpoint `in` (the layouts of nsc/io/prune_checkpoint.hpp: llama, mistral, qwen2, qwen3,
-/// mixtral; check tensor names and shapes first with write_pruned_checkpoint's checks, which
+/// checkpoint `in` (the layouts of nsc/io/prune_checkpoint.hpp's layouts(); check tensor names and shapes first with write_pruned_checkpoint's checks, which
 /// the CLI runs before the search). Errors: std::invalid_argument "nsc::prune_weight_values:
 /// ..." for a missing tensor, non-finite weights, a failed factorisation; the readers'.
 inline prune_weight_values_t prune_weight_values(const checkpoint& in, const search::prune_space& space,
