@@ -52,12 +52,15 @@ LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
            "exaone4": dict(norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
            "glm4": dict(fused_gu=True, norms=(("input_layernorm", "post_self_attn_layernorm"),
                                               ("post_attention_layernorm", "post_mlp_layernorm"))),
-           "glm4_moe": dict(DS_MOE), "gemma2": dict(gemma=True, norms=GEMMA3_NORMS)}
+           "glm4_moe": dict(DS_MOE), "gemma2": dict(gemma=True, norms=GEMMA3_NORMS),
+           # per-head q/k norms under other names, applied after RoPE
+           "hunyuan_v1_dense": dict(qk=("query_layernorm", "key_layernorm"), qk_after_rope=True)}
 
 
 def lay(cfg):
     d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, fused_gu=False, shared=False, gemma=False,
-             norms=(("input_layernorm", None), ("post_attention_layernorm", None)), mla=False, ds_moe=False)
+             norms=(("input_layernorm", None), ("post_attention_layernorm", None)), mla=False, ds_moe=False,
+             qk=("q_norm", "k_norm"), qk_after_rope=False)
     d.update(LAYOUTS.get(cfg["model_type"], {}))
     return d
 
@@ -345,7 +348,8 @@ def forward(cfg, W, layers, tokens):
             q = lin(a["q"], a["qb"]).reshape(T, H, hd)
             k = lin(a["k"], a["kb"]).reshape(T, K, hd)
             v = lin(a["v"], a["vb"]).reshape(T, K, hd)
-            if a["qn"] is not None:
+            after = lay(cfg)["qk_after_rope"]
+            if a["qn"] is not None and not after:
                 q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
             mask, th, scale = causal, theta, 1 / np.sqrt(hd)
             if "attention_multiplier" in cfg:  # granite
@@ -358,6 +362,8 @@ def forward(cfg, W, layers, tokens):
                     ii = np.arange(T)
                     mask = causal + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
             q, k = rope(q, th), rope(k, th)
+            if a["qn"] is not None and after:
+                q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
             out = np.zeros((T, H, hd))
             for i in range(H):
                 j = i // (H // K)
@@ -449,10 +455,10 @@ def moe_ffn(cfg, W, p, E, ex, mask):
                 scoring="sigmoid" if cfg["model_type"] == "glm4_moe" else cfg.get("scoring_func", "softmax"), scale=cfg.get("routed_scaling_factor", 1.0) if L["ds_moe"] else 1.0)
 
 
-def attn_dict(W, p, H, K, hd, fused, q, k, v, head_mask):
+def attn_dict(W, p, H, K, hd, fused, q, k, v, head_mask, qk=("q_norm", "k_norm")):
     _, _, _, qb, kb, vb = qkv(W, p, H, K, hd, fused)
     return dict(H=H, K=K, hd=hd, q=q, k=k, v=v, qb=qb, kb=kb, vb=vb, o=W[p + "self_attn.o_proj.weight"],
-                qn=W.get(p + "self_attn.q_norm.weight"), kn=W.get(p + "self_attn.k_norm.weight"), head_mask=head_mask)
+                qn=W.get(p + f"self_attn.{qk[0]}.weight"), kn=W.get(p + f"self_attn.{qk[1]}.weight"), head_mask=head_mask)
 
 
 def emitted_layers(cfg, W, shapes):
@@ -465,7 +471,7 @@ def emitted_layers(cfg, W, shapes):
             a = {"mla": True}
         elif s["h"] is not None:
             q, k, v = qkv(W, p, s["h"], s["k"], s["hd"], fused)[:3]
-            a = attn_dict(W, p, s["h"], s["k"], s["hd"], fused, q, k, v, np.ones(s["h"]))
+            a = attn_dict(W, p, s["h"], s["k"], s["hd"], fused, q, k, v, np.ones(s["h"]), lay(cfg)["qk"])
         if s["w"] is not None:
             if s["e"]:
                 ex = [(expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2), np.ones(s["w"]))
@@ -503,7 +509,7 @@ def masked_layers(cfg, W, sel):
                         m[x * hd:(x + 1) * hd] = mean
             hm = np.zeros(H)
             hm[s["attention"]["q_heads"]] = 1
-            a = attn_dict(W, p, H, K, hd, fused, q, pooled[0], pooled[1], hm)
+            a = attn_dict(W, p, H, K, hd, fused, q, pooled[0], pooled[1], hm, lay(cfg)["qk"])
             if kb is not None:
                 a["kb"], a["vb"] = pooled[2], pooled[3]
         if s["ffn"] is not None:
@@ -561,7 +567,7 @@ def check_tensors(Wo, We, sel, cfg):
                     expect[p + "self_attn.k_proj.bias"] = pool(kb, a["kv_groups"])
                     expect[p + "self_attn.v_proj.bias"] = pool(vb, a["kv_groups"])
             expect[p + "self_attn.o_proj.weight"] = Wo[p + "self_attn.o_proj.weight"][:, qr]
-            for m in ("q_norm", "k_norm"):
+            for m in L["qk"]:
                 if p + f"self_attn.{m}.weight" in Wo:
                     expect[p + f"self_attn.{m}.weight"] = Wo[p + f"self_attn.{m}.weight"]
         if s["ffn"] is not None:

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of fifteen families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of sixteen families for the pruned-checkpoint tests (numpy only).
 
 Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3,
-exaone4,glm4,glm4_moe,gemma2,granite}/: config.json and the weights in F32 under
+exaone4,glm4,glm4_moe,gemma2,granite,hunyuan}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
@@ -13,7 +13,8 @@ qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied; gemma3 (g
 norms per layer and per-head q_norm / k_norm; deepseek_v2 / deepseek_v3: multi-head latent
 attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_correction_bias);
 exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSeek's MoE beside GQA;
-gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers. (Families are appended: the earlier ones keep their random draws.)
+gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers;
+hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm. (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -102,6 +103,8 @@ def model(cfg, rng):
         t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
         if mt in ("qwen3", "qwen3_moe", "gemma3_text", "exaone4", "glm4_moe"):
             t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
+        if mt == "hunyuan_v1_dense":  # HunYuanDenseV1Attention: per-head norms under their own names
+            t += [(p + "self_attn.query_layernorm.weight", norm(hd)), (p + "self_attn.key_layernorm.weight", norm(hd))]
         if mt == "glm4":  # Glm4DecoderLayer: input, post_self_attn, post_attention (before the MLP), post_mlp norms
             t += [(p + "post_self_attn_layernorm.weight", norm(d))]
         t += [(p + "post_attention_layernorm.weight", norm(d))]
@@ -242,6 +245,12 @@ CONFIGS = {
                 "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "embedding_multiplier": 12.0, "attention_multiplier": 0.125,
                 "residual_multiplier": 0.22, "logits_scaling": 8.0, "max_position_embeddings": 128, "hidden_act": "silu",
                 "tie_word_embeddings": True, "attention_bias": False, "mlp_bias": False, "torch_dtype": "float32"},
+    # appended: hunyuan_v1_dense (query_layernorm / key_layernorm, applied after RoPE)
+    "hunyuan": {"architectures": ["HunYuanDenseV1ForCausalLM"], "model_type": "hunyuan_v1_dense", "hidden_size": 32,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                "num_hidden_layers": 3, "vocab_size": 23, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "use_qk_norm": True,
+                "attention_bias": False, "mlp_bias": False, "max_position_embeddings": 128, "hidden_act": "silu",
+                "tie_word_embeddings": True, "torch_dtype": "float32"},
 }
 
 

@@ -82,6 +82,8 @@ CASES = [
     ("gemma2_per_layer_kv", "gemma2", "per-layer", ["--params", "26000", "--kv-bytes", "20000", "--head-step", "1", "--no-noop"]),
     ("gemma2_per_layer_attn_noop", "gemma2", "per-layer", ["--params", "24000", "--kv-bytes", "16000", "--head-step", "1"]),
     ("granite_per_layer_attn_noop", "granite", "per-layer", ["--params", "20000", "--kv-bytes", "14000", "--head-step", "1"]),
+    # hunyuan_v1_dense: per-head query_layernorm / key_layernorm (after RoPE) kept with pooled KV heads
+    ("hunyuan_per_layer_kv", "hunyuan", "per-layer", ["--params", "17000", "--kv-bytes", "36000", "--head-step", "1", "--no-noop"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
