@@ -54,13 +54,16 @@ LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
                                               ("post_attention_layernorm", "post_mlp_layernorm"))),
            "glm4_moe": dict(DS_MOE), "gemma2": dict(gemma=True, norms=GEMMA3_NORMS),
            # per-head q/k norms under other names, applied after RoPE
-           "hunyuan_v1_dense": dict(qk=("query_layernorm", "key_layernorm"), qk_after_rope=True)}
+           "hunyuan_v1_dense": dict(qk=("query_layernorm", "key_layernorm"), qk_after_rope=True),
+           # q_norm / k_norm over the whole projection (heads kept); olmo2 post-norms, olmoe qwen's MoE
+           "olmo2": dict(qk_whole=True, norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
+           "olmoe": dict(qk_whole=True, moe="mlp.")}
 
 
 def lay(cfg):
     d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, fused_gu=False, shared=False, gemma=False,
              norms=(("input_layernorm", None), ("post_attention_layernorm", None)), mla=False, ds_moe=False,
-             qk=("q_norm", "k_norm"), qk_after_rope=False)
+             qk=("q_norm", "k_norm"), qk_after_rope=False, qk_whole=False)
     d.update(LAYOUTS.get(cfg["model_type"], {}))
     return d
 
@@ -72,7 +75,7 @@ def n_experts(cfg):
 def is_moe_layer(cfg, i):
     if not n_experts(cfg):
         return False
-    if cfg["model_type"] == "mixtral":
+    if cfg["model_type"] in ("mixtral", "olmoe"):
         return True
     if lay(cfg)["ds_moe"]:
         return i >= cfg.get("first_k_dense_replace", 0) and i % cfg.get("moe_layer_freq", 1) == 0
@@ -80,7 +83,7 @@ def is_moe_layer(cfg, i):
 
 
 def expert_width(cfg):
-    return cfg["intermediate_size"] if cfg["model_type"] == "mixtral" else cfg["moe_intermediate_size"]
+    return cfg["intermediate_size"] if cfg["model_type"] in ("mixtral", "olmoe") else cfg["moe_intermediate_size"]
 
 
 def qkv(W, p, H, K, hd, fused):
@@ -154,7 +157,7 @@ def layer_shapes(cfg):
         s["h"] = p.get("num_attention_heads", s["h"])
         s["k"] = p.get("num_key_value_heads", s["k"])
         s["hd"] = p.get("head_dim", s["hd"])
-        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] != "mixtral" else "intermediate_size", s["w"])
+        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] not in ("mixtral", "olmoe") else "intermediate_size", s["w"])
         s["e"] = p.get("num_local_experts", p.get("num_experts", s["e"])) if moe else 0
         if "attention" in p.get("skip", []):
             s["h"] = None
@@ -345,11 +348,13 @@ def forward(cfg, W, layers, tokens):
             hh = rms(x, W[p + anorms[0] + ".weight"], eps) if anorms[0] else x
             H, K, hd = a["H"], a["K"], a["hd"]
             lin = lambda w, b: hh @ w.T + (b if b is not None else 0.0)
-            q = lin(a["q"], a["qb"]).reshape(T, H, hd)
-            k = lin(a["k"], a["kb"]).reshape(T, K, hd)
+            q, k = lin(a["q"], a["qb"]), lin(a["k"], a["kb"])
+            if lay(cfg)["qk_whole"]:  # olmo2 / olmoe: one RMSNorm over all heads
+                q, k = rmsnorm(q, a["qn"], eps), rmsnorm(k, a["kn"], eps)
+            q, k = q.reshape(T, H, hd), k.reshape(T, K, hd)
             v = lin(a["v"], a["vb"]).reshape(T, K, hd)
             after = lay(cfg)["qk_after_rope"]
-            if a["qn"] is not None and not after:
+            if a["qn"] is not None and not after and not lay(cfg)["qk_whole"]:
                 q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
             mask, th, scale = causal, theta, 1 / np.sqrt(hd)
             if "attention_multiplier" in cfg:  # granite

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of sixteen families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of eighteen families for the pruned-checkpoint tests (numpy only).
 
 Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3,
-exaone4,glm4,glm4_moe,gemma2,granite,hunyuan}/: config.json and the weights in F32 under
+exaone4,glm4,glm4_moe,gemma2,granite,hunyuan,olmo2,olmoe}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
@@ -14,7 +14,8 @@ norms per layer and per-head q_norm / k_norm; deepseek_v2 / deepseek_v3: multi-h
 attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_correction_bias);
 exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSeek's MoE beside GQA;
 gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers;
-hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm. (Families are appended: the earlier ones keep their random draws.)
+hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
+k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names). (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -75,7 +76,7 @@ def model(cfg, rng):
 
     for l in range(L):
         p = f"model.layers.{l}."
-        if mt != "exaone4":  # Exaone4DecoderLayer: post-norms only
+        if mt not in ("exaone4", "olmo2"):  # Exaone4DecoderLayer / Olmo2DecoderLayer: post-norms only
             t += [(p + "input_layernorm.weight", norm(d))]
         if ds:  # multi-head latent attention (DeepseekV2Attention / DeepseekV3Attention names)
             qk, R, C = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"], cfg["q_lora_rank"], cfg["kv_lora_rank"]
@@ -103,19 +104,21 @@ def model(cfg, rng):
         t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
         if mt in ("qwen3", "qwen3_moe", "gemma3_text", "exaone4", "glm4_moe"):
             t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
+        if mt in ("olmo2", "olmoe"):  # q_norm / k_norm over the whole projection
+            t += [(p + "self_attn.q_norm.weight", norm(H * hd)), (p + "self_attn.k_norm.weight", norm(K * hd))]
         if mt == "hunyuan_v1_dense":  # HunYuanDenseV1Attention: per-head norms under their own names
             t += [(p + "self_attn.query_layernorm.weight", norm(hd)), (p + "self_attn.key_layernorm.weight", norm(hd))]
         if mt == "glm4":  # Glm4DecoderLayer: input, post_self_attn, post_attention (before the MLP), post_mlp norms
             t += [(p + "post_self_attn_layernorm.weight", norm(d))]
         t += [(p + "post_attention_layernorm.weight", norm(d))]
-        if mt == "exaone4":
+        if mt in ("exaone4", "olmo2"):
             t += [(p + "post_feedforward_layernorm.weight", norm(d))]
         if mt == "glm4":
             t += [(p + "post_mlp_layernorm.weight", norm(d))]
         if mt in ("gemma2", "gemma3_text"):  # Gemma2DecoderLayer / Gemma3DecoderLayer: four norms (post-attention, pre / post feed-forward)
             t += [(p + "pre_feedforward_layernorm.weight", norm(d)), (p + "post_feedforward_layernorm.weight", norm(d))]
-        if mt in ("qwen2_moe", "qwen3_moe") and l not in cfg.get("mlp_only_layers", []):
-            E, Fe = cfg["num_experts"], cfg["moe_intermediate_size"]
+        if mt in ("qwen2_moe", "qwen3_moe", "olmoe") and l not in cfg.get("mlp_only_layers", []):
+            E, Fe = cfg["num_experts"], cfg.get("moe_intermediate_size", F)  # olmoe: the experts' width is intermediate_size
             t += [(p + "mlp.gate.weight", w(E, d, s=1.0))]
             for e in range(E):
                 x = p + f"mlp.experts.{e}."
@@ -251,6 +254,17 @@ CONFIGS = {
                 "num_hidden_layers": 3, "vocab_size": 23, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "use_qk_norm": True,
                 "attention_bias": False, "mlp_bias": False, "max_position_embeddings": 128, "hidden_act": "silu",
                 "tie_word_embeddings": True, "torch_dtype": "float32"},
+    # appended: olmo2 (post-norms, q_norm / k_norm over the whole projection: heads kept) and olmoe
+    # (the same norms before qwen's MoE names, softmax top-k without renormalisation)
+    "olmo2": {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "hidden_size": 32, "num_attention_heads": 4,
+              "num_key_value_heads": 4, "intermediate_size": 48, "num_hidden_layers": 3, "vocab_size": 19,
+              "rms_norm_eps": 1e-6, "rope_theta": 500000.0, "attention_bias": False, "max_position_embeddings": 128,
+              "hidden_act": "silu", "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "olmoe": {"architectures": ["OlmoeForCausalLM"], "model_type": "olmoe", "hidden_size": 32, "num_attention_heads": 4,
+              "num_key_value_heads": 4, "intermediate_size": 16, "num_experts": 6, "num_experts_per_tok": 2,
+              "norm_topk_prob": False, "num_hidden_layers": 2, "vocab_size": 17, "rms_norm_eps": 1e-5,
+              "rope_theta": 10000.0, "attention_bias": False, "max_position_embeddings": 128, "hidden_act": "silu",
+              "tie_word_embeddings": False, "torch_dtype": "float32"},
 }
 
 

@@ -84,6 +84,12 @@ CASES = [
     ("granite_per_layer_attn_noop", "granite", "per-layer", ["--params", "20000", "--kv-bytes", "14000", "--head-step", "1"]),
     # hunyuan_v1_dense: per-head query_layernorm / key_layernorm (after RoPE) kept with pooled KV heads
     ("hunyuan_per_layer_kv", "hunyuan", "per-layer", ["--params", "17000", "--kv-bytes", "36000", "--head-step", "1", "--no-noop"]),
+    # olmo2 / olmoe: q_norm / k_norm over the whole projection, so every head is kept (--head-step H
+    # --kv-heads-min K); FFN widths, experts and removed sublayers
+    ("olmo2_per_layer_spectral_weights", "olmo2", "per-layer",
+     ["--params", "18000", "--head-step", "4", "--kv-heads-min", "4", "--criterion", "spectral", "--score", "weights"]),
+    ("olmoe_per_layer_experts", "olmoe", "per-layer",
+     ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "4", "--expert-step", "1"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

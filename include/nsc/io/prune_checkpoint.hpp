@@ -19,7 +19,9 @@
 /// (query_layernorm / key_layernorm), gemma); four norms per layer (gemma2, gemma3, gemma3_text:
 /// input / post_attention with attention, pre / post_feedforward with the FFN; glm4: input /
 /// post_self_attn and post_attention / post_mlp, fused gate_up_proj); post-norms only (exaone4:
-/// post_attention / post_feedforward); phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj =
+/// post_attention / post_feedforward; olmo2 too, with q_norm / k_norm over the whole projection,
+/// (H hd) and (K hd), so its heads are kept: a space that drops or pools them is refused with
+/// the flags that keep them; olmoe: the same norms, qwen's MoE names); phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj =
 /// [gate; up] rows, sliced part by part and written fused); mixtral (block_sparse_moe.experts.<e>.w1 /
 /// w3 / w2); qwen2_moe and qwen3_moe (mlp.experts.<e>.gate_proj / up_proj / down_proj, router
 /// mlp.gate; qwen2_moe's shared expert and its gate kept whole; qwen's dense mlp_only_layers
@@ -29,8 +31,7 @@
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
 /// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
-/// reads it (unsliced_reason: q/k norms over the whole projection in olmo2 / olmoe / minimax_m2,
-/// whose sliced heads could not compute what the kept heads computed; fused 3-D experts;
+/// reads it (unsliced_reason: minimax_m2's router layout; fused 3-D experts;
 /// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
@@ -220,6 +221,10 @@ inline const std::vector<family>& layouts() {
   family exaone4{.model_type = "exaone4", .not_decilm = "no post-norms or q/k norms"};
   exaone4.attn_norms = {"post_attention_layernorm", ""};
   exaone4.ffn_norms = {"post_feedforward_layernorm", ""};
+  // olmo2: post-norms only, q_norm / k_norm over the whole projection (H hd) / (K hd): heads kept
+  family olmo2{.model_type = "olmo2", .not_decilm = "no post-norms or q/k norms"};
+  olmo2.attn_norms = {"post_attention_layernorm", ""};
+  olmo2.ffn_norms = {"post_feedforward_layernorm", ""};
   family glm4{.model_type = "glm4", .fused_gate_up = true, .not_decilm = "no fused gate_up_proj or post-norms"};
   glm4.attn_norms = {"input_layernorm", "post_self_attn_layernorm"};
   glm4.ffn_norms = {"post_attention_layernorm", "post_mlp_layernorm"};
@@ -244,12 +249,14 @@ inline const std::vector<family>& layouts() {
         {.model_type = "gemma", .not_decilm = gemma_why}, // llama's names; (1 + w) norms, scaled tied embeddings, GELU
         gemma2,
         exaone4,
+        olmo2,
         glm4,
         {.model_type = "phi3", .fused_qkv = true, .fused_gate_up = true, .not_decilm = "no fused qkv_proj / gate_up_proj"},
         {.model_type = "mixtral", .moe = "block_sparse_moe.", .w_gate = "w1", .w_up = "w3", .w_down = "w2", .not_decilm = moe_why},
         {.model_type = "qwen2_moe", .moe = "mlp.", .shared = "mlp.shared_expert.", .shared_gate = "mlp.shared_expert_gate.weight",
          .not_decilm = moe_why},
         {.model_type = "qwen3_moe", .moe = "mlp.", .not_decilm = moe_why},
+        {.model_type = "olmoe", .moe = "mlp.", .not_decilm = moe_why}, // whole-projection q/k norms: heads kept
         deepseek,
     };
     for (const char* m : {"gemma3", "gemma3_text"}) { // gemma2's layers plus per-head q_norm / k_norm
@@ -274,9 +281,7 @@ inline const std::vector<family>& layouts() {
 /// The families `nsc prune` reads whose checkpoints are not sliced, and why (the refusal names it).
 inline std::string_view unsliced_reason(std::string_view model_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> t{
-      {"olmo2", "its q_norm / k_norm normalise the whole projection (heads x head_dim): a kept head's output depends on the dropped heads"},
-      {"olmoe", "its q_norm / k_norm normalise the whole projection (heads x head_dim): a kept head's output depends on the dropped heads"},
-      {"minimax_m2", "its q_norm / k_norm normalise the whole projection (heads x head_dim): a kept head's output depends on the dropped heads"},
+      {"minimax_m2", "its MoE router and routing-bias layout (not sliced yet)"},
       {"cohere", "LayerNorm with whole-projection q/k norms and a parallel block"},
       {"cohere2", "LayerNorm and a parallel attention + MLP block (not sliced yet)"},
       {"gpt_oss", "fused, biased 3-D expert tensors (gate_up_proj interleaved) and attention sinks (not sliced yet)"},
@@ -759,9 +764,13 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
                std::to_string(fam.norms()) + " RMSNorms of the " + std::string(model_type) +
                " layout (the layouts nsc can slice)");
-    if (at.qk_norm == qk_norm_kind::whole)
-      pc::fail("layer " + std::to_string(l) + "'s q_norm / k_norm normalise the whole projection (heads x head_dim): a "
-               "kept head's output would depend on the dropped heads, so the checkpoint cannot be sliced exactly");
+    if (at.qk_norm == qk_norm_kind::whole) // olmo2, olmoe: the norm's RMS runs over every head
+      for (const auto& o : space.layers[l].attention)
+        if (!o.none && o.heads > 0 && (o.heads < at.n_heads || o.kv_heads < at.kv_heads()))
+          pc::fail("layer " + std::to_string(l) + "'s q_norm / k_norm normalise the whole projection (heads x head_dim), "
+                   "so dropping or pooling heads would change the kept heads: search with every head kept (nsc prune "
+                   "--head-step " + std::to_string(at.n_heads) + " --kv-heads-min " + std::to_string(at.kv_heads()) +
+                   "; FFN widths, experts and removed sublayers stay free)");
     if (b.ffn.n_experts > 0 && !fam.has_moe())
       pc::fail("layer " + std::to_string(l) + ": the config's FFN kind does not match model_type '" +
                std::string(model_type) + "'");
@@ -829,8 +838,9 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       }
       add("self_attn.o_proj.weight", {d, H * hd}, true);
       add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
-      add(std::string(fam.q_norm) + ".weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
-      add(std::string(fam.k_norm) + ".weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
+      const bool whole = b.attention.qk_norm == qk_norm_kind::whole; // (H hd) and (K hd), else per head (hd)
+      add(std::string(fam.q_norm) + ".weight", {whole ? H * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
+      add(std::string(fam.k_norm) + ".weight", {whole ? K * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
       add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
     }
     if (b.ffn.n_experts > 0) {
