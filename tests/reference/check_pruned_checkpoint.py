@@ -57,13 +57,15 @@ LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
            "hunyuan_v1_dense": dict(qk=("query_layernorm", "key_layernorm"), qk_after_rope=True),
            # q_norm / k_norm over the whole projection (heads kept); olmo2 post-norms, olmoe qwen's MoE
            "olmo2": dict(qk_whole=True, norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
-           "olmoe": dict(qk_whole=True, moe="mlp.")}
+           "olmoe": dict(qk_whole=True, moe="mlp."),
+           "minimax_m2": dict(qk_whole=True, moe="block_sparse_moe.", names=("w1", "w3", "w2"),
+                              rbias="block_sparse_moe.e_score_correction_bias")}
 
 
 def lay(cfg):
     d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, fused_gu=False, shared=False, gemma=False,
              norms=(("input_layernorm", None), ("post_attention_layernorm", None)), mla=False, ds_moe=False,
-             qk=("q_norm", "k_norm"), qk_after_rope=False, qk_whole=False)
+             qk=("q_norm", "k_norm"), qk_after_rope=False, qk_whole=False, rbias=None)
     d.update(LAYOUTS.get(cfg["model_type"], {}))
     return d
 
@@ -75,7 +77,7 @@ def n_experts(cfg):
 def is_moe_layer(cfg, i):
     if not n_experts(cfg):
         return False
-    if cfg["model_type"] in ("mixtral", "olmoe"):
+    if cfg["model_type"] in ("mixtral", "olmoe", "minimax_m2"):
         return True
     if lay(cfg)["ds_moe"]:
         return i >= cfg.get("first_k_dense_replace", 0) and i % cfg.get("moe_layer_freq", 1) == 0
@@ -83,7 +85,7 @@ def is_moe_layer(cfg, i):
 
 
 def expert_width(cfg):
-    return cfg["intermediate_size"] if cfg["model_type"] in ("mixtral", "olmoe") else cfg["moe_intermediate_size"]
+    return cfg["intermediate_size"] if cfg["model_type"] in ("mixtral", "olmoe", "minimax_m2") else cfg["moe_intermediate_size"]
 
 
 def qkv(W, p, H, K, hd, fused):
@@ -157,7 +159,7 @@ def layer_shapes(cfg):
         s["h"] = p.get("num_attention_heads", s["h"])
         s["k"] = p.get("num_key_value_heads", s["k"])
         s["hd"] = p.get("head_dim", s["hd"])
-        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] not in ("mixtral", "olmoe") else "intermediate_size", s["w"])
+        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] not in ("mixtral", "olmoe", "minimax_m2") else "intermediate_size", s["w"])
         s["e"] = p.get("num_local_experts", p.get("num_experts", s["e"])) if moe else 0
         if "attention" in p.get("skip", []):
             s["h"] = None
@@ -454,9 +456,10 @@ def moe_ffn(cfg, W, p, E, ex, mask):
         sp = p + "mlp.shared_expert."
         shared = (W[sp + "gate_proj.weight"], W[sp + "up_proj.weight"], W[sp + "down_proj.weight"],
                   W[p + "mlp.shared_expert_gate.weight"])
-    norm = cfg.get("norm_topk_prob", False) if cfg["model_type"] != "mixtral" else True
+    norm = cfg.get("norm_topk_prob", False) if cfg["model_type"] not in ("mixtral", "minimax_m2") else True
+    rbias = L["rbias"] or f"{L['moe']}gate.e_score_correction_bias"
     return dict(router=W[p + f"{L['moe']}gate.weight"], experts=ex, expert_mask=mask, top_k=cfg["num_experts_per_tok"],
-                norm=norm, shared=shared, bias=W.get(p + f"{L['moe']}gate.e_score_correction_bias"),
+                norm=norm, shared=shared, bias=W.get(p + rbias),
                 scoring="sigmoid" if cfg["model_type"] == "glm4_moe" else cfg.get("scoring_func", "softmax"), scale=cfg.get("routed_scaling_factor", 1.0) if L["ds_moe"] else 1.0)
 
 
@@ -581,8 +584,9 @@ def check_tensors(Wo, We, sel, cfg):
                 expect[p + n + ".weight"] = Wo[p + n + ".weight"]
             if "experts" in f:
                 expect[p + f"{L['moe']}gate.weight"] = Wo[p + f"{L['moe']}gate.weight"][f["experts"]]
-                if p + f"{L['moe']}gate.e_score_correction_bias" in Wo:
-                    expect[p + f"{L['moe']}gate.e_score_correction_bias"] = Wo[p + f"{L['moe']}gate.e_score_correction_bias"][f["experts"]]
+                rb = p + (L["rbias"] or f"{L['moe']}gate.e_score_correction_bias")
+                if rb in Wo:
+                    expect[rb] = Wo[rb][f["experts"]]
                 for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
                     x = p + f"{L['moe']}experts.{e}."
                     y = p + f"{L['moe']}experts.{i}."

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of eighteen families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of nineteen families for the pruned-checkpoint tests (numpy only).
 
 Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3,
-exaone4,glm4,glm4_moe,gemma2,granite,hunyuan,olmo2,olmoe}/: config.json and the weights in F32 under
+exaone4,glm4,glm4_moe,gemma2,granite,hunyuan,olmo2,olmoe,minimax_m2}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
@@ -15,7 +15,8 @@ attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_
 exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSeek's MoE beside GQA;
 gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers;
 hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
-k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names). (Families are appended: the earlier ones keep their random draws.)
+k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; minimax_m2 mixtral's,
+with the routing bias). (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -104,7 +105,7 @@ def model(cfg, rng):
         t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
         if mt in ("qwen3", "qwen3_moe", "gemma3_text", "exaone4", "glm4_moe"):
             t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
-        if mt in ("olmo2", "olmoe"):  # q_norm / k_norm over the whole projection
+        if mt in ("olmo2", "olmoe", "minimax_m2"):  # q_norm / k_norm over the whole projection
             t += [(p + "self_attn.q_norm.weight", norm(H * hd)), (p + "self_attn.k_norm.weight", norm(K * hd))]
         if mt == "hunyuan_v1_dense":  # HunYuanDenseV1Attention: per-head norms under their own names
             t += [(p + "self_attn.query_layernorm.weight", norm(hd)), (p + "self_attn.key_layernorm.weight", norm(hd))]
@@ -132,9 +133,11 @@ def model(cfg, rng):
             t += [(p + "mlp.gate_up_proj.weight", w(2 * F, d)), (p + "mlp.down_proj.weight", w(d, F))]
         elif mt == "glm4_moe":
             t += deepseek_ffn(p, l)
-        elif mt == "mixtral":
+        elif mt in ("mixtral", "minimax_m2"):
             E = cfg["num_local_experts"]
             t += [(p + "block_sparse_moe.gate.weight", w(E, d, s=1.0))]
+            if mt == "minimax_m2":  # use_routing_bias
+                t += [(p + "block_sparse_moe.e_score_correction_bias", w(E, s=0.3))]
             for e in range(E):
                 x = p + f"block_sparse_moe.experts.{e}."
                 t += [(x + "w1.weight", w(F, d)), (x + "w2.weight", w(d, F)), (x + "w3.weight", w(F, d))]
@@ -265,6 +268,14 @@ CONFIGS = {
               "norm_topk_prob": False, "num_hidden_layers": 2, "vocab_size": 17, "rms_norm_eps": 1e-5,
               "rope_theta": 10000.0, "attention_bias": False, "max_position_embeddings": 128, "hidden_act": "silu",
               "tie_word_embeddings": False, "torch_dtype": "float32"},
+    # appended: minimax_m2 (whole-projection q/k norms, mixtral's expert names, sigmoid routing with
+    # block_sparse_moe.e_score_correction_bias)
+    "minimax_m2": {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 32,
+                   "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 16,
+                   "num_local_experts": 6, "num_experts_per_tok": 2, "use_qk_norm": True, "use_routing_bias": True,
+                   "scoring_func": "sigmoid", "num_hidden_layers": 2, "vocab_size": 13, "rms_norm_eps": 1e-6,
+                   "rope_theta": 5000000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                   "tie_word_embeddings": False, "torch_dtype": "float32"},
 }
 
 

@@ -90,6 +90,8 @@ CASES = [
      ["--params", "18000", "--head-step", "4", "--kv-heads-min", "4", "--criterion", "spectral", "--score", "weights"]),
     ("olmoe_per_layer_experts", "olmoe", "per-layer",
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "4", "--expert-step", "1"]),
+    ("minimax_m2_per_layer_experts", "minimax_m2", "per-layer",
+     ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "2", "--expert-step", "1"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

@@ -21,7 +21,8 @@
 /// post_self_attn and post_attention / post_mlp, fused gate_up_proj); post-norms only (exaone4:
 /// post_attention / post_feedforward; olmo2 too, with q_norm / k_norm over the whole projection,
 /// (H hd) and (K hd), so its heads are kept: a space that drops or pools them is refused with
-/// the flags that keep them; olmoe: the same norms, qwen's MoE names); phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj =
+/// the flags that keep them; olmoe: the same norms, qwen's MoE names; minimax_m2: the same norms,
+/// mixtral's names, block_sparse_moe.e_score_correction_bias sliced with the router); phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj =
 /// [gate; up] rows, sliced part by part and written fused); mixtral (block_sparse_moe.experts.<e>.w1 /
 /// w3 / w2); qwen2_moe and qwen3_moe (mlp.experts.<e>.gate_proj / up_proj / down_proj, router
 /// mlp.gate; qwen2_moe's shared expert and its gate kept whole; qwen's dense mlp_only_layers
@@ -31,7 +32,7 @@
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
 /// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
-/// reads it (unsliced_reason: minimax_m2's router layout; fused 3-D experts;
+/// reads it (unsliced_reason: fused 3-D experts;
 /// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
@@ -257,6 +258,8 @@ inline const std::vector<family>& layouts() {
          .not_decilm = moe_why},
         {.model_type = "qwen3_moe", .moe = "mlp.", .not_decilm = moe_why},
         {.model_type = "olmoe", .moe = "mlp.", .not_decilm = moe_why}, // whole-projection q/k norms: heads kept
+        {.model_type = "minimax_m2", .moe = "block_sparse_moe.", .w_gate = "w1", .w_up = "w3", .w_down = "w2",
+         .router_bias = "block_sparse_moe.e_score_correction_bias", .not_decilm = moe_why}, // as olmoe's norms
         deepseek,
     };
     for (const char* m : {"gemma3", "gemma3_text"}) { // gemma2's layers plus per-head q_norm / k_norm
@@ -281,7 +284,6 @@ inline const std::vector<family>& layouts() {
 /// The families `nsc prune` reads whose checkpoints are not sliced, and why (the refusal names it).
 inline std::string_view unsliced_reason(std::string_view model_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> t{
-      {"minimax_m2", "its MoE router and routing-bias layout (not sliced yet)"},
       {"cohere", "LayerNorm with whole-projection q/k norms and a parallel block"},
       {"cohere2", "LayerNorm and a parallel attention + MLP block (not sliced yet)"},
       {"gpt_oss", "fused, biased 3-D expert tensors (gate_up_proj interleaved) and attention sinks (not sliced yet)"},
