@@ -1,5 +1,6 @@
 # `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
-# checkpoints of llama, qwen3, mixtral, qwen2_moe, qwen3_moe, phi3 and gemma in every emit format, read back by nsc score and shown
+# checkpoints of llama, qwen3, mixtral, qwen2_moe, qwen3_moe, phi3, gemma, gemma3, deepseek_v2, deepseek_v3,
+# exaone4, glm4, glm4_moe, gemma2, granite, hunyuan_v1_dense, olmo2, olmoe and minimax_m2 in every emit format, read back by nsc score and shown
 # equal to the masked original by an independent numpy forward pass (tests/reference/
 # check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
 # the refusals of bad input. The llama.cpp check is opt-in (label engine; README).
@@ -7,7 +8,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "22 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "41 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -25,8 +26,16 @@ nsc_cli_test(prune_checkpoint_shape_disagrees
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "nsc::write_pruned_checkpoint: tensor 'model.layers.0.input_layernorm.weight': shape [[]64[]] disagrees with the config [(]expected [[]48[]][)]")
 nsc_cli_test(prune_checkpoint_family_refused
-  ARGS prune examples/configs/gemma-2-2b.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "model_type 'gemma2' has no checkpoint pruning [(]supported: llama, mistral, qwen2, qwen3, gemma, phi3, mixtral, qwen2_moe, qwen3_moe[)]")
+  ARGS prune examples/configs/gpt-oss-20b.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "model_type 'gpt_oss' has no checkpoint pruning: fused, biased 3-D expert tensors [(]gate_up_proj interleaved[)] and attention sinks [(]not sliced yet[)] [(]supported: llama, mistral, .*deepseek_v2, .*kimi_k2, glm4_moe[)]")
+nsc_cli_test(prune_checkpoint_whole_qk_norm_keeps_heads
+  ARGS prune ${_pc}/olmo2/config.json --space generic --emit-format per-layer --weights ${_pc}/olmo2
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "layer 0's q_norm / k_norm normalise the whole projection [(]heads x head_dim[)], so dropping or pooling heads would change the kept heads: search with every head kept [(]nsc prune --head-step 4 --kv-heads-min 4")
+nsc_cli_test(prune_checkpoint_mtp_layer_refused
+  ARGS prune ${_pc}/deepseek_v3/config.json --space generic --emit-format nsc --weights ${_pc}/deepseek_v3_mtp.safetensors
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "tensor 'model.layers.3.enorm.weight' is in layer 3 but the config has 3 layers [(]a multi-token-prediction module")
 nsc_cli_test(prune_checkpoint_mixtral_decilm_refused
   ARGS prune ${_pc}/mixtral/config.json --space generic --emit-format decilm --weights ${_pc}/mixtral
        --emit-checkpoint ${_nsc_pc_dir}/x

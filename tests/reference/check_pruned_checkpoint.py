@@ -9,7 +9,8 @@ Nothing here comes from nsc but the files under test. The script
     layer's query heads h, KV heads k, FFN width w, experts e, or a removed sublayer; the
     families' tensor names from LAYOUTS (llama-like, phi3's fused qkv_proj / gate_up_proj,
     mixtral's block_sparse_moe, qwen2_moe / qwen3_moe's mlp.experts with qwen2_moe's shared
-    expert and its sigmoid gate, and qwen's dense mlp_only_layers);
+    expert and its sigmoid gate, and qwen's dense mlp_only_layers; the norms before / after each
+    sublayer of gemma3, exaone4 and glm4; DeepSeek's MLA and MoE (deepseek_v2 / v3, glm4_moe));
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
     experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
     magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
@@ -20,7 +21,10 @@ Nothing here comes from nsc but the files under test. The script
     K / V rows to float32 rounding);
  3. runs its own numpy forward pass (float64; llama / qwen2 / qwen3 / gemma / phi3 / mixtral / qwen MoE
     blocks: RMSNorm (gemma: 1 + w, scaled embeddings, GELU-tanh), RoPE, q/k/v biases, q_norm / k_norm, GQA causal attention, SwiGLU, top-k
-    routing with or without renormalisation (norm_topk_prob), shared expert) of the emitted model and of
+    routing with or without renormalisation (norm_topk_prob), shared expert; gemma3's sliding layers
+    and query_pre_attn_scalar; post-norms; multi-head latent attention; DeepSeek-V3 / GLM-4.5
+    sigmoid routing chosen by score + e_score_correction_bias, routed_scaling_factor. RoPE is
+    applied in one layout over the whole rotary width: the same function on both sides) of the emitted model and of
     the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
     replaced by its group's mean, and requires the logits to agree to --tol (absolute).
 Exit 0 with a one-line summary, 1 with the first disagreement.
@@ -35,31 +39,53 @@ import numpy as np
 
 # Family tensor layouts (transformers' checkpoint names): MoE prefix and expert matrix names,
 # fused q/k/v and gate/up rows (phi3), shared expert (qwen2_moe).
+# gemma: RMSNorm (1 + w), embeddings scaled by sqrt(hidden), GELU (tanh); gemma3: plus four norms per
+# layer (norms: attention side, FFN side) and per-head q_norm / k_norm; mla: DeepSeek's multi-head
+# latent attention and MoE (mlp.shared_experts, router e_score_correction_bias).
+# norms: ((before, after) attention, (before, after) FFN), None where the family has none.
+GEMMA3_NORMS = (("input_layernorm", "post_attention_layernorm"), ("pre_feedforward_layernorm", "post_feedforward_layernorm"))
+DS_MOE = dict(moe="mlp.", shared=True, ds_moe=True)  # DeepSeek's MoE: mlp.shared_experts, first_k_dense_replace
 LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
-           "qwen2_moe": dict(moe="mlp.", shared=True), "qwen3_moe": dict(moe="mlp."), "phi3": dict(fused=True),
-           "gemma": dict(gemma=True)}  # gemma: RMSNorm (1 + w), embeddings scaled by sqrt(hidden), GELU (tanh)
+           "qwen2_moe": dict(moe="mlp.", shared=True), "qwen3_moe": dict(moe="mlp."), "phi3": dict(fused=True, fused_gu=True),
+           "gemma": dict(gemma=True), "gemma3_text": dict(gemma=True, norms=GEMMA3_NORMS),
+           "deepseek_v2": dict(DS_MOE, mla=True), "deepseek_v3": dict(DS_MOE, mla=True),
+           "exaone4": dict(norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
+           "glm4": dict(fused_gu=True, norms=(("input_layernorm", "post_self_attn_layernorm"),
+                                              ("post_attention_layernorm", "post_mlp_layernorm"))),
+           "glm4_moe": dict(DS_MOE), "gemma2": dict(gemma=True, norms=GEMMA3_NORMS),
+           # per-head q/k norms under other names, applied after RoPE
+           "hunyuan_v1_dense": dict(qk=("query_layernorm", "key_layernorm"), qk_after_rope=True),
+           # q_norm / k_norm over the whole projection (heads kept); olmo2 post-norms, olmoe qwen's MoE
+           "olmo2": dict(qk_whole=True, norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
+           "olmoe": dict(qk_whole=True, moe="mlp."),
+           "minimax_m2": dict(qk_whole=True, moe="block_sparse_moe.", names=("w1", "w3", "w2"),
+                              rbias="block_sparse_moe.e_score_correction_bias")}
 
 
 def lay(cfg):
-    d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, shared=False, gemma=False)
+    d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, fused_gu=False, shared=False, gemma=False,
+             norms=(("input_layernorm", None), ("post_attention_layernorm", None)), mla=False, ds_moe=False,
+             qk=("q_norm", "k_norm"), qk_after_rope=False, qk_whole=False, rbias=None)
     d.update(LAYOUTS.get(cfg["model_type"], {}))
     return d
 
 
 def n_experts(cfg):
-    return cfg.get("num_local_experts") or cfg.get("num_experts") or 0
+    return cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts") or 0
 
 
 def is_moe_layer(cfg, i):
     if not n_experts(cfg):
         return False
-    if cfg["model_type"] == "mixtral":
+    if cfg["model_type"] in ("mixtral", "olmoe", "minimax_m2"):
         return True
+    if lay(cfg)["ds_moe"]:
+        return i >= cfg.get("first_k_dense_replace", 0) and i % cfg.get("moe_layer_freq", 1) == 0
     return i not in cfg.get("mlp_only_layers", []) and (i + 1) % cfg.get("decoder_sparse_step", 1) == 0
 
 
 def expert_width(cfg):
-    return cfg["intermediate_size"] if cfg["model_type"] == "mixtral" else cfg["moe_intermediate_size"]
+    return cfg["intermediate_size"] if cfg["model_type"] in ("mixtral", "olmoe", "minimax_m2") else cfg["moe_intermediate_size"]
 
 
 def qkv(W, p, H, K, hd, fused):
@@ -133,7 +159,7 @@ def layer_shapes(cfg):
         s["h"] = p.get("num_attention_heads", s["h"])
         s["k"] = p.get("num_key_value_heads", s["k"])
         s["hd"] = p.get("head_dim", s["hd"])
-        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] != "mixtral" else "intermediate_size", s["w"])
+        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] not in ("mixtral", "olmoe", "minimax_m2") else "intermediate_size", s["w"])
         s["e"] = p.get("num_local_experts", p.get("num_experts", s["e"])) if moe else 0
         if "attention" in p.get("skip", []):
             s["h"] = None
@@ -218,7 +244,7 @@ def greedy_heads(q, o, groups, G, hd, key):
 
 def ffn_mats(W, p, cfg, e=None):
     if e is None:
-        g, u = gate_up(W, p, cfg["intermediate_size"], lay(cfg)["fused"])
+        g, u = gate_up(W, p, cfg["intermediate_size"], lay(cfg)["fused_gu"])
         return [g, u, W[p + "mlp.down_proj.weight"].T]
     return [expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2).T]
 
@@ -237,7 +263,9 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
         layer = {"attention": None, "ffn": None}
         moe = is_moe_layer(orig_cfg, l)
         F = expert_width(orig_cfg) if moe else orig_cfg["intermediate_size"]
-        if s["h"] is not None:
+        if s["h"] is not None and lay(orig_cfg)["mla"]:  # latent attention: kept whole (every head, no pooling)
+            layer["attention"] = {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}
+        elif s["h"] is not None:
             h, k = s["h"], s["k"]
             groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
             q, o = qkv(W, p, H, K, hd, lay(orig_cfg)["fused"])[0], W[p + "self_attn.o_proj.weight"]
@@ -306,74 +334,139 @@ def forward(cfg, W, layers, tokens):
     ffn=None | dict(gate, up, down, mask) | dict(router, experts=[(w1, w3, w2, mask)], expert_mask, top_k,
     norm, shared=None | (gate, up, down, shared_gate)))."""
     eps, theta = cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
-    gemma = lay(cfg)["gemma"]
+    gemma, (anorms, fnorms) = lay(cfg)["gemma"], lay(cfg)["norms"]
     act = gelu_tanh if gemma else silu
     rms = (lambda v, w, e: rmsnorm(v, 1 + w, e)) if gemma else rmsnorm
-    x = W["model.embed_tokens.weight"][tokens] * (np.sqrt(cfg["hidden_size"]) if gemma else 1.0)
+    x = W["model.embed_tokens.weight"][tokens] * (np.sqrt(cfg["hidden_size"]) if gemma else cfg.get("embedding_multiplier", 1.0))
+    res = cfg.get("residual_multiplier", 1.0)  # granite
     T = len(tokens)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     for l, ly in enumerate(layers):
         p = f"model.layers.{l}."
         a = ly["attn"]
-        if a is not None:
-            hh = rms(x, W[p + "input_layernorm.weight"], eps)
+        if a is not None and a.get("mla"):
+            x = x + mla_attention(cfg, W, p, rms(x, W[p + "input_layernorm.weight"], eps), causal)
+        elif a is not None:
+            hh = rms(x, W[p + anorms[0] + ".weight"], eps) if anorms[0] else x
             H, K, hd = a["H"], a["K"], a["hd"]
             lin = lambda w, b: hh @ w.T + (b if b is not None else 0.0)
-            q = lin(a["q"], a["qb"]).reshape(T, H, hd)
-            k = lin(a["k"], a["kb"]).reshape(T, K, hd)
-            v = lin(a["v"], a["vb"]).reshape(T, K, hd)
-            if a["qn"] is not None:
+            q, k = lin(a["q"], a["qb"]), lin(a["k"], a["kb"])
+            if lay(cfg)["qk_whole"]:  # olmo2 / olmoe: one RMSNorm over all heads
                 q, k = rmsnorm(q, a["qn"], eps), rmsnorm(k, a["kn"], eps)
-            q, k = rope(q, theta), rope(k, theta)
+            q, k = q.reshape(T, H, hd), k.reshape(T, K, hd)
+            v = lin(a["v"], a["vb"]).reshape(T, K, hd)
+            after = lay(cfg)["qk_after_rope"]
+            if a["qn"] is not None and not after and not lay(cfg)["qk_whole"]:
+                q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
+            mask, th, scale = causal, theta, 1 / np.sqrt(hd)
+            if "attention_multiplier" in cfg:  # granite
+                scale = cfg["attention_multiplier"]
+            if "query_pre_attn_scalar" in cfg:  # gemma2 / gemma3: sliding layers (window; gemma3: local RoPE base)
+                scale = cfg["query_pre_attn_scalar"] ** -0.5
+                g2 = cfg["model_type"] == "gemma2"
+                if (l % 2 == 0) if g2 else ((l + 1) % cfg["sliding_window_pattern"] != 0):
+                    th = theta if g2 else cfg["rope_local_base_freq"]
+                    ii = np.arange(T)
+                    mask = causal + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
+            q, k = rope(q, th), rope(k, th)
+            if a["qn"] is not None and after:
+                q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
             out = np.zeros((T, H, hd))
             for i in range(H):
                 j = i // (H // K)
-                s = q[:, i] @ k[:, j].T / np.sqrt(hd) + causal
+                s = q[:, i] @ k[:, j].T * scale
+                if cfg.get("attn_logit_softcapping"):  # gemma2
+                    s = np.tanh(s / cfg["attn_logit_softcapping"]) * cfg["attn_logit_softcapping"]
+                s = s + mask
                 s = np.exp(s - s.max(axis=1, keepdims=True))
                 out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
-            x = x + out.reshape(T, H * hd) @ a["o"].T
+            y = out.reshape(T, H * hd) @ a["o"].T
+            x = x + res * (rms(y, W[p + anorms[1] + ".weight"], eps) if anorms[1] else y)
         f = ly["ffn"]
         if f is not None:
-            hh = rms(x, W[p + "post_attention_layernorm.weight"], eps)
+            hh = rms(x, W[p + fnorms[0] + ".weight"], eps) if fnorms[0] else x
             if "router" in f:
-                logits = hh @ f["router"].T + np.where(f["expert_mask"] > 0, 0.0, -np.inf)
-                pr = np.exp(logits - logits.max(axis=1, keepdims=True))
-                pr /= pr.sum(axis=1, keepdims=True)
+                keep = np.where(f["expert_mask"] > 0, 0.0, -np.inf)
+                logits = hh @ f["router"].T
+                if f["scoring"] == "sigmoid":  # DeepSeek-V3: sigmoid scores, chosen by score + bias
+                    pr = 1 / (1 + np.exp(-logits))
+                    choice = pr + (f["bias"] if f["bias"] is not None else 0.0) + keep
+                else:
+                    pr = np.exp(logits + keep - (logits + keep).max(axis=1, keepdims=True))
+                    pr /= pr.sum(axis=1, keepdims=True)
+                    choice = pr
                 y = np.zeros_like(x)
                 for t in range(T):
-                    sel = sorted(range(len(pr[t])), key=lambda e: (-pr[t][e], e))[:f["top_k"]]
+                    sel = sorted(range(len(pr[t])), key=lambda e: (-choice[t][e], e))[:f["top_k"]]
                     wsum = sum(pr[t][e] for e in sel) if f["norm"] else 1.0
                     for e in sel:
                         w1, w3, w2, m = f["experts"][e]
-                        y[t] += pr[t][e] / wsum * ((silu(hh[t] @ w1.T) * (hh[t] @ w3.T) * m) @ w2.T)
+                        y[t] += f["scale"] * pr[t][e] / wsum * ((silu(hh[t] @ w1.T) * (hh[t] @ w3.T) * m) @ w2.T)
                 if f["shared"] is not None:
                     g, u, dn, sg = f["shared"]
-                    y += (1 / (1 + np.exp(-(hh @ sg.T)))) * ((silu(hh @ g.T) * (hh @ u.T)) @ dn.T)
-                x = x + y
+                    gate = (1 / (1 + np.exp(-(hh @ sg.T)))) if sg is not None else 1.0
+                    y += gate * ((silu(hh @ g.T) * (hh @ u.T)) @ dn.T)
             else:
-                x = x + ((act(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
+                y = ((act(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
+            x = x + res * (rms(y, W[p + fnorms[1] + ".weight"], eps) if fnorms[1] else y)
     x = rms(x, W["model.norm.weight"], eps)
     head = W.get("lm_head.weight", W["model.embed_tokens.weight"])
-    return x @ head.T
+    logits = x @ head.T / cfg.get("logits_scaling", 1.0)  # granite
+    cap = cfg.get("final_logit_softcapping")  # gemma2
+    return np.tanh(logits / cap) * cap if cap else logits
+
+
+def mla_attention(cfg, W, p, h, causal):
+    """DeepSeek's multi-head latent attention of the normed input h (T, d): q from q_proj or
+    q_b_proj(RMSNorm(q_a_proj h)); keys and values from kv_b_proj(RMSNorm(latent)) plus the
+    shared rotary key; scale (nope + rope)^-1/2. (RoPE here in the rotate-half layout: the same
+    function on both sides of the comparison.)"""
+    eps, H = cfg["rms_norm_eps"], cfg["num_attention_heads"]
+    nope, rp, vd, C = cfg["qk_nope_head_dim"], cfg["qk_rope_head_dim"], cfg["v_head_dim"], cfg["kv_lora_rank"]
+    T = h.shape[0]
+    if cfg.get("q_lora_rank"):
+        q = rmsnorm(h @ W[p + "self_attn.q_a_proj.weight"].T, W[p + "self_attn.q_a_layernorm.weight"], eps)
+        q = q @ W[p + "self_attn.q_b_proj.weight"].T
+    else:
+        q = h @ W[p + "self_attn.q_proj.weight"].T
+    q = q.reshape(T, H, nope + rp)
+    ckv = h @ W[p + "self_attn.kv_a_proj_with_mqa.weight"].T
+    kv = rmsnorm(ckv[:, :C], W[p + "self_attn.kv_a_layernorm.weight"], eps) @ W[p + "self_attn.kv_b_proj.weight"].T
+    kv = kv.reshape(T, H, nope + vd)
+    theta = cfg.get("rope_theta", 10000.0)
+    q_pe, k_pe = rope(q[..., nope:], theta), rope(ckv[:, None, C:], theta)
+    qq = np.concatenate([q[..., :nope], q_pe], axis=-1)
+    kk = np.concatenate([kv[..., :nope], np.broadcast_to(k_pe, (T, H, rp))], axis=-1)
+    out = np.zeros((T, H, vd))
+    for i in range(H):
+        s = qq[:, i] @ kk[:, i].T / np.sqrt(nope + rp) + causal
+        s = np.exp(s - s.max(axis=1, keepdims=True))
+        out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ kv[:, i, nope:]
+    return out.reshape(T, H * vd) @ W[p + "self_attn.o_proj.weight"].T
 
 
 def moe_ffn(cfg, W, p, E, ex, mask):
     """The MoE FFN of layer prefix p: router, experts ex (w1, w3, w2, channel mask), expert mask."""
     L = lay(cfg)
     shared = None
-    if L["shared"]:
+    if L["shared"] and L["ds_moe"]:
+        sp = p + "mlp.shared_experts."
+        shared = (W[sp + "gate_proj.weight"], W[sp + "up_proj.weight"], W[sp + "down_proj.weight"], None)
+    elif L["shared"]:
         sp = p + "mlp.shared_expert."
         shared = (W[sp + "gate_proj.weight"], W[sp + "up_proj.weight"], W[sp + "down_proj.weight"],
                   W[p + "mlp.shared_expert_gate.weight"])
-    norm = cfg.get("norm_topk_prob", False) if cfg["model_type"] != "mixtral" else True
+    norm = cfg.get("norm_topk_prob", False) if cfg["model_type"] not in ("mixtral", "minimax_m2") else True
+    rbias = L["rbias"] or f"{L['moe']}gate.e_score_correction_bias"
     return dict(router=W[p + f"{L['moe']}gate.weight"], experts=ex, expert_mask=mask, top_k=cfg["num_experts_per_tok"],
-                norm=norm, shared=shared)
+                norm=norm, shared=shared, bias=W.get(p + rbias),
+                scoring="sigmoid" if cfg["model_type"] == "glm4_moe" else cfg.get("scoring_func", "softmax"), scale=cfg.get("routed_scaling_factor", 1.0) if L["ds_moe"] else 1.0)
 
 
-def attn_dict(W, p, H, K, hd, fused, q, k, v, head_mask):
+def attn_dict(W, p, H, K, hd, fused, q, k, v, head_mask, qk=("q_norm", "k_norm")):
     _, _, _, qb, kb, vb = qkv(W, p, H, K, hd, fused)
     return dict(H=H, K=K, hd=hd, q=q, k=k, v=v, qb=qb, kb=kb, vb=vb, o=W[p + "self_attn.o_proj.weight"],
-                qn=W.get(p + "self_attn.q_norm.weight"), kn=W.get(p + "self_attn.k_norm.weight"), head_mask=head_mask)
+                qn=W.get(p + f"self_attn.{qk[0]}.weight"), kn=W.get(p + f"self_attn.{qk[1]}.weight"), head_mask=head_mask)
 
 
 def emitted_layers(cfg, W, shapes):
@@ -382,16 +475,18 @@ def emitted_layers(cfg, W, shapes):
     for l, s in enumerate(shapes):
         p = f"model.layers.{l}."
         a = f = None
-        if s["h"] is not None:
+        if s["h"] is not None and lay(cfg)["mla"]:
+            a = {"mla": True}
+        elif s["h"] is not None:
             q, k, v = qkv(W, p, s["h"], s["k"], s["hd"], fused)[:3]
-            a = attn_dict(W, p, s["h"], s["k"], s["hd"], fused, q, k, v, np.ones(s["h"]))
+            a = attn_dict(W, p, s["h"], s["k"], s["hd"], fused, q, k, v, np.ones(s["h"]), lay(cfg)["qk"])
         if s["w"] is not None:
             if s["e"]:
                 ex = [(expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2), np.ones(s["w"]))
                       for e in range(s["e"])]
                 f = moe_ffn(cfg, W, p, s["e"], ex, np.ones(s["e"]))
             else:
-                g, u = gate_up(W, p, s["w"], fused)
+                g, u = gate_up(W, p, s["w"], lay(cfg)["fused_gu"])
                 f = dict(gate=g, up=u, down=W[p + "mlp.down_proj.weight"], mask=np.ones(s["w"]))
         out.append({"attn": a, "ffn": f})
     return out
@@ -409,7 +504,9 @@ def masked_layers(cfg, W, sel):
         moe = is_moe_layer(cfg, l)
         F = expert_width(cfg) if moe else cfg["intermediate_size"]
         a = f = None
-        if s["attention"] is not None:
+        if s["attention"] is not None and lay(cfg)["mla"]:
+            a = {"mla": True}
+        elif s["attention"] is not None:
             q, k, v, _, kb, vb = qkv(W, p, H, K, hd, fused)
             k, v = k.copy(), v.copy()
             pooled = [k, v] + [b.copy() for b in (kb, vb) if b is not None]
@@ -420,7 +517,7 @@ def masked_layers(cfg, W, sel):
                         m[x * hd:(x + 1) * hd] = mean
             hm = np.zeros(H)
             hm[s["attention"]["q_heads"]] = 1
-            a = attn_dict(W, p, H, K, hd, fused, q, pooled[0], pooled[1], hm)
+            a = attn_dict(W, p, H, K, hd, fused, q, pooled[0], pooled[1], hm, lay(cfg)["qk"])
             if kb is not None:
                 a["kb"], a["vb"] = pooled[2], pooled[3]
         if s["ffn"] is not None:
@@ -437,7 +534,7 @@ def masked_layers(cfg, W, sel):
             else:
                 m = np.zeros(F)
                 m[s["ffn"]["channels"]] = 1
-                g, u = gate_up(W, p, F, fused)
+                g, u = gate_up(W, p, F, lay(cfg)["fused_gu"])
                 f = dict(gate=g, up=u, down=W[p + "mlp.down_proj.weight"], mask=m)
         out.append({"attn": a, "ffn": f})
     return out
@@ -457,9 +554,15 @@ def check_tensors(Wo, We, sel, cfg):
     for l, s in enumerate(sel):
         p = f"model.layers.{l}."
         if s["attention"] is not None:
+            for n in filter(None, L["norms"][0]):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+        if s["attention"] is not None and L["mla"]:  # kept whole
+            for n in Wo:
+                if n.startswith(p + "self_attn."):
+                    expect[n] = Wo[n]
+        elif s["attention"] is not None:
             a = s["attention"]
             qr = [h * hd + r for h in a["q_heads"] for r in range(hd)]
-            expect[p + "input_layernorm.weight"] = Wo[p + "input_layernorm.weight"]
             q, k, v, qb, kb, vb = qkv(Wo, p, H, K, hd, L["fused"])
             if L["fused"]:
                 expect[p + "self_attn.qkv_proj.weight"] = np.concatenate([q[qr], pool(k, a["kv_groups"]), pool(v, a["kv_groups"])])
@@ -472,14 +575,18 @@ def check_tensors(Wo, We, sel, cfg):
                     expect[p + "self_attn.k_proj.bias"] = pool(kb, a["kv_groups"])
                     expect[p + "self_attn.v_proj.bias"] = pool(vb, a["kv_groups"])
             expect[p + "self_attn.o_proj.weight"] = Wo[p + "self_attn.o_proj.weight"][:, qr]
-            for m in ("q_norm", "k_norm"):
+            for m in L["qk"]:
                 if p + f"self_attn.{m}.weight" in Wo:
                     expect[p + f"self_attn.{m}.weight"] = Wo[p + f"self_attn.{m}.weight"]
         if s["ffn"] is not None:
             f = s["ffn"]
-            expect[p + "post_attention_layernorm.weight"] = Wo[p + "post_attention_layernorm.weight"]
+            for n in filter(None, L["norms"][1]):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
             if "experts" in f:
                 expect[p + f"{L['moe']}gate.weight"] = Wo[p + f"{L['moe']}gate.weight"][f["experts"]]
+                rb = p + (L["rbias"] or f"{L['moe']}gate.e_score_correction_bias")
+                if rb in Wo:
+                    expect[rb] = Wo[rb][f["experts"]]
                 for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
                     x = p + f"{L['moe']}experts.{e}."
                     y = p + f"{L['moe']}experts.{i}."
@@ -493,8 +600,8 @@ def check_tensors(Wo, We, sel, cfg):
             else:
                 ch = f["channels"]
                 F = cfg["intermediate_size"]
-                g, u = gate_up(Wo, p, F, L["fused"])
-                if L["fused"]:
+                g, u = gate_up(Wo, p, F, L["fused_gu"])
+                if L["fused_gu"]:
                     expect[p + "mlp.gate_up_proj.weight"] = np.concatenate([g[ch], u[ch]])
                 else:
                     expect[p + "mlp.gate_proj.weight"] = g[ch]

@@ -1,14 +1,22 @@
 #!/usr/bin/python3
-"""Tiny random checkpoints of seven families for the pruned-checkpoint tests (numpy only).
+"""Tiny random checkpoints of nineteen families for the pruned-checkpoint tests (numpy only).
 
-Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma}/: config.json and the weights in F32 under
+Writes tests/data/prune_ckpt/{llama,qwen3,mixtral,qwen2_moe,qwen3_moe,phi3,gemma,gemma3,deepseek_v2,deepseek_v3,
+exaone4,glm4,glm4_moe,gemma2,granite,hunyuan,olmo2,olmoe,minimax_m2}/: config.json and the weights in F32 under
 transformers' tensor names, written by this script's own safetensors writer (independent of
 nsc's). Three storage layouts so that nsc's reader is exercised on each: llama as two shards
 with a model.safetensors.index.json, qwen3 as one model.safetensors (tied LM head: no
 lm_head.weight), mixtral as a directory of one file without an index (the others as qwen3).
 qwen2_moe: q/k/v biases, a shared expert and its sigmoid gate, no top-k renormalisation;
 qwen3_moe: q_norm / k_norm, a dense layer (mlp_only_layers), renormalised top-k; phi3: fused
-qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied. (Families are appended: the earlier ones keep their random draws.)
+qkv_proj and gate_up_proj; gemma: head_dim 16 != hidden / heads, tied; gemma3 (gemma3_text): four
+norms per layer and per-head q_norm / k_norm; deepseek_v2 / deepseek_v3: multi-head latent
+attention and DeepSeek's MoE (shared experts, a dense first layer; V3's e_score_correction_bias);
+exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSeek's MoE beside GQA;
+gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers;
+hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
+k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; minimax_m2 mixtral's,
+with the routing bias). (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -39,7 +47,7 @@ def write_safetensors(path, tensors):
 
 def model(cfg, rng):
     d, H = cfg["hidden_size"], cfg["num_attention_heads"]
-    K, hd = cfg["num_key_value_heads"], cfg.get("head_dim", d // H)
+    K, hd = cfg.get("num_key_value_heads", H), cfg.get("head_dim", d // H)
     F, V, L = cfg["intermediate_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
 
     def w(*shape, s=None):  # varied scales so that the importances differ
@@ -50,25 +58,68 @@ def model(cfg, rng):
         return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
 
     mt = cfg["model_type"]
+    ds = mt.startswith("deepseek")
     t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+
+    def deepseek_ffn(p, l):  # DeepseekV2MoE / DeepseekV3MoE / Glm4MoeMoE names; dense before first_k_dense_replace
+        if l >= cfg["first_k_dense_replace"]:
+            E, Fe = cfg["n_routed_experts"], cfg["moe_intermediate_size"]
+            out = [(p + "mlp.gate.weight", w(E, d, s=1.0))]
+            if cfg.get("topk_method") == "noaux_tc" or mt == "glm4_moe":
+                out += [(p + "mlp.gate.e_score_correction_bias", w(E, s=0.3))]
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                out += [(x + "gate_proj.weight", w(Fe, d)), (x + "up_proj.weight", w(Fe, d)), (x + "down_proj.weight", w(d, Fe))]
+            S = cfg["n_shared_experts"] * Fe
+            x = p + "mlp.shared_experts."
+            return out + [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S))]
+        return [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)), (p + "mlp.down_proj.weight", w(d, F))]
+
     for l in range(L):
         p = f"model.layers.{l}."
-        t += [(p + "input_layernorm.weight", norm(d))]
+        if mt not in ("exaone4", "olmo2"):  # Exaone4DecoderLayer / Olmo2DecoderLayer: post-norms only
+            t += [(p + "input_layernorm.weight", norm(d))]
+        if ds:  # multi-head latent attention (DeepseekV2Attention / DeepseekV3Attention names)
+            qk, R, C = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"], cfg["q_lora_rank"], cfg["kv_lora_rank"]
+            if R:
+                t += [(p + "self_attn.q_a_proj.weight", w(R, d)), (p + "self_attn.q_a_layernorm.weight", norm(R)),
+                      (p + "self_attn.q_b_proj.weight", w(H * qk, R))]
+            else:
+                t += [(p + "self_attn.q_proj.weight", w(H * qk, d))]
+            t += [(p + "self_attn.kv_a_proj_with_mqa.weight", w(C + cfg["qk_rope_head_dim"], d)),
+                  (p + "self_attn.kv_a_layernorm.weight", norm(C)),
+                  (p + "self_attn.kv_b_proj.weight", w(H * (cfg["qk_nope_head_dim"] + cfg["v_head_dim"]), C)),
+                  (p + "self_attn.o_proj.weight", w(d, H * cfg["v_head_dim"])),
+                  (p + "post_attention_layernorm.weight", norm(d))]
+            t += deepseek_ffn(p, l)
+            continue
         if mt == "phi3":
             t += [(p + "self_attn.qkv_proj.weight", w((H + 2 * K) * hd, d))]
         else:
             t += [(p + "self_attn.q_proj.weight", w(H * hd, d)),
                   (p + "self_attn.k_proj.weight", w(K * hd, d)),
                   (p + "self_attn.v_proj.weight", w(K * hd, d))]
-        if mt == "qwen2_moe":
+        if mt in ("qwen2_moe", "glm4", "glm4_moe"):
             t += [(p + "self_attn.q_proj.bias", w(H * hd, s=0.3)), (p + "self_attn.k_proj.bias", w(K * hd, s=0.3)),
                   (p + "self_attn.v_proj.bias", w(K * hd, s=0.3))]
         t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
-        if mt in ("qwen3", "qwen3_moe"):
+        if mt in ("qwen3", "qwen3_moe", "gemma3_text", "exaone4", "glm4_moe"):
             t += [(p + "self_attn.q_norm.weight", norm(hd)), (p + "self_attn.k_norm.weight", norm(hd))]
+        if mt in ("olmo2", "olmoe", "minimax_m2"):  # q_norm / k_norm over the whole projection
+            t += [(p + "self_attn.q_norm.weight", norm(H * hd)), (p + "self_attn.k_norm.weight", norm(K * hd))]
+        if mt == "hunyuan_v1_dense":  # HunYuanDenseV1Attention: per-head norms under their own names
+            t += [(p + "self_attn.query_layernorm.weight", norm(hd)), (p + "self_attn.key_layernorm.weight", norm(hd))]
+        if mt == "glm4":  # Glm4DecoderLayer: input, post_self_attn, post_attention (before the MLP), post_mlp norms
+            t += [(p + "post_self_attn_layernorm.weight", norm(d))]
         t += [(p + "post_attention_layernorm.weight", norm(d))]
-        if mt in ("qwen2_moe", "qwen3_moe") and l not in cfg.get("mlp_only_layers", []):
-            E, Fe = cfg["num_experts"], cfg["moe_intermediate_size"]
+        if mt in ("exaone4", "olmo2"):
+            t += [(p + "post_feedforward_layernorm.weight", norm(d))]
+        if mt == "glm4":
+            t += [(p + "post_mlp_layernorm.weight", norm(d))]
+        if mt in ("gemma2", "gemma3_text"):  # Gemma2DecoderLayer / Gemma3DecoderLayer: four norms (post-attention, pre / post feed-forward)
+            t += [(p + "pre_feedforward_layernorm.weight", norm(d)), (p + "post_feedforward_layernorm.weight", norm(d))]
+        if mt in ("qwen2_moe", "qwen3_moe", "olmoe") and l not in cfg.get("mlp_only_layers", []):
+            E, Fe = cfg["num_experts"], cfg.get("moe_intermediate_size", F)  # olmoe: the experts' width is intermediate_size
             t += [(p + "mlp.gate.weight", w(E, d, s=1.0))]
             for e in range(E):
                 x = p + f"mlp.experts.{e}."
@@ -78,11 +129,15 @@ def model(cfg, rng):
                 x = p + "mlp.shared_expert."
                 t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S)),
                       (p + "mlp.shared_expert_gate.weight", w(1, d))]
-        elif mt == "phi3":
+        elif mt in ("phi3", "glm4"):
             t += [(p + "mlp.gate_up_proj.weight", w(2 * F, d)), (p + "mlp.down_proj.weight", w(d, F))]
-        elif mt == "mixtral":
+        elif mt == "glm4_moe":
+            t += deepseek_ffn(p, l)
+        elif mt in ("mixtral", "minimax_m2"):
             E = cfg["num_local_experts"]
             t += [(p + "block_sparse_moe.gate.weight", w(E, d, s=1.0))]
+            if mt == "minimax_m2":  # use_routing_bias
+                t += [(p + "block_sparse_moe.e_score_correction_bias", w(E, s=0.3))]
             for e in range(E):
                 x = p + f"block_sparse_moe.experts.{e}."
                 t += [(x + "w1.weight", w(F, d)), (x + "w2.weight", w(d, F)), (x + "w3.weight", w(F, d))]
@@ -135,6 +190,92 @@ CONFIGS = {
               "vocab_size": 61, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 128,
               "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh", "tie_word_embeddings": True,
               "attention_bias": False, "torch_dtype": "float32"},
+    # appended: gemma3 (four norms per layer, per-head q_norm / k_norm, sliding and global layers),
+    # deepseek_v2 (MLA with a direct q_proj, softmax routing without renormalisation, two shared
+    # experts, a dense first layer) and deepseek_v3 (q_a_proj / q_b_proj, sigmoid routing with
+    # e_score_correction_bias, renormalised and scaled top-k)
+    "gemma3": {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "hidden_size": 32,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64,
+               "num_hidden_layers": 3, "vocab_size": 59, "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+               "rope_local_base_freq": 10000.0, "query_pre_attn_scalar": 16, "sliding_window": 8,
+               "sliding_window_pattern": 2, "max_position_embeddings": 128, "hidden_activation": "gelu_pytorch_tanh",
+               "final_logit_softcapping": None, "attn_logit_softcapping": None, "tie_word_embeddings": True,
+               "attention_bias": False, "torch_dtype": "float32"},
+    "deepseek_v2": {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2", "hidden_size": 32,
+                    "num_attention_heads": 4, "q_lora_rank": None, "kv_lora_rank": 16, "qk_nope_head_dim": 8,
+                    "qk_rope_head_dim": 4, "v_head_dim": 8, "intermediate_size": 48, "moe_intermediate_size": 16,
+                    "n_routed_experts": 6, "n_shared_experts": 2, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+                    "moe_layer_freq": 1, "topk_method": "greedy", "n_group": 1, "topk_group": 1, "norm_topk_prob": False,
+                    "routed_scaling_factor": 1.5, "scoring_func": "softmax", "num_hidden_layers": 3, "vocab_size": 53,
+                    "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                    "tie_word_embeddings": False, "attention_bias": False, "torch_dtype": "float32"},
+    "deepseek_v3": {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 32,
+                    "num_attention_heads": 4, "q_lora_rank": 12, "kv_lora_rank": 16, "qk_nope_head_dim": 8,
+                    "qk_rope_head_dim": 4, "v_head_dim": 8, "intermediate_size": 48, "moe_intermediate_size": 16,
+                    "n_routed_experts": 6, "n_shared_experts": 1, "num_experts_per_tok": 2, "first_k_dense_replace": 1,
+                    "moe_layer_freq": 1, "topk_method": "noaux_tc", "n_group": 1, "topk_group": 1, "norm_topk_prob": True,
+                    "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "num_nextn_predict_layers": 0,
+                    "num_hidden_layers": 3, "vocab_size": 47, "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+                    "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
+                    "attention_bias": False, "torch_dtype": "float32"},
+    # appended: exaone4 (post-attention / post-feedforward norms only, per-head q_norm / k_norm), glm4
+    # (four norms, fused gate_up_proj, q/k/v biases), glm4_moe (GQA with q/k/v biases and q_norm / k_norm,
+    # DeepSeek's MoE with sigmoid routing and e_score_correction_bias, a dense first layer)
+    "exaone4": {"architectures": ["Exaone4ForCausalLM"], "model_type": "exaone4", "hidden_size": 32,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                "num_hidden_layers": 3, "vocab_size": 43, "rms_norm_eps": 1e-5, "rope_theta": 1000000.0,
+                "sliding_window": None, "max_position_embeddings": 128, "hidden_act": "silu",
+                "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "glm4": {"architectures": ["Glm4ForCausalLM"], "model_type": "glm4", "hidden_size": 32, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48, "num_hidden_layers": 3, "vocab_size": 41,
+             "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "partial_rotary_factor": 0.5, "attention_bias": True,
+             "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "glm4_moe": {"architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe", "hidden_size": 32,
+                 "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                 "moe_intermediate_size": 16, "n_routed_experts": 6, "n_shared_experts": 1, "num_experts_per_tok": 2,
+                 "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "norm_topk_prob": True,
+                 "routed_scaling_factor": 2.5, "use_qk_norm": True, "attention_bias": True, "partial_rotary_factor": 0.5,
+                 "num_nextn_predict_layers": 0, "num_hidden_layers": 3, "vocab_size": 37, "rms_norm_eps": 1e-5,
+                 "rope_theta": 10000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                 "tie_word_embeddings": False, "torch_dtype": "float32"},
+    # appended: gemma2 (four norms, attention and final logit soft-capping, alternate sliding layers) and
+    # granite (llama's tensors; embedding / attention / residual multipliers and logits scaling)
+    "gemma2": {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "hidden_size": 32, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64, "num_hidden_layers": 3, "vocab_size": 31,
+               "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "query_pre_attn_scalar": 16, "sliding_window": 8,
+               "attn_logit_softcapping": 5.0, "final_logit_softcapping": 3.0, "max_position_embeddings": 128,
+               "hidden_activation": "gelu_pytorch_tanh", "tie_word_embeddings": True, "attention_bias": False,
+               "torch_dtype": "float32"},
+    "granite": {"architectures": ["GraniteForCausalLM"], "model_type": "granite", "hidden_size": 32, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "intermediate_size": 48, "num_hidden_layers": 3, "vocab_size": 29,
+                "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "embedding_multiplier": 12.0, "attention_multiplier": 0.125,
+                "residual_multiplier": 0.22, "logits_scaling": 8.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                "tie_word_embeddings": True, "attention_bias": False, "mlp_bias": False, "torch_dtype": "float32"},
+    # appended: hunyuan_v1_dense (query_layernorm / key_layernorm, applied after RoPE)
+    "hunyuan": {"architectures": ["HunYuanDenseV1ForCausalLM"], "model_type": "hunyuan_v1_dense", "hidden_size": 32,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                "num_hidden_layers": 3, "vocab_size": 23, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "use_qk_norm": True,
+                "attention_bias": False, "mlp_bias": False, "max_position_embeddings": 128, "hidden_act": "silu",
+                "tie_word_embeddings": True, "torch_dtype": "float32"},
+    # appended: olmo2 (post-norms, q_norm / k_norm over the whole projection: heads kept) and olmoe
+    # (the same norms before qwen's MoE names, softmax top-k without renormalisation)
+    "olmo2": {"architectures": ["Olmo2ForCausalLM"], "model_type": "olmo2", "hidden_size": 32, "num_attention_heads": 4,
+              "num_key_value_heads": 4, "intermediate_size": 48, "num_hidden_layers": 3, "vocab_size": 19,
+              "rms_norm_eps": 1e-6, "rope_theta": 500000.0, "attention_bias": False, "max_position_embeddings": 128,
+              "hidden_act": "silu", "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "olmoe": {"architectures": ["OlmoeForCausalLM"], "model_type": "olmoe", "hidden_size": 32, "num_attention_heads": 4,
+              "num_key_value_heads": 4, "intermediate_size": 16, "num_experts": 6, "num_experts_per_tok": 2,
+              "norm_topk_prob": False, "num_hidden_layers": 2, "vocab_size": 17, "rms_norm_eps": 1e-5,
+              "rope_theta": 10000.0, "attention_bias": False, "max_position_embeddings": 128, "hidden_act": "silu",
+              "tie_word_embeddings": False, "torch_dtype": "float32"},
+    # appended: minimax_m2 (whole-projection q/k norms, mixtral's expert names, sigmoid routing with
+    # block_sparse_moe.e_score_correction_bias)
+    "minimax_m2": {"architectures": ["MiniMaxM2ForCausalLM"], "model_type": "minimax_m2", "hidden_size": 32,
+                   "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 16,
+                   "num_local_experts": 6, "num_experts_per_tok": 2, "use_qk_norm": True, "use_routing_bias": True,
+                   "scoring_func": "sigmoid", "num_hidden_layers": 2, "vocab_size": 13, "rms_norm_eps": 1e-6,
+                   "rope_theta": 5000000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                   "tie_word_embeddings": False, "torch_dtype": "float32"},
 }
 
 
@@ -163,6 +304,9 @@ def main():
         else:
             write_safetensors(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a in t), "parameters")
+    # one tensor of a multi-token-prediction layer past the config's layers (the refusal's test)
+    write_safetensors(os.path.join(ROOT, "deepseek_v3_mtp.safetensors"),
+                      [("model.layers.3.enorm.weight", np.ones(32, dtype=np.float32))])
 
 
 if __name__ == "__main__":

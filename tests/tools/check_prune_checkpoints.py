@@ -55,6 +55,43 @@ CASES = [
     ("phi3_uniform_spectral_weights", "phi3", None,
      ["--uniform", "--params", "25000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
     ("gemma_per_layer", "gemma", "per-layer", ["--params", "16000", "--kv-bytes", "40000", "--head-step", "1", "--no-noop"]),
+    # gemma3 (four norms per layer: a removed attention takes input_layernorm and post_attention_layernorm
+    # with it; per-head q_norm / k_norm; sliding and global layers) and DeepSeek's MLA + MoE (the latent
+    # attention kept whole; routed experts renumbered with their router rows and V3's
+    # e_score_correction_bias; shared experts and the dense first layer)
+    ("gemma3_per_layer_kv", "gemma3", "per-layer", ["--params", "28000", "--kv-bytes", "20000", "--head-step", "1"]),
+    ("gemma3_per_layer_attn_noop", "gemma3", "per-layer", ["--params", "20000", "--kv-bytes", "16000", "--head-step", "1"]),
+    ("gemma3_nsc_spectral_weights", "gemma3", "nsc", ["--params", "30000", "--criterion", "spectral", "--score", "weights"]),
+    ("deepseek_v2_nsc_experts", "deepseek_v2", "nsc", ["--params", "30000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("deepseek_v2_nsc_spectral_weights", "deepseek_v2", "nsc",
+     ["--params", "30000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("deepseek_v3_nsc_spectral", "deepseek_v3", "nsc",
+     ["--params", "28000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral"]),
+    ("deepseek_v3_uniform_depth", "deepseek_v3", None, ["--uniform", "--params", "22000", "--expert-step", "1", "--keep-expert-width"]),
+    # exaone4 (post-norms only: a removed attention takes post_attention_layernorm), glm4 (four norms,
+    # fused gate_up_proj, q/k/v biases pooled), glm4_moe (GQA + DeepSeek's MoE)
+    ("exaone4_per_layer_attn_noop", "exaone4", "per-layer", ["--params", "18000", "--kv-bytes", "14000", "--head-step", "1"]),
+    ("exaone4_per_layer_spectral_weights", "exaone4", "per-layer",
+     ["--params", "20000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("glm4_per_layer_attn_noop", "glm4", "per-layer", ["--params", "18000", "--kv-bytes", "14000", "--head-step", "1"]),
+    ("glm4_moe_nsc_experts", "glm4_moe", "nsc", ["--params", "24000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("glm4_moe_uniform_heads_spectral_weights", "glm4_moe", None,
+     ["--uniform", "--params", "26000", "--ffn-multiple", "8", "--expert-step", "1", "--head-step", "1", "--criterion",
+      "spectral", "--score", "weights"]),
+    # gemma2 (gemma3's four norms, soft-capping) and granite (llama's tensors, multipliers)
+    ("gemma2_per_layer_kv", "gemma2", "per-layer", ["--params", "26000", "--kv-bytes", "20000", "--head-step", "1", "--no-noop"]),
+    ("gemma2_per_layer_attn_noop", "gemma2", "per-layer", ["--params", "24000", "--kv-bytes", "16000", "--head-step", "1"]),
+    ("granite_per_layer_attn_noop", "granite", "per-layer", ["--params", "20000", "--kv-bytes", "14000", "--head-step", "1"]),
+    # hunyuan_v1_dense: per-head query_layernorm / key_layernorm (after RoPE) kept with pooled KV heads
+    ("hunyuan_per_layer_kv", "hunyuan", "per-layer", ["--params", "17000", "--kv-bytes", "36000", "--head-step", "1", "--no-noop"]),
+    # olmo2 / olmoe: q_norm / k_norm over the whole projection, so every head is kept (--head-step H
+    # --kv-heads-min K); FFN widths, experts and removed sublayers
+    ("olmo2_per_layer_spectral_weights", "olmo2", "per-layer",
+     ["--params", "18000", "--head-step", "4", "--kv-heads-min", "4", "--criterion", "spectral", "--score", "weights"]),
+    ("olmoe_per_layer_experts", "olmoe", "per-layer",
+     ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "4", "--expert-step", "1"]),
+    ("minimax_m2_per_layer_experts", "minimax_m2", "per-layer",
+     ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "2", "--expert-step", "1"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
@@ -68,7 +105,8 @@ def main():
         orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
         out = os.path.join(work, name)
         shutil.rmtree(out, ignore_errors=True)
-        args = [nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--ffn-multiple", "16"] + \
+        grid = [] if "--ffn-multiple" in extra else ["--ffn-multiple", "16"]
+        args = [nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic"] + grid + \
             (["--emit-format", fmt] if fmt else []) + ["--weights", orig, "--emit-checkpoint", out, "--json"] + extra
         r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode != 0:

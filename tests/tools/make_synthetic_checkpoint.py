@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 """Writes a random BF16 safetensors checkpoint with the shapes of a Hugging Face llama config
+(or gemma2 / gemma3_text: four norms; deepseek_v2 / deepseek_v3 / kimi_k2: MLA and DeepSeek's MoE)
 (default examples/configs/llama-3-8b.json: 8.03e9 parameters, 16 GB), sharded like the hub's
 (about 5 GB per file, with model.safetensors.index.json), for timing and memory measurements of
 `nsc prune --weights ... --emit-checkpoint` and `nsc weights` at real size. Never commit the
@@ -33,15 +34,44 @@ def main():
     K, F, V = cfg.get("num_key_value_heads", H), cfg["intermediate_size"], cfg["vocab_size"]
     hd = cfg.get("head_dim") or d // H
     t = [("model.embed_tokens.weight", (V, d))]
+    mt = cfg.get("model_type", "llama")
     for l in range(L):
         p = f"model.layers.{l}."
+        if mt in ("deepseek_v2", "deepseek_v3", "kimi_k2"):  # multi-head latent attention + DeepSeek's MoE
+            qk, R, C, rp = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"], cfg.get("q_lora_rank"), cfg["kv_lora_rank"], cfg["qk_rope_head_dim"]
+            t += [(p + "input_layernorm.weight", (d,))]
+            t += ([(p + "self_attn.q_a_proj.weight", (R, d)), (p + "self_attn.q_a_layernorm.weight", (R,)),
+                   (p + "self_attn.q_b_proj.weight", (H * qk, R))] if R else [(p + "self_attn.q_proj.weight", (H * qk, d))])
+            t += [(p + "self_attn.kv_a_proj_with_mqa.weight", (C + rp, d)), (p + "self_attn.kv_a_layernorm.weight", (C,)),
+                  (p + "self_attn.kv_b_proj.weight", (H * (cfg["qk_nope_head_dim"] + cfg["v_head_dim"]), C)),
+                  (p + "self_attn.o_proj.weight", (d, H * cfg["v_head_dim"])), (p + "post_attention_layernorm.weight", (d,))]
+            if cfg.get("n_routed_experts") and l >= cfg.get("first_k_dense_replace", 0):
+                E, Fe = cfg["n_routed_experts"], cfg["moe_intermediate_size"]
+                S = cfg.get("n_shared_experts", 0) * Fe
+                t += [(p + "mlp.gate.weight", (E, d))]
+                if cfg.get("topk_method") == "noaux_tc":
+                    t += [(p + "mlp.gate.e_score_correction_bias", (E,))]
+                for e in range(E):
+                    x = p + f"mlp.experts.{e}."
+                    t += [(x + "gate_proj.weight", (Fe, d)), (x + "up_proj.weight", (Fe, d)), (x + "down_proj.weight", (d, Fe))]
+                if S:
+                    x = p + "mlp.shared_experts."
+                    t += [(x + "gate_proj.weight", (S, d)), (x + "up_proj.weight", (S, d)), (x + "down_proj.weight", (d, S))]
+            else:
+                t += [(p + "mlp.gate_proj.weight", (F, d)), (p + "mlp.up_proj.weight", (F, d)), (p + "mlp.down_proj.weight", (d, F))]
+            continue
+        if mt in ("gemma2", "gemma3_text"):  # four norms; gemma3: per-head q_norm / k_norm
+            t += [(p + "pre_feedforward_layernorm.weight", (d,)), (p + "post_feedforward_layernorm.weight", (d,))]
+            if mt == "gemma3_text":
+                t += [(p + "self_attn.q_norm.weight", (hd,)), (p + "self_attn.k_norm.weight", (hd,))]
         t += [(p + "input_layernorm.weight", (d,)), (p + "self_attn.q_proj.weight", (H * hd, d)),
               (p + "self_attn.k_proj.weight", (K * hd, d)), (p + "self_attn.v_proj.weight", (K * hd, d)),
               (p + "self_attn.o_proj.weight", (d, H * hd)), (p + "post_attention_layernorm.weight", (d,)),
               (p + "mlp.gate_proj.weight", (F, d)), (p + "mlp.up_proj.weight", (F, d)),
               (p + "mlp.down_proj.weight", (d, F))]
     t += [("model.norm.weight", (d,))]
-    if not cfg.get("tie_word_embeddings", False):
+    tied = cfg.get("tie_word_embeddings")
+    if not (tied if tied is not None else mt.startswith("gemma")):  # gemma's config classes tie by default
         t += [("lm_head.weight", (V, d))]
     shards, cur, size = [], [], 0
     for name, shape in t:

@@ -12,12 +12,29 @@
 ///     //          nsc_prune.json (the selection), the input's tokenizer / generation files
 ///
 /// Families (one layouts() entry each, the names of transformers' checkpoints:
-/// "model.layers.<L>.self_attn.q_proj.weight", ...): llama, mistral, qwen2 (q/k/v biases),
-/// qwen3 (q_norm / k_norm), gemma (llama's names), phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj = [gate;
-/// up] rows, sliced part by part and written fused), mixtral (block_sparse_moe.experts.<e>.w1 /
-/// w3 / w2), qwen2_moe and qwen3_moe (mlp.experts.<e>.gate_proj / up_proj / down_proj, router
-/// mlp.gate; qwen2_moe's shared expert and its gate are kept whole with the FFN; qwen's dense
-/// mlp_only_layers have the dense names); any other model_type is refused by name, naming these. Every tensor under "model.layers.<L>." must be one
+/// "model.layers.<L>.self_attn.q_proj.weight", ...; an entry names the norms before / after each
+/// sublayer, the q/k norm names, fused parts, the MoE prefix, shared experts and router bias):
+/// llama's names (llama, mistral, ministral, ministral3, qwen2 (q/k/v biases), qwen3 (q_norm /
+/// k_norm), mimo, smollm3, granite, seed_oss, ernie4_5, internlm3, hunyuan_v1_dense
+/// (query_layernorm / key_layernorm), gemma); four norms per layer (gemma2, gemma3, gemma3_text:
+/// input / post_attention with attention, pre / post_feedforward with the FFN; glm4: input /
+/// post_self_attn and post_attention / post_mlp, fused gate_up_proj); post-norms only (exaone4:
+/// post_attention / post_feedforward; olmo2 too, with q_norm / k_norm over the whole projection,
+/// (H hd) and (K hd), so its heads are kept: a space that drops or pools them is refused with
+/// the flags that keep them; olmoe: the same norms, qwen's MoE names; minimax_m2: the same norms,
+/// mixtral's names, block_sparse_moe.e_score_correction_bias sliced with the router); phi3 (fused qkv_proj = [q; k; v] rows and gate_up_proj =
+/// [gate; up] rows, sliced part by part and written fused); mixtral (block_sparse_moe.experts.<e>.w1 /
+/// w3 / w2); qwen2_moe and qwen3_moe (mlp.experts.<e>.gate_proj / up_proj / down_proj, router
+/// mlp.gate; qwen2_moe's shared expert and its gate kept whole; qwen's dense mlp_only_layers
+/// have the dense names); DeepSeek (deepseek_v2, deepseek_v3, kimi_k2: multi-head latent
+/// attention q_proj or q_a_proj / q_a_layernorm / q_b_proj, kv_a_proj_with_mqa, kv_a_layernorm,
+/// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
+/// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
+/// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
+/// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
+/// reads it (unsliced_reason: fused 3-D experts;
+/// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
+/// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
 /// a missing, unknown or mis-shaped tensor is refused before any file is written:
@@ -47,8 +64,8 @@
 ///    order and renumbered 0..E'-1, with their rows of the router (block_sparse_moe.gate, mlp.gate).
 ///    Routing stays top-k over the kept experts: softmax, top-k and renormalisation over the
 ///    kept logits equal the original's with the dropped experts' logits at -infinity.
-///  * a removed sublayer (no-op) loses every tensor, its norm included (input_layernorm for
-///    attention, post_attention_layernorm for the FFN).
+///  * a removed sublayer (no-op) loses every tensor, its norms included (the family's norms of
+///    that sublayer: input_layernorm for llama's attention, post_attention_layernorm for its FFN).
 /// So the pruned model computes exactly what the original computes with the dropped query
 /// heads' outputs, FFN channels and experts masked and the KV heads of each group replaced by
 /// their mean (tests/reference/check_pruned_checkpoint.py shows it to 1e-5 on the logits).
@@ -71,6 +88,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -151,43 +169,151 @@ inline std::string shape_text(const std::vector<std::int64_t>& s) {
 }
 
 /// A family's tensor layout under "model.layers.<L>." (transformers' checkpoint names): one
-/// table entry per family (layouts()).
+/// table entry per family (layouts()). The attention side of a layer is every "self_attn.*"
+/// tensor and attn_norms; the FFN side every other layer tensor (with ffn_norms).
 struct family {
   std::string_view model_type;
-  /// The MoE block's prefix ("block_sparse_moe." mixtral, "mlp." qwen2_moe / qwen3_moe): router
+  /// The MoE block's prefix ("block_sparse_moe." mixtral, "mlp." qwen / deepseek): router
   /// <moe>gate.weight (E, d), experts <moe>experts.<e>.<w_gate | w_up | w_down>.weight; "": dense.
-  /// A layer whose config FFN is dense (qwen's mlp_only_layers) has the dense names.
+  /// A layer whose config FFN is dense (qwen's mlp_only_layers, deepseek's first_k_dense_replace)
+  /// has the dense names.
   std::string_view moe = "";
   std::string_view w_gate = "gate_proj", w_up = "up_proj", w_down = "down_proj";
-  /// qwen2_moe: mlp.shared_expert.{gate,up,down}_proj and mlp.shared_expert_gate (1, d), kept whole.
-  bool shared_expert = false;
-  /// phi3: self_attn.qkv_proj = [q; k; v] rows and mlp.gate_up_proj = [gate; up] rows (sliced
-  /// as the separate matrices would be, written fused).
-  bool fused = false;
-  /// The decilm format may carry it: DeciLM's blocks are llama's (no MoE, fused tensors,
-  /// (1 + w) norms or GELU).
-  bool decilm = true;
+  /// The shared expert's prefix ({gate,up,down}_proj under it, width shared_d_ff), kept whole
+  /// with the FFN: "mlp.shared_expert." (qwen2_moe), "mlp.shared_experts." (deepseek); "": none.
+  std::string_view shared = "";
+  std::string_view shared_gate = ""; ///< the shared expert's gate (1, d) (qwen2_moe), kept whole
+  /// The router's per-expert bias (E) (DeepSeek-V3's noaux_tc e_score_correction_bias), sliced
+  /// with the router's rows; "": none.
+  std::string_view router_bias = "";
+  /// phi3: self_attn.qkv_proj = [q; k; v] rows; phi3, glm4: mlp.gate_up_proj = [gate; up] rows
+  /// (sliced as the separate matrices would be, written fused).
+  bool fused_qkv = false, fused_gate_up = false;
+  /// The d-wide norms removed with each sublayer (llama: input_layernorm before attention,
+  /// post_attention_layernorm before the FFN; gemma2 / gemma3 add post_attention_layernorm after
+  /// attention and pre / post_feedforward_layernorm around the FFN; exaone4 has post-norms only).
+  std::array<std::string_view, 2> attn_norms{"input_layernorm", ""};
+  std::array<std::string_view, 2> ffn_norms{"post_attention_layernorm", ""};
+  /// Per-head q / k norms (hd), kept whole (the same weight for every head).
+  std::string_view q_norm = "self_attn.q_norm", k_norm = "self_attn.k_norm";
+  /// Why the decilm format cannot carry it ("": it can; DeciLM's blocks are llama's).
+  std::string_view not_decilm = "";
   bool has_moe() const { return !moe.empty(); }
   std::string expert(std::int64_t x, std::string_view m) const {
     return std::string(moe) + "experts." + std::to_string(x) + "." + std::string(m) + ".weight";
   }
   std::string router() const { return std::string(moe) + "gate.weight"; }
+  std::int64_t norms() const {
+    std::int64_t n = 0;
+    for (const auto& a : {attn_norms, ffn_norms})
+      for (std::string_view x : a) n += !x.empty();
+    return n;
+  }
 };
 
 /// The families whose checkpoints nsc can prune.
 inline const std::vector<family>& layouts() {
-  static const std::vector<family> t{
-      {.model_type = "llama"},
-      {.model_type = "mistral"},
-      {.model_type = "qwen2"},
-      {.model_type = "qwen3"},
-      {.model_type = "gemma", .decilm = false}, // llama's names; (1 + w) norms, scaled tied embeddings, GELU
-      {.model_type = "phi3", .fused = true, .decilm = false},
-      {.model_type = "mixtral", .moe = "block_sparse_moe.", .w_gate = "w1", .w_up = "w3", .w_down = "w2", .decilm = false},
-      {.model_type = "qwen2_moe", .moe = "mlp.", .shared_expert = true, .decilm = false},
-      {.model_type = "qwen3_moe", .moe = "mlp.", .decilm = false},
-  };
+  constexpr std::string_view gemma_why = "no (1 + w) norms, GELU or scaled embeddings";
+  constexpr std::string_view moe_why = "no MoE block";
+  const family llama{.model_type = "llama"};
+  family gemma2{.model_type = "gemma2", .not_decilm = "no (1 + w) norms, GELU, scaled embeddings or post-norms"};
+  gemma2.attn_norms = {"input_layernorm", "post_attention_layernorm"};
+  gemma2.ffn_norms = {"pre_feedforward_layernorm", "post_feedforward_layernorm"};
+  family exaone4{.model_type = "exaone4", .not_decilm = "no post-norms or q/k norms"};
+  exaone4.attn_norms = {"post_attention_layernorm", ""};
+  exaone4.ffn_norms = {"post_feedforward_layernorm", ""};
+  // olmo2: post-norms only, q_norm / k_norm over the whole projection (H hd) / (K hd): heads kept
+  family olmo2{.model_type = "olmo2", .not_decilm = "no post-norms or q/k norms"};
+  olmo2.attn_norms = {"post_attention_layernorm", ""};
+  olmo2.ffn_norms = {"post_feedforward_layernorm", ""};
+  family glm4{.model_type = "glm4", .fused_gate_up = true, .not_decilm = "no fused gate_up_proj or post-norms"};
+  glm4.attn_norms = {"input_layernorm", "post_self_attn_layernorm"};
+  glm4.ffn_norms = {"post_attention_layernorm", "post_mlp_layernorm"};
+  const family deepseek{.model_type = "deepseek_v2", .moe = "mlp.", .shared = "mlp.shared_experts.",
+                        .router_bias = "mlp.gate.e_score_correction_bias", .not_decilm = "no latent attention or MoE block"};
+  static const std::vector<family> t = [&] {
+    std::vector<family> v{
+        llama,
+        {.model_type = "mistral"},
+        {.model_type = "ministral"},
+        {.model_type = "ministral3"},
+        {.model_type = "qwen2"},
+        {.model_type = "qwen3"},
+        {.model_type = "mimo", .not_decilm = "no q/k/v biases"}, // qwen2's layers (MTP modules outside model.layers copied)
+        {.model_type = "smollm3", .not_decilm = "no NoPE layers"},
+        {.model_type = "granite", .not_decilm = "no embedding / residual / attention / logits multipliers"},
+        {.model_type = "seed_oss", .not_decilm = "no separate q/k/v and o_proj biases"},
+        {.model_type = "ernie4_5", .not_decilm = "no q/k/v/o biases"},
+        {.model_type = "internlm3", .not_decilm = "no separate q/k/v and o_proj biases"},
+        {.model_type = "hunyuan_v1_dense", .q_norm = "self_attn.query_layernorm", .k_norm = "self_attn.key_layernorm",
+         .not_decilm = "no q/k norms"},
+        {.model_type = "gemma", .not_decilm = gemma_why}, // llama's names; (1 + w) norms, scaled tied embeddings, GELU
+        gemma2,
+        exaone4,
+        olmo2,
+        glm4,
+        {.model_type = "phi3", .fused_qkv = true, .fused_gate_up = true, .not_decilm = "no fused qkv_proj / gate_up_proj"},
+        {.model_type = "mixtral", .moe = "block_sparse_moe.", .w_gate = "w1", .w_up = "w3", .w_down = "w2", .not_decilm = moe_why},
+        {.model_type = "qwen2_moe", .moe = "mlp.", .shared = "mlp.shared_expert.", .shared_gate = "mlp.shared_expert_gate.weight",
+         .not_decilm = moe_why},
+        {.model_type = "qwen3_moe", .moe = "mlp.", .not_decilm = moe_why},
+        {.model_type = "olmoe", .moe = "mlp.", .not_decilm = moe_why}, // whole-projection q/k norms: heads kept
+        {.model_type = "minimax_m2", .moe = "block_sparse_moe.", .w_gate = "w1", .w_up = "w3", .w_down = "w2",
+         .router_bias = "block_sparse_moe.e_score_correction_bias", .not_decilm = moe_why}, // as olmoe's norms
+        deepseek,
+    };
+    for (const char* m : {"gemma3", "gemma3_text"}) { // gemma2's layers plus per-head q_norm / k_norm
+      family g = gemma2;
+      g.model_type = m;
+      v.push_back(g);
+    }
+    for (const char* m : {"deepseek_v3", "kimi_k2"}) { // deepseek_v2's names (V3: the router's e_score_correction_bias)
+      family d = deepseek;
+      d.model_type = m;
+      v.push_back(d);
+    }
+    family glm4_moe = deepseek; // deepseek's MoE names, GQA attention (q/k/v biases, q_norm / k_norm)
+    glm4_moe.model_type = "glm4_moe";
+    glm4_moe.not_decilm = moe_why;
+    v.push_back(glm4_moe);
+    return v;
+  }();
   return t;
+}
+
+/// The families `nsc prune` reads whose checkpoints are not sliced, and why (the refusal names it).
+inline std::string_view unsliced_reason(std::string_view model_type) {
+  static const std::vector<std::pair<std::string_view, std::string_view>> t{
+      {"cohere", "LayerNorm with whole-projection q/k norms and a parallel block"},
+      {"cohere2", "LayerNorm and a parallel attention + MLP block (not sliced yet)"},
+      {"gpt_oss", "fused, biased 3-D expert tensors (gate_up_proj interleaved) and attention sinks (not sliced yet)"},
+      {"llama4_text", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
+      {"llama4", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
+      {"granitemoe", "fused 3-D expert tensors input_linear / output_linear (not sliced yet)"},
+      {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
+      {"internlm2", "its wqkv interleaves q, k, v per KV group (not sliced yet)"},
+      {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
+      {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
+      {"deepseek_v32", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
+      {"glm_moe_dsa", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
+      {"starcoder2", "LayerNorm (weight and bias) and c_fc / c_proj MLP names (not sliced yet)"},
+      {"falcon", "fused query_key_value and LayerNorm blocks (not sliced yet)"},
+      {"gpt_neox", "fused query_key_value and LayerNorm blocks (not sliced yet)"},
+      {"gpt2", "Conv1D c_attn / c_fc and LayerNorm blocks (not sliced yet)"},
+      {"opt", "LayerNorm blocks (not sliced yet)"},
+      {"bert", "an encoder (not sliced)"},
+      {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
+      {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
+      {"qwen3_next", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
+      {"qwen3_5_text", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
+      {"qwen3_5_moe_text", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
+      {"nemotron_h", "Mamba-2 layers (kept or removed whole, renumbering the layers; not sliced yet)"},
+      {"falcon_h1", "a Mamba-2 mixer beside the attention of every layer (not sliced yet)"},
+      {"granitemoehybrid", "Mamba-2 layers and fused 3-D experts (not sliced yet)"},
+  };
+  for (const auto& [m, why] : t)
+    if (m == model_type) return why;
+  return "";
 }
 
 inline family find_layout(std::string_view model_type) {
@@ -196,7 +322,9 @@ inline family find_layout(std::string_view model_type) {
     if (f.model_type == model_type) return f;
     names += (names.empty() ? "" : ", ") + std::string(f.model_type);
   }
-  fail("model_type '" + excerpt(model_type, 60) + "' has no checkpoint pruning (supported: " + names + ")");
+  const std::string_view why = unsliced_reason(model_type);
+  fail("model_type '" + excerpt(model_type, 60) + "' has no checkpoint pruning" +
+       (why.empty() ? std::string() : ": " + std::string(why)) + " (supported: " + names + ")");
 }
 
 /// Rows [row0, row0 + rows) of the layer tensor `rest` (a fused tensor's part, or all rows).
@@ -208,12 +336,12 @@ struct matrix_part {
 /// The q, k, v rows and the FFN gate / up rows of a dense layer in family f's layout.
 inline matrix_part part_of(const family& f, const block_spec& b, std::string_view role) {
   const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size(), F = b.ffn.d_ff;
-  if (role == "q") return f.fused ? matrix_part{"self_attn.qkv_proj.weight", 0, H * hd} : matrix_part{"self_attn.q_proj.weight", 0, H * hd};
-  if (role == "k") return f.fused ? matrix_part{"self_attn.qkv_proj.weight", H * hd, K * hd} : matrix_part{"self_attn.k_proj.weight", 0, K * hd};
+  if (role == "q") return f.fused_qkv ? matrix_part{"self_attn.qkv_proj.weight", 0, H * hd} : matrix_part{"self_attn.q_proj.weight", 0, H * hd};
+  if (role == "k") return f.fused_qkv ? matrix_part{"self_attn.qkv_proj.weight", H * hd, K * hd} : matrix_part{"self_attn.k_proj.weight", 0, K * hd};
   if (role == "v")
-    return f.fused ? matrix_part{"self_attn.qkv_proj.weight", (H + K) * hd, K * hd} : matrix_part{"self_attn.v_proj.weight", 0, K * hd};
-  if (role == "gate") return f.fused ? matrix_part{"mlp.gate_up_proj.weight", 0, F} : matrix_part{"mlp.gate_proj.weight", 0, F};
-  if (role == "up") return f.fused ? matrix_part{"mlp.gate_up_proj.weight", F, F} : matrix_part{"mlp.up_proj.weight", 0, F};
+    return f.fused_qkv ? matrix_part{"self_attn.qkv_proj.weight", (H + K) * hd, K * hd} : matrix_part{"self_attn.v_proj.weight", 0, K * hd};
+  if (role == "gate") return f.fused_gate_up ? matrix_part{"mlp.gate_up_proj.weight", 0, F} : matrix_part{"mlp.gate_proj.weight", 0, F};
+  if (role == "up") return f.fused_gate_up ? matrix_part{"mlp.gate_up_proj.weight", F, F} : matrix_part{"mlp.up_proj.weight", 0, F};
   fail("internal: unknown matrix role " + std::string(role));
 }
 
@@ -616,10 +744,9 @@ inline std::vector<layer_keep> select_channels(const checkpoint& in, std::string
 /// (the same messages).
 inline void check_prune_checkpoint_family(std::string_view model_type, search::prune_format format) {
   const detail::pc::family fam = detail::pc::find_layout(model_type);
-  if (!fam.decilm && format == search::prune_format::decilm)
+  if (!fam.not_decilm.empty() && format == search::prune_format::decilm)
     detail::pc::fail("a " + std::string(model_type) + " checkpoint cannot be written in the decilm format (DeciLM's "
-                     "blocks are llama's: " + (fam.fused ? "no fused qkv_proj / gate_up_proj" : fam.has_moe() ? "no MoE block" : "no (1 + w) norms, GELU or scaled embeddings") +
-                     "): use --emit-format per-layer or nsc");
+                     "blocks are llama's: " + std::string(fam.not_decilm) + "): use --emit-format per-layer or nsc");
 }
 
 /// Refuses a checkpoint whose layer tensors are not exactly those the family's layout names for
@@ -630,14 +757,31 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
   const pc::family fam = pc::find_layout(model_type);
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     const block_spec& b = space.layers[l].base;
-    if (b.attention.kind != attention_kind::standard || b.ffn.kind != ffn_kind::standard ||
-        (b.ffn.shared_d_ff > 0 && !fam.shared_expert) || b.ffn.router_bias || (b.norm != norm_kind::rmsnorm) || b.n_norms != 2)
-      pc::fail("layer " + std::to_string(l) +
-               " is not a standard attention + FFN block with two RMSNorms (the layouts nsc can slice)");
+    const attention_spec& at = b.attention;
+    const bool mla = at.kind == attention_kind::latent && at.index_n_heads == 0;
+    if ((at.kind != attention_kind::standard && !mla) || b.ffn.kind != ffn_kind::standard ||
+        b.parallel.kind != attention_kind::none || (b.ffn.shared_d_ff > 0 && fam.shared.empty()) ||
+        (b.ffn.shared_gate && fam.shared_gate.empty()) ||
+        (b.ffn.router_bias && fam.router_bias.empty()) || b.norm != norm_kind::rmsnorm || b.n_norms != fam.norms())
+      pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
+               std::to_string(fam.norms()) + " RMSNorms of the " + std::string(model_type) +
+               " layout (the layouts nsc can slice)");
+    if (at.qk_norm == qk_norm_kind::whole) // olmo2, olmoe: the norm's RMS runs over every head
+      for (const auto& o : space.layers[l].attention)
+        if (!o.none && o.heads > 0 && (o.heads < at.n_heads || o.kv_heads < at.kv_heads()))
+          pc::fail("layer " + std::to_string(l) + "'s q_norm / k_norm normalise the whole projection (heads x head_dim), "
+                   "so dropping or pooling heads would change the kept heads: search with every head kept (nsc prune "
+                   "--head-step " + std::to_string(at.n_heads) + " --kv-heads-min " + std::to_string(at.kv_heads()) +
+                   "; FFN widths, experts and removed sublayers stay free)");
     if (b.ffn.n_experts > 0 && !fam.has_moe())
       pc::fail("layer " + std::to_string(l) + ": the config's FFN kind does not match model_type '" +
                std::string(model_type) + "'");
   }
+  for (const tensor_entry& t : in.tensors) // layers past the config's (DeepSeek-V3 / GLM-4.5 MTP modules)
+    if (const auto lr = pc::layer_of(t.name); lr && lr->first >= std::int64_t(space.layers.size()))
+      pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
+               std::to_string(space.layers.size()) + " layers (a multi-token-prediction module, which nsc does not "
+               "slice: remove its tensors from the checkpoint first)");
   // Check every layer tensor (name and shape) before reading any data.
   std::map<std::string, const tensor_entry*> by_name;
   for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
@@ -661,24 +805,46 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     auto add = [&](const std::string& rest, std::vector<std::int64_t> shape, bool required) {
       if (expect(p + rest, std::move(shape), required)) known.insert(p + rest);
     };
-    add("input_layernorm.weight", {d}, true);
-    add("post_attention_layernorm.weight", {d}, true);
-    if (fam.fused) {
-      add("self_attn.qkv_proj.weight", {(H + 2 * K) * hd, d}, true);
-      add("self_attn.qkv_proj.bias", {(H + 2 * K) * hd}, b.attention.qkv_bias);
+    for (const auto& side : {fam.attn_norms, fam.ffn_norms})
+      for (std::string_view n : side)
+        if (!n.empty()) add(std::string(n) + ".weight", {d}, true);
+    if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
+      const attention_spec& a = b.attention;
+      const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+      if (a.q_lora_rank > 0) {
+        add("self_attn.q_a_proj.weight", {a.q_lora_rank, d}, true);
+        add("self_attn.q_a_proj.bias", {a.q_lora_rank}, false);
+        add("self_attn.q_a_layernorm.weight", {a.q_lora_rank}, true);
+        add("self_attn.q_b_proj.weight", {H * qk, a.q_lora_rank}, true);
+      } else {
+        add("self_attn.q_proj.weight", {H * qk, d}, true);
+        add("self_attn.q_proj.bias", {H * qk}, false);
+      }
+      add("self_attn.kv_a_proj_with_mqa.weight", {a.kv_lora_rank + a.qk_rope_head_dim, d}, true);
+      add("self_attn.kv_a_proj_with_mqa.bias", {a.kv_lora_rank + a.qk_rope_head_dim}, false);
+      add("self_attn.kv_a_layernorm.weight", {a.kv_lora_rank}, true);
+      add("self_attn.kv_b_proj.weight", {H * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank}, true);
+      add("self_attn.o_proj.weight", {d, H * a.v_head_dim}, true);
+      add("self_attn.o_proj.bias", {d}, false);
     } else {
-      add("self_attn.q_proj.weight", {H * hd, d}, true);
-      add("self_attn.k_proj.weight", {K * hd, d}, true);
-      add("self_attn.v_proj.weight", {K * hd, d}, true);
-      add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
-      add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
-      add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+      if (fam.fused_qkv) {
+        add("self_attn.qkv_proj.weight", {(H + 2 * K) * hd, d}, true);
+        add("self_attn.qkv_proj.bias", {(H + 2 * K) * hd}, b.attention.qkv_bias);
+      } else {
+        add("self_attn.q_proj.weight", {H * hd, d}, true);
+        add("self_attn.k_proj.weight", {K * hd, d}, true);
+        add("self_attn.v_proj.weight", {K * hd, d}, true);
+        add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
+        add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
+        add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+      }
+      add("self_attn.o_proj.weight", {d, H * hd}, true);
+      add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
+      const bool whole = b.attention.qk_norm == qk_norm_kind::whole; // (H hd) and (K hd), else per head (hd)
+      add(std::string(fam.q_norm) + ".weight", {whole ? H * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
+      add(std::string(fam.k_norm) + ".weight", {whole ? K * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
+      add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
     }
-    add("self_attn.o_proj.weight", {d, H * hd}, true);
-    add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
-    add("self_attn.q_norm.weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
-    add("self_attn.k_norm.weight", {hd}, b.attention.qk_norm != qk_norm_kind::none);
-    add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
     if (b.ffn.n_experts > 0) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
       for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
@@ -686,14 +852,15 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
         add(fam.expert(e, fam.w_up), {F, d}, true);
         add(fam.expert(e, fam.w_down), {d, F}, true);
       }
+      if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
       if (b.ffn.shared_d_ff > 0) {
         const std::int64_t S = b.ffn.shared_d_ff;
-        add("mlp.shared_expert.gate_proj.weight", {S, d}, true);
-        add("mlp.shared_expert.up_proj.weight", {S, d}, true);
-        add("mlp.shared_expert.down_proj.weight", {d, S}, true);
-        add("mlp.shared_expert_gate.weight", {1, d}, b.ffn.shared_gate);
+        add(std::string(fam.shared) + "gate_proj.weight", {S, d}, true);
+        add(std::string(fam.shared) + "up_proj.weight", {S, d}, true);
+        add(std::string(fam.shared) + "down_proj.weight", {d, S}, true);
+        if (b.ffn.shared_gate) add(std::string(fam.shared_gate), {1, d}, true);
       }
-    } else if (fam.fused) {
+    } else if (fam.fused_gate_up) {
       add("mlp.gate_up_proj.weight", {2 * F, d}, true);
       add("mlp.down_proj.weight", {d, F}, true);
     } else {
@@ -706,7 +873,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     }
   }
   for (const tensor_entry& t : in.tensors)
-    if (pc::layer_of(t.name) && !known.count(t.name))
+    if (const auto lr = pc::layer_of(t.name); lr && !known.count(t.name))
       pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
 }
@@ -764,9 +931,18 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     const block_spec& b = space.layers[std::size_t(l)].base;
     const std::int64_t hd = b.attention.head_size();
     const std::string p = "model.layers." + std::to_string(l) + ".";
-    const bool attn = rest.rfind("self_attn.", 0) == 0 || rest == "input_layernorm.weight";
+    const auto is_norm = [](const std::string& name, const std::array<std::string_view, 2>& side) {
+      for (std::string_view n : side)
+        if (!n.empty() && name == std::string(n) + ".weight") return true;
+      return false;
+    };
+    const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
       if (!k.attention) continue;
+      if (b.attention.kind != attention_kind::standard) { // MLA: kept whole
+        ops.push_back(std::move(op));
+        continue;
+      }
       std::vector<std::vector<std::int64_t>> qh;
       for (std::int64_t h : k.q_heads) qh.push_back({h});
       const std::int64_t nq = std::int64_t(k.q_heads.size()) * hd, nk = std::int64_t(k.kv_groups.size()) * hd;
@@ -816,14 +992,14 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         op.out.shape[1] = std::int64_t(ch.size());
       }
     };
-    if (fam.fused && rest == "mlp.gate_up_proj.weight") { // [gate; up] rows
+    if (fam.fused_gate_up && rest == "mlp.gate_up_proj.weight" && b.ffn.n_experts == 0) { // [gate; up] rows
       if (std::int64_t(k.channels.size()) != F) {
         op.rows = pc::singletons(k.channels);
         for (std::int64_t ch : k.channels) op.rows.push_back({F + ch});
         op.out.shape[0] = 2 * std::int64_t(k.channels.size());
       }
     } else if (b.ffn.n_experts > 0) {
-      if (rest == fam.router()) {
+      if (rest == fam.router() || (!fam.router_bias.empty() && rest == fam.router_bias)) { // rows = experts
         if (std::int64_t(k.experts.size()) != b.ffn.n_experts) {
           op.rows = pc::singletons(k.experts);
           op.out.shape[0] = std::int64_t(k.experts.size());
@@ -834,7 +1010,7 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         const std::size_t pos = std::size_t(it - k.experts.begin());
         op.out.name = p + std::string(fam.moe) + "experts." + std::to_string(pos) + "." + ex->second;
         narrow(k.expert_channels[pos], ex->second != std::string(fam.w_down) + ".weight");
-      } // the shared expert and its gate: copied whole
+      } // the shared expert(s) and the shared gate: copied whole
     } else if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" || rest == "mlp.gate_proj.bias" ||
                rest == "mlp.up_proj.bias") {
       narrow(k.channels, true);

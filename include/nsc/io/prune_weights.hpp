@@ -403,8 +403,7 @@ inline void ffn_values(const std::vector<channel_matrix>& mats, channel_criterio
 } // namespace detail::pw
 
 /// The orders (and with settings.values the option values) of every layer of `space` from the
-/// checkpoint `in` (the layouts of nsc/io/prune_checkpoint.hpp: llama, mistral, qwen2, qwen3,
-/// mixtral; check tensor names and shapes first with write_pruned_checkpoint's checks, which
+/// checkpoint `in` (the layouts of nsc/io/prune_checkpoint.hpp's layouts(); check tensor names and shapes first with write_pruned_checkpoint's checks, which
 /// the CLI runs before the search). Errors: std::invalid_argument "nsc::prune_weight_values:
 /// ..." for a missing tensor, non-finite weights, a failed factorisation; the readers'.
 inline prune_weight_values_t prune_weight_values(const checkpoint& in, const search::prune_space& space,
@@ -573,9 +572,9 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           std::vector<std::int64_t> all(static_cast<std::size_t>(S));
           std::iota(all.begin(), all.end(), 0);
           for (const char* m : {"gate_proj", "up_proj"})
-            v.shared += pw::ordered(mat(load(std::string("mlp.shared_expert.") + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
-          v.shared += pw::ordered(mat(load("mlp.shared_expert.down_proj.weight").t()), all, 1, {S}, tol, tl).back();
-          if (b.ffn.shared_gate) v.shared += pw::psi_rows(load("mlp.shared_expert_gate.weight").t().transpose());
+            v.shared += pw::ordered(mat(load(std::string(fam.shared) + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
+          v.shared += pw::ordered(mat(load(std::string(fam.shared) + "down_proj.weight").t()), all, 1, {S}, tol, tl).back();
+          if (b.ffn.shared_gate) v.shared += pw::psi_rows(load(std::string(fam.shared_gate)).t().transpose());
         }
       } else {
         one(b.ffn.gated ? "gate" : "", "up", "mlp.down_proj.weight",
