@@ -194,6 +194,63 @@ TEST_CASE("solve_mmck equals brute force for K = 1..4, every path", "[mmck][brut
   REQUIRE(instances == 2800);
 }
 
+TEST_CASE("bounded single query (completion bound, heuristic beam, root best pair) equals brute force and the unbounded DP's choice",
+          "[mmck][bound][brute]") {
+  // real values on a 1/16 grid (sums exact in any order), identical groups, zero costs, K = 1..3;
+  // the beam of the heuristic run at 1, 2 and the default: only the incumbent may change
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 200;
+#else
+  const int trials = 3000;
+#endif
+  std::mt19937_64 rng(20261202);
+  int solved = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(uni(rng, 1, 3));
+    const std::size_t G = std::size_t(uni(rng, 1, 7));
+    const i64 cmax = uni(rng, 0, 1) ? 3 : 9;
+    mmck_groups<double> g;
+    for (std::size_t i = 0; i < G; ++i) {
+      if (i > 0 && uni(rng, 0, 2) > 0) {
+        g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);
+        continue;
+      }
+      const std::size_t J = std::size_t(uni(rng, 1, 4));
+      std::vector<nsc::search::mmck_option<double>> o;
+      for (std::size_t j = 0; j < J; ++j) {
+        cost_v c(K);
+        for (auto& x : c) x = uni(rng, 0, 3) == 0 ? 0 : uni(rng, 0, cmax);
+        o.push_back({double(uni(rng, -100, 1600)) / 16.0, c});
+      }
+      g.push_back(std::move(o));
+    }
+    const cost_v B = nsc_test::random_budget(rng, K, G, 6);
+    std::optional<double> want;
+    for_each_selection(g, [&](const std::vector<std::size_t>& ch) {
+      if (fits(cost_of(g, ch, K), B) && (!want || *want < value_of(g, ch))) want = value_of(g, ch);
+    });
+    mmck_settings plain;
+    plain.method = mmck_method::sparse;
+    plain.single_budget = true;
+    plain.bound = false;
+    const auto ref = solve_mmck(g, B, plain);
+    INFO("trial " << trial << " G " << G << " K " << K);
+    REQUIRE(ref.best(B) == want);
+    for (std::size_t beam : {std::size_t{1}, std::size_t{2}, std::size_t{256}}) {
+      mmck_settings s = plain;
+      s.bound = true;
+      s.bound_beam = beam;
+      const auto r = solve_mmck(g, B, s);
+      INFO("beam " << beam << " path " << r.info().describe());
+      REQUIRE(r.best(B) == want);
+      REQUIRE(r.choice(B) == ref.choice(B));
+      REQUIRE(r.best_cost(B) == ref.best_cost(B));
+    }
+    solved += want.has_value();
+  }
+  REQUIRE(solved > trials / 3);
+}
+
 TEST_CASE("dense, dense_1d and sparse give identical choices without identical groups",
           "[mmck][ties]") {
   std::mt19937_64 rng(7);
