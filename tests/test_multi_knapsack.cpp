@@ -921,21 +921,25 @@ TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that doe
   const auto exact = solve_mmck(g, B);
   const std::size_t n = exact.front().size();
   REQUIRE(n > 50);
+  // the cap counts what the solve holds (its tables and points) beside the listing
+  const std::size_t held = exact.info().peak_bytes + n * (sizeof(nsc::search::mmck_point<i64>) + 2 * 8 + 24);
   // fits: the exact set, every point listed
-  const auto a = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 100 * n, 0, "f");
+  const auto a = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, held + 100 * n, 0, "f");
+  REQUIRE_FALSE(nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, held + 100 * n - 1, 0, "f").exact_refusal.empty());
   REQUIRE(a.epsilon == 0);
   REQUIRE(a.exact_refusal.empty());
   REQUIRE(a.listing.size() == n);
   // the listing does not fit: an epsilon-front, its guarantee checked against brute force
-  const auto b = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 100 * (n * 3 / 4), 0, "f");
+  const auto b = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, held + 100 * (n * 3 / 4), 0, "f");
   REQUIRE(b.epsilon > 0);
-  REQUIRE(b.listing.size() <= n * 3 / 4);
+  REQUIRE(b.result.info().peak_bytes + b.result.front().size() * (sizeof(nsc::search::mmck_point<i64>) + 2 * 8 + 24) +
+              100 * b.listing.size() <= held + 100 * (n * 3 / 4));
   CHECK_THAT(b.exact_refusal, Contains("listing needs more than the memory cap"));
   // the exact DP passes its work cap: the same, the refusal names max_work
   mmck_settings sparse;  // the work cap counts the sparse path's candidates
   sparse.method = mmck_method::sparse;
   sparse.max_work = 1000000;  // the epsilon attempts' cap; the exact one gets 50
-  const auto c = nsc::search::solve_mmck_front(g, B, sparse, 0.0, 100, 100 * n, 50, "f");
+  const auto c = nsc::search::solve_mmck_front(g, B, sparse, 0.0, 100, 4 * held + 100 * n, 50, "f");
   REQUIRE(c.epsilon > 0);
   CHECK_THAT(c.exact_refusal, Contains("max_work"));
   for (const auto* x : {&b, &c}) {
@@ -952,7 +956,7 @@ TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that doe
     }
   }
   // a given epsilon runs the epsilon-front directly
-  const auto d = nsc::search::solve_mmck_front(g, B, {}, 0.3, 100, 100 * n, 0, "f");
+  const auto d = nsc::search::solve_mmck_front(g, B, {}, 0.3, 100, 4 * held + 100 * n, 0, "f");
   REQUIRE(d.epsilon == 0.3);
   REQUIRE(d.exact_refusal.empty());
   REQUIRE(d.result.info().epsilon > 0);

@@ -921,12 +921,12 @@ private:
   }
 
   void account(std::size_t n) {
-    const std::size_t per = K_ * 8 + sizeof(Value) + 8 + (s_.single_budget ? 8 : 0);
+    const std::size_t per = K_ * 8 + sizeof(Value) + 12 + (s_.single_budget ? 8 : 0);  // + a, b, key
     bytes_ += n * per;
     info_.peak_bytes = std::max(info_.peak_bytes, bytes_);
   }
   void check_room(std::uint64_t states, std::string_view what) const {
-    const std::size_t per = K_ * 8 + sizeof(Value) + 8 + (s_.single_budget ? 8 : 0);
+    const std::size_t per = K_ * 8 + sizeof(Value) + 12 + (s_.single_budget ? 8 : 0);  // + a, b, key
     const long double need = (long double)bytes_ + (long double)states * (long double)per;
     if (need > (long double)s_.max_table_bytes)
       mmck_fail("the sparse Pareto-state DP needs ", (unsigned long long)need,
@@ -1140,7 +1140,7 @@ private:
                     " states has ", pairs, " pairs within the first budget, after ", work_,
                     " examined), more than max_work (got ", s_.max_work, ")");
       }
-      const std::size_t per = K_ * 8 + sizeof(Value) + 8;
+      const std::size_t per = K_ * 8 + sizeof(Value) + 12;
       const std::size_t room = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / per;
       struct cursor {  // the pair and its sum's first two costs and value (cached for the heap)
         std::int64_t c0, c1;
@@ -1258,7 +1258,12 @@ private:
       }
     }
     trim(n);
+    // held until the end (reconstruction): no growth slack beyond what account() counts
+    n.cost.shrink_to_fit();
+    n.value.shrink_to_fit();
     n.a.shrink_to_fit();
+    n.b.shrink_to_fit();
+    n.loss.shrink_to_fit();
     std::vector<std::uint32_t> keys(n.count());
     std::iota(keys.begin(), keys.end(), std::uint32_t{0});
     key_.push_back(std::move(keys));
@@ -3075,7 +3080,8 @@ struct mmck_front_solution {
 ///    has a listed r with value(r) >= value(x) and c_k(r) <= (1 + epsilon) c_k(x) for every k;
 ///  * epsilon = 0: the exact set when its DP finishes within `exact_work` candidates (sparse
 ///    path, each merge's pairs counted before it starts; 0: no cap; settings.max_work if
-///    smaller) and settings.max_table_bytes, and its listing fits `cap`; otherwise (the reason
+///    smaller) and settings.max_table_bytes, and its listing fits `cap` beside what the solve
+///    holds (its tables, kept for reconstruction, and its points); otherwise (the reason
 ///    kept in exact_refusal) the first epsilon of 0.01, 0.05, 0.2, 1 whose front runs within
 ///    settings.max_work (0: 4 x exact_work) and max_table_bytes and whose listing fits.
 /// Nothing fits: std::invalid_argument "<fn>: ..." naming each attempt. settings.single_budget
@@ -3113,11 +3119,15 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
       out.listing.resize(f.size());
       std::iota(out.listing.begin(), out.listing.end(), std::size_t{0});
     }
-    if ((long double)out.listing.size() * (long double)bytes_per_point <= (long double)cap) return out;
+    // what the process holds: the DP's tables (kept for reconstruction), its points, the listing
+    const long double held = (long double)out.result.info().peak_bytes +
+                             (long double)f.size() * (long double)(sizeof(mmck_point<Value>) + K * 8 + 24);
+    const long double listed = (long double)out.listing.size() * (long double)bytes_per_point;
+    if (held + listed <= (long double)cap) return out;
     if (listing_refusal)
       detail::mck_fail(fn, "listing the ", e > 0 ? "epsilon-front" : "Pareto set", " needs ",
-                       (unsigned long long)((long double)out.listing.size() * (long double)bytes_per_point), " bytes (",
-                       out.listing.size(), " points x ", bytes_per_point, " bytes), more than the memory cap (got ", cap,
+                       (unsigned long long)listed, " bytes (", out.listing.size(), " points x ", bytes_per_point,
+                       " bytes) beside the ", (unsigned long long)held, " bytes of its DP and points, more than the memory cap (got ", cap,
                        "); give a larger epsilon, fewer budgets, or a larger memory cap");
     return std::nullopt;
   };
@@ -3127,8 +3137,8 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
   double exact_seconds = 0;
   try {
     if (auto x = attempt(0, false)) return std::move(*x);
-    why = "the exact Pareto set's listing needs more than the memory cap (got " + std::to_string(cap) + " bytes, " +
-          std::to_string(bytes_per_point) + " per point)";
+    why = "the exact Pareto set's listing needs more than the memory cap beside its DP (got " + std::to_string(cap) +
+          " bytes, " + std::to_string(bytes_per_point) + " per point)";
   } catch (const std::invalid_argument& e) {
     if (!refused(e)) throw;
     why = e.what();
@@ -3150,6 +3160,19 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
     }
   }
   detail::mck_fail(fn, "no front fits: exact: ", why, tried, "; add budgets, raise --max-memory or --max-work");
+}
+
+/// Copies a front's summary into a result with the fields front_points (points in the DP),
+/// front_epsilon, front_dp_epsilon, front_exact_refusal, front_exact_seconds and front_info
+/// (search_budgets, prune_search): one place for the reporting fields of solve_mmck_front.
+template <class Out, class Value>
+void mmck_front_summary(Out& out, const mmck_front_solution<Value>& fs) {
+  out.front_points = fs.result.front().size();
+  out.front_epsilon = fs.epsilon;
+  out.front_dp_epsilon = fs.dp_epsilon;
+  out.front_exact_refusal = fs.exact_refusal;
+  out.front_exact_seconds = fs.exact_seconds;
+  out.front_info = fs.result.info();
 }
 
 /// A class of identical groups: `multiplicity` groups, each choosing one of `options`.
