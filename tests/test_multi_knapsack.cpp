@@ -918,19 +918,20 @@ TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that doe
   mmck_groups<i64> g;
   for (int i = 0; i < 7; ++i) g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, 2, 6, 1000, 1000));
   const cost_v B{7000, 7000};
-  const auto exact = solve_mmck(g, B);
+  mmck_settings sp;  // the sparse path in every attempt: what it holds does not depend on the cap
+  sp.method = mmck_method::sparse;
+  const auto exact = solve_mmck(g, B, sp);
   const std::size_t n = exact.front().size();
   REQUIRE(n > 50);
   // the cap counts what the solve holds (its tables and points) beside the listing
   const std::size_t held = exact.info().peak_bytes + n * (sizeof(nsc::search::mmck_point<i64>) + 2 * 8 + 24);
   // fits: the exact set, every point listed
-  const auto a = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, held + 100 * n, 0, "f");
-  REQUIRE_FALSE(nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, held + 100 * n - 1, 0, "f").exact_refusal.empty());
+  const auto a = nsc::search::solve_mmck_front(g, B, sp, 0.0, 100, held + 100 * n, 0, "f");
   REQUIRE(a.epsilon == 0);
   REQUIRE(a.exact_refusal.empty());
   REQUIRE(a.listing.size() == n);
   // the listing does not fit: an epsilon-front, its guarantee checked against brute force
-  const auto b = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, held + 100 * (n * 3 / 4), 0, "f");
+  const auto b = nsc::search::solve_mmck_front(g, B, sp, 0.0, 100, held + 100 * (n * 3 / 4), 0, "f");
   REQUIRE(b.epsilon > 0);
   REQUIRE(b.result.info().peak_bytes + b.result.front().size() * (sizeof(nsc::search::mmck_point<i64>) + 2 * 8 + 24) +
               100 * b.listing.size() <= held + 100 * (n * 3 / 4));
@@ -963,8 +964,9 @@ TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that doe
   // nothing fits: every attempt named
   REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 99, 0, "f"),
                       Contains("f: no front fits") && Contains("eps 1.00"));
-  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.05, 100, 99, 0, "f"),
+  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.05, 1000000000, 4 * held + 99, 0, "f"),
                       Contains("f: listing the epsilon-front needs"));
+  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.05, 100, 99, 0, "f"), Contains("max_table_bytes (got 75)"));
   REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, -1.0, 100, 99, 0, "f"), Contains("epsilon must be"));
 }
 

@@ -871,6 +871,17 @@ private:
         node = *acc;
       }
       root = root ? combine(*root, node, false) : node;
+      if (!s_.single_budget && s_.max_table_bytes != 0 && c + 1 < out.class_groups.size()) {
+        // a chain's states are all kept and its nodes rarely shrink: refuse early when the
+        // merges still to come, each as large as this one, would pass the cap
+        const std::size_t per = K_ * 8 + sizeof(Value) + 12;
+        const long double ahead = (long double)(out.class_groups.size() - 1 - c) * (long double)(*nodes_)[*root].count() * per;
+        if ((long double)bytes_ + ahead > (long double)s_.max_table_bytes)
+          mmck_fail("the sparse Pareto-state DP needs about ", (unsigned long long)((long double)bytes_ + ahead),
+                    " bytes (", bytes_, " held after ", c + 1, " of ", out.class_groups.size(), " classes, and ",
+                    out.class_groups.size() - 1 - c, " merges to come of ", (*nodes_)[*root].count(),
+                    " states each), more than max_table_bytes (got ", s_.max_table_bytes, ")");
+      }
     }
     out.root = *root;
   }
@@ -3081,7 +3092,8 @@ struct mmck_front_solution {
 ///  * epsilon = 0: the exact set when its DP finishes within `exact_work` candidates (sparse
 ///    path, each merge's pairs counted before it starts; 0: no cap; settings.max_work if
 ///    smaller) and settings.max_table_bytes, and its listing fits `cap` beside what the solve
-///    holds (its tables, kept for reconstruction, and its points); otherwise (the reason
+///    holds (its tables, kept for reconstruction, within 3/4 of `cap` and max_table_bytes, and
+///    its points); otherwise (the reason
 ///    kept in exact_refusal) the first epsilon of 0.01, 0.05, 0.2, 1 whose front runs within
 ///    settings.max_work (0: 4 x exact_work) and max_table_bytes and whose listing fits.
 /// Nothing fits: std::invalid_argument "<fn>: ..." naming each attempt. settings.single_budget
@@ -3091,11 +3103,16 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
                                             const mmck_settings& settings, double epsilon, std::size_t bytes_per_point,
                                             std::size_t cap, std::uint64_t exact_work, std::string_view fn) {
   if (!(epsilon >= 0 && epsilon <= 1e6)) detail::mck_fail(fn, "the front epsilon must be in [0, 1e6] (got ", epsilon, ")");
+  // the DP's tables get three quarters of the cap: a merge's transients (the dominance
+  // staircase, the trimming's boxes) and the points and listing beside them take the rest
+  const std::size_t tables = std::min(settings.max_table_bytes, cap - cap / 4);
   mmck_settings ms = settings;  // the exact attempt
   ms.single_budget = false;
+  ms.max_table_bytes = tables;
   if (exact_work != 0 && (ms.max_work == 0 || exact_work < ms.max_work)) ms.max_work = exact_work;
   mmck_settings es = settings;  // the epsilon attempts: settings.max_work, else 4 x exact_work
   es.single_budget = false;
+  es.max_table_bytes = tables;
   if (es.max_work == 0 && exact_work != 0) es.max_work = 4 * exact_work;
   auto refused = [](const std::invalid_argument& e) {
     const std::string_view w = e.what();
