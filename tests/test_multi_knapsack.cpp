@@ -194,6 +194,63 @@ TEST_CASE("solve_mmck equals brute force for K = 1..4, every path", "[mmck][brut
   REQUIRE(instances == 2800);
 }
 
+TEST_CASE("bounded single query (completion bound, heuristic beam, root best pair) equals brute force and the unbounded DP's choice",
+          "[mmck][bound][brute]") {
+  // real values on a 1/16 grid (sums exact in any order), identical groups, zero costs, K = 1..3;
+  // the beam of the heuristic run at 1, 2 and the default: only the incumbent may change
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 200;
+#else
+  const int trials = 3000;
+#endif
+  std::mt19937_64 rng(20261202);
+  int solved = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(uni(rng, 1, 3));
+    const std::size_t G = std::size_t(uni(rng, 1, 7));
+    const i64 cmax = uni(rng, 0, 1) ? 3 : 9;
+    mmck_groups<double> g;
+    for (std::size_t i = 0; i < G; ++i) {
+      if (i > 0 && uni(rng, 0, 2) > 0) {
+        g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);
+        continue;
+      }
+      const std::size_t J = std::size_t(uni(rng, 1, 4));
+      std::vector<nsc::search::mmck_option<double>> o;
+      for (std::size_t j = 0; j < J; ++j) {
+        cost_v c(K);
+        for (auto& x : c) x = uni(rng, 0, 3) == 0 ? 0 : uni(rng, 0, cmax);
+        o.push_back({double(uni(rng, -100, 1600)) / 16.0, c});
+      }
+      g.push_back(std::move(o));
+    }
+    const cost_v B = nsc_test::random_budget(rng, K, G, 6);
+    std::optional<double> want;
+    for_each_selection(g, [&](const std::vector<std::size_t>& ch) {
+      if (fits(cost_of(g, ch, K), B) && (!want || *want < value_of(g, ch))) want = value_of(g, ch);
+    });
+    mmck_settings plain;
+    plain.method = mmck_method::sparse;
+    plain.single_budget = true;
+    plain.bound = false;
+    const auto ref = solve_mmck(g, B, plain);
+    INFO("trial " << trial << " G " << G << " K " << K);
+    REQUIRE(ref.best(B) == want);
+    for (std::size_t beam : {std::size_t{1}, std::size_t{2}, std::size_t{256}}) {
+      mmck_settings s = plain;
+      s.bound = true;
+      s.bound_beam = beam;
+      const auto r = solve_mmck(g, B, s);
+      INFO("beam " << beam << " path " << r.info().describe());
+      REQUIRE(r.best(B) == want);
+      REQUIRE(r.choice(B) == ref.choice(B));
+      REQUIRE(r.best_cost(B) == ref.best_cost(B));
+    }
+    solved += want.has_value();
+  }
+  REQUIRE(solved > trials / 3);
+}
+
 TEST_CASE("dense, dense_1d and sparse give identical choices without identical groups",
           "[mmck][ties]") {
   std::mt19937_64 rng(7);
@@ -861,24 +918,29 @@ TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that doe
   mmck_groups<i64> g;
   for (int i = 0; i < 7; ++i) g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, 2, 6, 1000, 1000));
   const cost_v B{7000, 7000};
-  const auto exact = solve_mmck(g, B);
+  mmck_settings sp;  // the sparse path in every attempt: what it holds does not depend on the cap
+  sp.method = mmck_method::sparse;
+  const auto exact = solve_mmck(g, B, sp);
   const std::size_t n = exact.front().size();
   REQUIRE(n > 50);
+  // the cap counts what the solve holds (its tables and points) beside the listing
+  const std::size_t held = exact.info().peak_bytes + n * (sizeof(nsc::search::mmck_point<i64>) + 2 * 8 + 24);
   // fits: the exact set, every point listed
-  const auto a = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 100 * n, 0, "f");
+  const auto a = nsc::search::solve_mmck_front(g, B, sp, 0.0, 100, held + 100 * n, 0, "f");
   REQUIRE(a.epsilon == 0);
   REQUIRE(a.exact_refusal.empty());
   REQUIRE(a.listing.size() == n);
   // the listing does not fit: an epsilon-front, its guarantee checked against brute force
-  const auto b = nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 100 * (n * 3 / 4), 0, "f");
+  const auto b = nsc::search::solve_mmck_front(g, B, sp, 0.0, 100, held + 100 * (n * 3 / 4), 0, "f");
   REQUIRE(b.epsilon > 0);
-  REQUIRE(b.listing.size() <= n * 3 / 4);
+  REQUIRE(b.result.info().peak_bytes + b.result.front().size() * (sizeof(nsc::search::mmck_point<i64>) + 2 * 8 + 24) +
+              100 * b.listing.size() <= held + 100 * (n * 3 / 4));
   CHECK_THAT(b.exact_refusal, Contains("listing needs more than the memory cap"));
   // the exact DP passes its work cap: the same, the refusal names max_work
   mmck_settings sparse;  // the work cap counts the sparse path's candidates
   sparse.method = mmck_method::sparse;
   sparse.max_work = 1000000;  // the epsilon attempts' cap; the exact one gets 50
-  const auto c = nsc::search::solve_mmck_front(g, B, sparse, 0.0, 100, 100 * n, 50, "f");
+  const auto c = nsc::search::solve_mmck_front(g, B, sparse, 0.0, 100, 4 * held + 100 * n, 50, "f");
   REQUIRE(c.epsilon > 0);
   CHECK_THAT(c.exact_refusal, Contains("max_work"));
   for (const auto* x : {&b, &c}) {
@@ -895,15 +957,16 @@ TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that doe
     }
   }
   // a given epsilon runs the epsilon-front directly
-  const auto d = nsc::search::solve_mmck_front(g, B, {}, 0.3, 100, 100 * n, 0, "f");
+  const auto d = nsc::search::solve_mmck_front(g, B, {}, 0.3, 100, 4 * held + 100 * n, 0, "f");
   REQUIRE(d.epsilon == 0.3);
   REQUIRE(d.exact_refusal.empty());
   REQUIRE(d.result.info().epsilon > 0);
   // nothing fits: every attempt named
   REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.0, 100, 99, 0, "f"),
                       Contains("f: no front fits") && Contains("eps 1.00"));
-  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.05, 100, 99, 0, "f"),
+  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.05, 1000000000, 4 * held + 99, 0, "f"),
                       Contains("f: listing the epsilon-front needs"));
+  REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, 0.05, 100, 99, 0, "f"), Contains("max_table_bytes (got 75)"));
   REQUIRE_THROWS_WITH(nsc::search::solve_mmck_front(g, B, {}, -1.0, 100, 99, 0, "f"), Contains("epsilon must be"));
 }
 

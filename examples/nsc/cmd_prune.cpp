@@ -525,9 +525,15 @@ int run_generic(const prune_args& a) {
     j["emitted_checkpoint"] = {{"dir", a.emit_checkpoint}, {"files", files}, {"tensors", ckpt->tensors},
                                {"bytes", ckpt->bytes}, {"criterion", a.criterion}, {"time_seconds", ckpt_secs}};
   }
-  if (a.front) {
+  if (a.front && (a.json || a.format == "json" || !a.plot.empty())) {
+    // the front as JSON only when printed or plotted, its per-layer lists only when printed (as
+    // JSON objects a 44k-point front of 80 layers each held 1.3 GB beside a table that lists 9)
+    const bool layers = a.json || a.format == "json";
     nlohmann::json f = nlohmann::json::array();
-    for (const auto& c : r.front) f.push_back(generic_json(c, T));
+    for (const auto& c : r.front) {
+      f.push_back(generic_json(c, T));
+      if (!layers) f.back().erase("layers");
+    }
     j["front"] = std::move(f);
   }
   if (a.top > 0) {

@@ -128,12 +128,7 @@ budget_search_result<Value> search_budgets(const mmck_groups<Value>& groups,
   if (const auto ch = r.choice(out.budget)) out.best = make(*ch, *r.best(out.budget));
   if (fs) {
     const mmck_result<Value>& fr = fs->result;
-    out.front_points = fr.front().size();
-    out.front_epsilon = fs->epsilon;
-    out.front_dp_epsilon = fs->dp_epsilon;
-    out.front_exact_refusal = fs->exact_refusal;
-    out.front_exact_seconds = fs->exact_seconds;
-    out.front_info = fr.info();
+    mmck_front_summary(out, *fs);
     for (std::size_t i : fs->listing) out.front.push_back(make(fr.front_choice(i), fr.front()[i].value));
   }
   if (s.top > 0) {

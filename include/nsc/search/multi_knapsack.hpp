@@ -36,7 +36,14 @@
 ///    sum over its groups of (max_j r_gj - r_chosen) is at most UB - v(x) for every feasible
 ///    completion x, so states with loss > UB - incumbent (plus a rounding slack of 1e-9 of the
 ///    value scale) cannot be part of any selection worth the incumbent. Candidate pairs are
-///    enumerated in ascending loss, so the work is proportional to what survives.
+///    enumerated in ascending loss, so the work is proportional to what survives. A merge also
+///    drops a pair whose completion bound v + min over l in L of (phi_rest(l) + l . (B - c) / B)
+///    (the groups outside the merge, L = lambda and its variants with one dimension zeroed,
+///    halved or doubled, l_k = 0 where the rest costs nothing) is below the incumbent: the same
+///    rule with several multipliers, monotone in (cost, value), so the kept states are the
+///    unpruned DP's with bound >= the incumbent and the choice is the same. The incumbent comes
+///    from a heuristic run of the same DP keeping settings.bound_beam states per merge (those of
+///    the largest completion bound). The root merge keeps only its best pair (no Pareto set).
 ///  * lattice (classes of identical groups as multisets): product groups (options = every pair
 ///    (i, j) of two smaller lists, row-major, with cost A_i + F_j and value a_i + f_j exactly in
 ///    Value arithmetic) are split into their factors (settings.split_products), identical
@@ -97,6 +104,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -154,6 +162,9 @@ struct mmck_settings {
   bool single_budget = false;
   /// Use the Lagrangian bound when single_budget (off: plain sparse DP, for comparisons).
   bool bound = true;
+  /// Bounded path: states kept per merge by the heuristic run that finds the incumbent first
+  /// (0: no heuristic run, the greedy incumbent); it only sets the gap, the answer is exact.
+  std::size_t bound_beam = 256;
   /// Lattice path: split product groups (options = every pair of two smaller option lists with
   /// additive costs and values, detected exactly) into their factors.
   bool split_products = true;
@@ -791,29 +802,27 @@ public:
     }
     if (s_.single_budget && s_.bound) setup_bound(out);
     if (!s_.single_budget && s_.epsilon > 0) setup_trim(out);
-    if (bounded_ && gap_ > 2 * slack_) {
-      // Sharpen the incumbent first: the same DP with the gap cut to 1e-4 and 1e-2 of itself (a
-      // heuristic: it may drop the optimum) gives feasible selections, often optimal; each run
-      // that fits the memory cap can only raise the incumbent, hence shrink the exact gap.
+    if (bounded_ && gap_ > 2 * slack_ && s_.bound_beam != 0) {
+      // Sharpen the incumbent first: the same DP keeping at most `beam` states per merge (those
+      // of the largest completion bound; a heuristic: it may miss the optimum) gives a feasible
+      // selection, often optimal, which shrinks the exact run's gap.
       const double wide = gap_ - slack_;
       double incumbent = ub_ - wide;
-      for (double f : {1e-4, 1e-2}) {
-        mmck_sparse<Value> trial;
-        trial.K = out.K;
-        trial.group_class = out.group_class;
-        trial.class_groups = out.class_groups;
-        gap_ = slack_ + wide * f;
-        try {
-          build(trial);
-          const auto& root = trial.nodes[trial.root];
-          for (std::size_t i = 0; i < root.count(); ++i)
-            incumbent = std::max(incumbent, double((long double)root.value[i]));
-        } catch (const std::invalid_argument&) {
-          // the heuristic run needed more than the cap: keep the incumbent
-        }
-        reset_nodes();
-        if (ub_ - incumbent <= slack_) break;
+      mmck_sparse<Value> trial;
+      trial.K = out.K;
+      trial.group_class = out.group_class;
+      trial.class_groups = out.class_groups;
+      beam_ = s_.bound_beam;
+      try {
+        build(trial);
+        const auto& root = trial.nodes[trial.root];
+        for (std::size_t i = 0; i < root.count(); ++i)
+          incumbent = std::max(incumbent, double((long double)root.value[i]));
+      } catch (const std::invalid_argument&) {
+        // the heuristic run needed more than a cap: keep the incumbent
       }
+      beam_ = 0;
+      reset_nodes();
       gap_ = std::max(0.0, ub_ - incumbent) + slack_;
       info_.incumbent = incumbent;
     }
@@ -825,12 +834,21 @@ private:
   void reset_nodes() {
     key_.clear();
     node_cls_min_.clear();
+    node_phi_.clear();
+    node_maxc_.clear();
     bytes_ = 0;
   }
 
   /// One node per class (doubling), then the chain in class order; out.root set.
   void build(mmck_sparse<Value>& out) {
     nodes_ = &out.nodes;
+    // the merges to come; the last one is the root's (single_budget: only its best pair is kept)
+    merges_left_ = out.class_groups.empty() ? 0 : out.class_groups.size() - 1;
+    for (const auto& cg : out.class_groups) {
+      const std::size_t m = cg.size();
+      if (m == 1 || !s_.identical_groups) merges_left_ += m - 1;
+      else merges_left_ += std::size_t(std::popcount(m)) - 1 + std::size_t(std::bit_width(m)) - 1;
+    }
     std::optional<std::size_t> root;
     for (std::size_t c = 0; c < out.class_groups.size(); ++c) {
       const std::size_t m = out.class_groups[c].size();
@@ -853,6 +871,17 @@ private:
         node = *acc;
       }
       root = root ? combine(*root, node, false) : node;
+      if (!s_.single_budget && s_.max_table_bytes != 0 && c + 1 < out.class_groups.size()) {
+        // a chain's states are all kept and its nodes rarely shrink: refuse early when the
+        // merges still to come, each as large as this one, would pass the cap
+        const std::size_t per = K_ * 8 + sizeof(Value) + 12;
+        const long double ahead = (long double)(out.class_groups.size() - 1 - c) * (long double)(*nodes_)[*root].count() * per;
+        if ((long double)bytes_ + ahead > (long double)s_.max_table_bytes)
+          mmck_fail("the sparse Pareto-state DP needs about ", (unsigned long long)((long double)bytes_ + ahead),
+                    " bytes (", bytes_, " held after ", c + 1, " of ", out.class_groups.size(), " classes, and ",
+                    out.class_groups.size() - 1 - c, " merges to come of ", (*nodes_)[*root].count(),
+                    " states each), more than max_table_bytes (got ", s_.max_table_bytes, ")");
+      }
     }
     out.root = *root;
   }
@@ -903,12 +932,12 @@ private:
   }
 
   void account(std::size_t n) {
-    const std::size_t per = K_ * 8 + sizeof(Value) + 8 + (s_.single_budget ? 8 : 0);
+    const std::size_t per = K_ * 8 + sizeof(Value) + 12 + (s_.single_budget ? 8 : 0);  // + a, b, key
     bytes_ += n * per;
     info_.peak_bytes = std::max(info_.peak_bytes, bytes_);
   }
   void check_room(std::uint64_t states, std::string_view what) const {
-    const std::size_t per = K_ * 8 + sizeof(Value) + 8 + (s_.single_budget ? 8 : 0);
+    const std::size_t per = K_ * 8 + sizeof(Value) + 12 + (s_.single_budget ? 8 : 0);  // + a, b, key
     const long double need = (long double)bytes_ + (long double)states * (long double)per;
     if (need > (long double)s_.max_table_bytes)
       mmck_fail("the sparse Pareto-state DP needs ", (unsigned long long)need,
@@ -945,6 +974,11 @@ private:
     trim(n);
     key_.push_back(std::vector<std::uint32_t>(n.a.begin(), n.a.end()));
     node_cls_min_.push_back(cls_min_[c]);
+    if (!lams_.empty()) {
+      const std::size_t P = lams_.size();
+      node_phi_.emplace_back(cls_phi_.begin() + std::ptrdiff_t(c * P), cls_phi_.begin() + std::ptrdiff_t((c + 1) * P));
+      node_maxc_.emplace_back(cls_maxc_.begin() + std::ptrdiff_t(c * K_), cls_maxc_.begin() + std::ptrdiff_t((c + 1) * K_));
+    }
     account(n.count());
     info_.states += n.count();
     nodes_->push_back(std::move(n));
@@ -954,12 +988,31 @@ private:
   std::size_t cls_groups_rep(std::size_t c) const { return rep_of_class_[c]; }
 
   std::size_t combine(std::size_t L, std::size_t R, bool self) {
+    const bool last = --merges_left_ == 0 && s_.single_budget;
     const mmck_node<Value>& A = (*nodes_)[L];
     const mmck_node<Value>& Bn = (*nodes_)[R];
     std::vector<std::int64_t> covered(K_);
     for (std::size_t k = 0; k < K_; ++k) covered[k] = node_cls_min_[L][k] + node_cls_min_[R][k];
     std::vector<std::int64_t> cap;
     caps(covered, cap);
+    // the completion bound of the groups outside this node under each multiplier of lams_
+    std::vector<long double> cov_phi, rest_phi;
+    std::vector<mmck_i128> cov_maxc;
+    std::array<bool, mmck_max_dims> rest_free{};  // the rest costs nothing in this dimension
+    if (!lams_.empty()) {
+      const std::size_t P = lams_.size();
+      cov_phi.resize(P);
+      rest_phi.resize(P);
+      for (std::size_t p = 0; p < P; ++p) {
+        cov_phi[p] = node_phi_[L][p] + node_phi_[R][p];
+        rest_phi[p] = total_phi_[p] - cov_phi[p];
+      }
+      cov_maxc.resize(K_);
+      for (std::size_t k = 0; k < K_; ++k) {
+        cov_maxc[k] = node_maxc_[L][k] + node_maxc_[R][k];
+        rest_free[k] = cov_maxc[k] == total_maxc_[k];
+      }
+    }
     mmck_node<Value> n;
     n.leaf = false;
     n.left = L;
@@ -977,6 +1030,21 @@ private:
       }
       return true;
     };
+    // can a candidate (cost `sum`, value v) be part of a selection worth the incumbent? Each
+    // multiplier l >= 0 bounds the rest's best completion within B - sum by
+    // rest_phi(l) + l . (B - sum) / scale; a dimension the rest costs nothing in takes l_k = 0
+    const long double threshold = (long double)ub_ - (long double)gap_;  // the incumbent less the slack
+    auto bound_of = [&](const Value& v, const std::int64_t* c) {
+      long double out = std::numeric_limits<long double>::infinity();
+      for (std::size_t p = 0; p < lams_.size(); ++p) {
+        long double bnd = (long double)v + rest_phi[p];
+        for (std::size_t k = 0; k < K_; ++k)
+          if (!rest_free[k]) bnd += (long double)lams_[p][k] * (long double)(B_[k] - c[k]) / (long double)scale_[k];
+        out = std::min(out, bnd);
+        if (out < threshold) break;
+      }
+      return out;
+    };
     std::int64_t unit = 0, lo = 0, hi = 0;
     bool bucket = false;
     if (!bounded_ && K_ == 1 && na > 0 && nb > 0) {
@@ -988,7 +1056,46 @@ private:
       if (unit == 0) unit = 1;
       bucket = lo <= hi && (hi - lo) / unit <= std::int64_t(4 * na * nb + 1024);
     }
-    if (bucket) {
+    if (last) {
+      // the root of a single_budget solve: only the best pair is asked for, no Pareto set. The
+      // filter's answer exactly: the largest value, then the lexicographically smallest cost
+      // vector, then the smallest (key B, key A); bounded: the pairs within the gap (any
+      // selection worth the incumbent is among them)
+      std::vector<std::size_t> ob(nb);
+      std::iota(ob.begin(), ob.end(), std::size_t{0});
+      if (bounded_)
+        std::sort(ob.begin(), ob.end(), [&](std::size_t x, std::size_t y) { return Bn.loss[x] < Bn.loss[y]; });
+      std::optional<std::pair<std::size_t, std::size_t>> best;
+      Value bv{};
+      mmck_cost bc{};
+      for (std::size_t a = 0; a < na; ++a) {
+        const double room = bounded_ ? gap_ - A.loss[a] : 0;
+        std::size_t t = 0;
+        for (; t < nb && (!bounded_ || Bn.loss[ob[t]] <= room); ++t) {
+          const std::size_t b = ob[t];
+          if (self && a < b) continue;
+          if (!make(a, b)) continue;
+          Value v = A.value[a] + Bn.value[b];
+          bool take = !best || bv < v;
+          if (!take && !(v < bv)) {
+            const int r = mmck_cmp(sum.data(), bc.data(), K_);
+            take = r < 0 || (r == 0 && (keyB[b] < keyB[best->second] ||
+                                        (keyB[b] == keyB[best->second] && keyA[a] < keyA[best->first])));
+          }
+          if (take) {
+            best = {a, b};
+            bv = std::move(v);
+            bc = sum;
+          }
+        }
+        info_.candidates += t;
+        tick(t + 1);
+      }
+      if (best) {
+        f.offer(bc.data(), bv, std::uint32_t(best->first), std::uint32_t(best->second));
+        if (bounded_) n.loss.push_back(A.loss[best->first] + Bn.loss[best->second]);
+      }
+    } else if (bucket) {
       const std::size_t span = std::size_t((hi - lo) / unit) + 1;
       check_room(span, "a merge");
       struct slot {
@@ -1044,7 +1151,7 @@ private:
                     " states has ", pairs, " pairs within the first budget, after ", work_,
                     " examined), more than max_work (got ", s_.max_work, ")");
       }
-      const std::size_t per = K_ * 8 + sizeof(Value) + 8;
+      const std::size_t per = K_ * 8 + sizeof(Value) + 12;
       const std::size_t room = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / per;
       struct cursor {  // the pair and its sum's first two costs and value (cached for the heap)
         std::int64_t c0, c1;
@@ -1107,6 +1214,7 @@ private:
           const std::size_t b = ob[t];
           if (self && a < b) continue;
           if (!make(a, b)) continue;
+          if (!lams_.empty() && bound_of(A.value[a] + Bn.value[b], sum.data()) < threshold) continue;
           if (pairs.size() >= pair_cap)  // refused before growing past the cap
             mmck_fail("the bounded Pareto-state DP needs more than ", s_.max_table_bytes,
                       " bytes (a merge of ", na, " x ", nb, " states has more than ", pair_cap,
@@ -1135,13 +1243,46 @@ private:
         make(a, b);
         if (f.offer(sum.data(), A.value[a] + Bn.value[b], a, b)) n.loss.push_back(A.loss[a] + Bn.loss[b]);
       }
+      if (beam_ != 0 && !lams_.empty() && n.count() > beam_) {
+        // the heuristic run: the beam_ states of the largest completion bound, in their order
+        std::vector<long double> bnd(n.count());
+        for (std::size_t i = 0; i < n.count(); ++i) bnd[i] = bound_of(n.value[i], n.cost.data() + i * K_);
+        std::vector<long double> sorted = bnd;
+        std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(beam_ - 1), sorted.end(), std::greater<>());
+        const long double cut = sorted[beam_ - 1];
+        std::size_t w = 0;
+        for (std::size_t i = 0; i < n.count() && w < beam_; ++i) {
+          if (bnd[i] < cut) continue;
+          std::copy(n.cost.begin() + std::ptrdiff_t(i * K_), n.cost.begin() + std::ptrdiff_t((i + 1) * K_),
+                    n.cost.begin() + std::ptrdiff_t(w * K_));
+          n.value[w] = n.value[i];
+          n.a[w] = n.a[i];
+          n.b[w] = n.b[i];
+          n.loss[w] = n.loss[i];
+          ++w;
+        }
+        n.cost.resize(w * K_);
+        n.value.resize(w);
+        n.a.resize(w);
+        n.b.resize(w);
+        n.loss.resize(w);
+      }
     }
     trim(n);
+    // held until the end (reconstruction): no growth slack beyond what account() counts
+    n.cost.shrink_to_fit();
+    n.value.shrink_to_fit();
     n.a.shrink_to_fit();
+    n.b.shrink_to_fit();
+    n.loss.shrink_to_fit();
     std::vector<std::uint32_t> keys(n.count());
     std::iota(keys.begin(), keys.end(), std::uint32_t{0});
     key_.push_back(std::move(keys));
     node_cls_min_.push_back(covered);
+    if (!lams_.empty()) {
+      node_phi_.push_back(std::move(cov_phi));
+      node_maxc_.push_back(std::move(cov_maxc));
+    }
     account(n.count());
     info_.states += n.count();
     nodes_->push_back(std::move(n));
@@ -1428,6 +1569,47 @@ private:
       info_.bounded = true;
       info_.upper_bound = ub;
       info_.incumbent = incumbent;
+      setup_multipliers(out);
+    }
+  }
+
+  /// The multipliers of the per-merge completion bound: lambda and its variants with one
+  /// dimension zeroed, halved or doubled (any l >= 0 gives a valid bound; the smallest over them
+  /// is used, so lambda's own rule, loss <= gap, is the weakest case); per class and multiplier
+  /// the largest reduced value, per class and dimension the largest cost.
+  void setup_multipliers(const mmck_sparse<Value>& out) {
+    lams_.assign(1, lambda_);
+    for (std::size_t k = 0; k < K_; ++k) {
+      if (!(lambda_[k] > 0)) continue;
+      for (double f : {0.0, 0.5, 2.0}) {
+        lams_.push_back(lambda_);
+        lams_.back()[k] = lambda_[k] * f;
+      }
+    }
+    const std::size_t C = out.class_groups.size(), P = lams_.size();
+    cls_phi_.assign(C * P, 0);
+    total_phi_.assign(P, 0);
+    cls_maxc_.assign(C * K_, 0);
+    total_maxc_.assign(K_, 0);
+    for (std::size_t c = 0; c < C; ++c) {
+      const auto& opts = g_[rep_of_class_[c]];
+      const long double m = (long double)out.class_groups[c].size();
+      for (std::size_t p = 0; p < P; ++p) {
+        long double best = -std::numeric_limits<long double>::infinity();
+        for (const auto& o : opts) {
+          long double r = (long double)o.value;
+          for (std::size_t k = 0; k < K_; ++k) r -= (long double)lams_[p][k] * (long double)o.cost[k] / (long double)scale_[k];
+          best = std::max(best, r);
+        }
+        cls_phi_[c * P + p] = best;
+        total_phi_[p] += m * best;
+      }
+      for (std::size_t k = 0; k < K_; ++k) {
+        std::int64_t mx = 0;
+        for (const auto& o : opts) mx = std::max(mx, o.cost[k]);
+        cls_maxc_[c * K_ + k] = mx;
+        total_maxc_[k] += mmck_i128(mx) * mmck_i128(out.class_groups[c].size());
+      }
     }
   }
 
@@ -1448,9 +1630,19 @@ private:
   std::vector<std::size_t> cls_of_group_;
   std::vector<std::vector<std::uint32_t>> key_;
   std::vector<std::vector<std::int64_t>> node_cls_min_;
+  // the completion bound (bounded path): multipliers, per class its largest reduced value under
+  // each (classes x multipliers) and its largest cost per dimension (classes x K); per node the
+  // sums over the groups it covers
+  std::vector<std::vector<double>> lams_;
+  std::size_t beam_ = 0;  ///< > 0: the heuristic run (at most beam_ states per merge)
+  std::vector<long double> cls_phi_, total_phi_;
+  std::vector<mmck_i128> cls_maxc_, total_maxc_;
+  std::vector<std::vector<long double>> node_phi_;
+  std::vector<std::vector<mmck_i128>> node_maxc_;
   std::vector<mmck_node<Value>>* nodes_ = nullptr;
   std::size_t bytes_ = 0;
   std::uint64_t work_ = 0;
+  std::size_t merges_left_ = 0;
   // epsilon trimming
   bool trimming_ = false;
   std::size_t trim_depth_ = 0;
@@ -2899,7 +3091,9 @@ struct mmck_front_solution {
 ///    has a listed r with value(r) >= value(x) and c_k(r) <= (1 + epsilon) c_k(x) for every k;
 ///  * epsilon = 0: the exact set when its DP finishes within `exact_work` candidates (sparse
 ///    path, each merge's pairs counted before it starts; 0: no cap; settings.max_work if
-///    smaller) and settings.max_table_bytes, and its listing fits `cap`; otherwise (the reason
+///    smaller) and settings.max_table_bytes, and its listing fits `cap` beside what the solve
+///    holds (its tables, kept for reconstruction, within 3/4 of `cap` and max_table_bytes, and
+///    its points); otherwise (the reason
 ///    kept in exact_refusal) the first epsilon of 0.01, 0.05, 0.2, 1 whose front runs within
 ///    settings.max_work (0: 4 x exact_work) and max_table_bytes and whose listing fits.
 /// Nothing fits: std::invalid_argument "<fn>: ..." naming each attempt. settings.single_budget
@@ -2909,11 +3103,16 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
                                             const mmck_settings& settings, double epsilon, std::size_t bytes_per_point,
                                             std::size_t cap, std::uint64_t exact_work, std::string_view fn) {
   if (!(epsilon >= 0 && epsilon <= 1e6)) detail::mck_fail(fn, "the front epsilon must be in [0, 1e6] (got ", epsilon, ")");
+  // the DP's tables get three quarters of the cap: a merge's transients (the dominance
+  // staircase, the trimming's boxes) and the points and listing beside them take the rest
+  const std::size_t tables = std::min(settings.max_table_bytes, cap - cap / 4);
   mmck_settings ms = settings;  // the exact attempt
   ms.single_budget = false;
+  ms.max_table_bytes = tables;
   if (exact_work != 0 && (ms.max_work == 0 || exact_work < ms.max_work)) ms.max_work = exact_work;
   mmck_settings es = settings;  // the epsilon attempts: settings.max_work, else 4 x exact_work
   es.single_budget = false;
+  es.max_table_bytes = tables;
   if (es.max_work == 0 && exact_work != 0) es.max_work = 4 * exact_work;
   auto refused = [](const std::invalid_argument& e) {
     const std::string_view w = e.what();
@@ -2937,11 +3136,15 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
       out.listing.resize(f.size());
       std::iota(out.listing.begin(), out.listing.end(), std::size_t{0});
     }
-    if ((long double)out.listing.size() * (long double)bytes_per_point <= (long double)cap) return out;
+    // what the process holds: the DP's tables (kept for reconstruction), its points, the listing
+    const long double held = (long double)out.result.info().peak_bytes +
+                             (long double)f.size() * (long double)(sizeof(mmck_point<Value>) + K * 8 + 24);
+    const long double listed = (long double)out.listing.size() * (long double)bytes_per_point;
+    if (held + listed <= (long double)cap) return out;
     if (listing_refusal)
       detail::mck_fail(fn, "listing the ", e > 0 ? "epsilon-front" : "Pareto set", " needs ",
-                       (unsigned long long)((long double)out.listing.size() * (long double)bytes_per_point), " bytes (",
-                       out.listing.size(), " points x ", bytes_per_point, " bytes), more than the memory cap (got ", cap,
+                       (unsigned long long)listed, " bytes (", out.listing.size(), " points x ", bytes_per_point,
+                       " bytes) beside the ", (unsigned long long)held, " bytes of its DP and points, more than the memory cap (got ", cap,
                        "); give a larger epsilon, fewer budgets, or a larger memory cap");
     return std::nullopt;
   };
@@ -2951,8 +3154,8 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
   double exact_seconds = 0;
   try {
     if (auto x = attempt(0, false)) return std::move(*x);
-    why = "the exact Pareto set's listing needs more than the memory cap (got " + std::to_string(cap) + " bytes, " +
-          std::to_string(bytes_per_point) + " per point)";
+    why = "the exact Pareto set's listing needs more than the memory cap beside its DP (got " + std::to_string(cap) +
+          " bytes, " + std::to_string(bytes_per_point) + " per point)";
   } catch (const std::invalid_argument& e) {
     if (!refused(e)) throw;
     why = e.what();
@@ -2974,6 +3177,19 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
     }
   }
   detail::mck_fail(fn, "no front fits: exact: ", why, tried, "; add budgets, raise --max-memory or --max-work");
+}
+
+/// Copies a front's summary into a result with the fields front_points (points in the DP),
+/// front_epsilon, front_dp_epsilon, front_exact_refusal, front_exact_seconds and front_info
+/// (search_budgets, prune_search): one place for the reporting fields of solve_mmck_front.
+template <class Out, class Value>
+void mmck_front_summary(Out& out, const mmck_front_solution<Value>& fs) {
+  out.front_points = fs.result.front().size();
+  out.front_epsilon = fs.epsilon;
+  out.front_dp_epsilon = fs.dp_epsilon;
+  out.front_exact_refusal = fs.exact_refusal;
+  out.front_exact_seconds = fs.exact_seconds;
+  out.front_info = fs.result.info();
 }
 
 /// A class of identical groups: `multiplicity` groups, each choosing one of `options`.

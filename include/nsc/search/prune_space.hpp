@@ -1038,12 +1038,7 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
   }
   if (s.front && out.best) {
     const mmck_result<double>& fr = fs->result;
-    out.front_points = fr.front().size();
-    out.front_epsilon = fs->epsilon;
-    out.front_dp_epsilon = fs->dp_epsilon;
-    out.front_exact_refusal = fs->exact_refusal;
-    out.front_exact_seconds = fs->exact_seconds;
-    out.front_info = fr.info();
+    mmck_front_summary(out, *fs);
     for (std::size_t i : fs->listing) {
       out.front.push_back(s.rescore_front ? prune_make_candidate(space, sublayers(fr.front_choice(i)), &cache)
                                           : prune_sum_candidate(space, sublayers(fr.front_choice(i))));
