@@ -261,6 +261,7 @@ inline std::string prune_engine_refusal(const transformer_spec& spec_in, search:
     if (a.kind == attention_kind::standard) {
       if (a.qk_norm != qk_norm_kind::none)
         return at + "q_norm / k_norm (RMSNorm of queries and keys), which DeciLM's attention does not have";
+      if (a.sinks) return at + "attention sinks, which DeciLM's attention does not have";
       if (a.qkv_bias || a.out_bias) return at + "attention biases, which DeciLM block_configs cannot state";
       const std::int64_t d = a.d_model != 0 ? a.d_model : spec.d_model;
       if (a.head_size() * a.n_heads != d)
