@@ -943,7 +943,25 @@ TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that doe
   const auto c = nsc::search::solve_mmck_front(g, B, sparse, 0.0, 100, 4 * held + 100 * n, 50, "f");
   REQUIRE(c.epsilon > 0);
   CHECK_THAT(c.exact_refusal, Contains("max_work"));
-  for (const auto* x : {&b, &c}) {
+  // the root merge stops once its kept states (never dropped) pass max_root_states: at n
+  // points the exact set is solved, at n - 1 refused, with the same front otherwise
+  mmck_settings rs = sp;
+  rs.max_root_states = n;
+  REQUIRE(solve_mmck(g, B, rs).front().size() == n);
+  rs.max_root_states = n - 1;
+  REQUIRE_THROWS_WITH(solve_mmck(g, B, rs), Contains("stopped after") && Contains("more than max_root_states (got " +
+                                                                                   std::to_string(n - 1) + ")"));
+  rs.epsilon = 0.01;  // an epsilon-front is not limited (its listing is a cover of its points)
+  REQUIRE_NOTHROW(solve_mmck(g, B, rs));
+  // solve_mmck_front sets it to the most points whose listing can fit: a listing of large
+  // points that cannot fit stops the exact attempt at its root merge, then an epsilon-front
+  const std::size_t big = 10000;
+  const auto st = nsc::search::solve_mmck_front(g, B, sp, 0.0, big, held + big * (n / 2), 0, "f");
+  REQUIRE(st.epsilon > 0);
+  CHECK_THAT(st.exact_refusal, Contains("listing needs more than the memory cap") && Contains("max_root_states"));
+  REQUIRE(st.result.info().peak_bytes + st.result.front().size() * (sizeof(nsc::search::mmck_point<i64>) + 2 * 8 + 24) +
+              big * st.listing.size() <= held + big * (n / 2));
+  for (const auto* x : {&b, &c, &st}) {
     const double e = x->epsilon;
     REQUIRE(std::fabs((1 + x->dp_epsilon) * (1 + x->cover_epsilon) - (1 + e)) < 1e-12);
     const auto& f = x->result.front();

@@ -184,6 +184,11 @@ struct mmck_settings {
   /// <= B_k for all k has a returned point r with value(r) >= value(x) and c_k(r) <= (1 +
   /// epsilon) c_k(x) for every k. 0: exact.
   double epsilon = 0;
+  /// Exact Pareto-set solves (not single_budget, epsilon = 0), sparse path: > 0 refuses the
+  /// root merge as soon as it has kept more than this many states ("... max_root_states ...").
+  /// The streaming filter never drops a kept state, so the front would have more points:
+  /// solve_mmck_front sets it to the most points whose listing can fit its memory cap.
+  std::size_t max_root_states = 0;
 };
 
 /// What a solve did, for reports and benchmarks.
@@ -988,7 +993,10 @@ private:
   std::size_t cls_groups_rep(std::size_t c) const { return rep_of_class_[c]; }
 
   std::size_t combine(std::size_t L, std::size_t R, bool self) {
-    const bool last = --merges_left_ == 0 && s_.single_budget;
+    const bool final_merge = --merges_left_ == 0;
+    const bool last = final_merge && s_.single_budget;
+    // an exact front's root: refused once its kept states (never dropped) pass max_root_states
+    const std::size_t root_limit = final_merge && !s_.single_budget && !(s_.epsilon > 0) ? s_.max_root_states : 0;
     const mmck_node<Value>& A = (*nodes_)[L];
     const mmck_node<Value>& Bn = (*nodes_)[R];
     std::vector<std::int64_t> covered(K_);
@@ -1198,6 +1206,7 @@ private:
         if (f.offer(sum.data(), c.v, std::uint32_t(c.a), std::uint32_t(c.b)) && n.count() > room)
           check_room(n.count(), "a merge of " + std::to_string(na) + " x " + std::to_string(nb) +
                                     " states, refused when its kept states pass the cap");
+        if (root_limit != 0 && n.count() > root_limit) root_refusal(na, nb, n.count());
         push_valid({0, 0, Value{}, c.a + 1, c.b});
       }
     } else {
@@ -1268,6 +1277,7 @@ private:
         n.loss.resize(w);
       }
     }
+    if (root_limit != 0 && n.count() > root_limit) root_refusal(na, nb, n.count());
     trim(n);
     // held until the end (reconstruction): no growth slack beyond what account() counts
     n.cost.shrink_to_fit();
@@ -1287,6 +1297,12 @@ private:
     info_.states += n.count();
     nodes_->push_back(std::move(n));
     return nodes_->size() - 1;
+  }
+
+  [[noreturn]] void root_refusal(std::size_t na, std::size_t nb, std::size_t kept) const {
+    mmck_fail("the root merge of the exact Pareto-state DP (", na, " x ", nb, " states) stopped after ",
+              info_.candidates, " candidates with ", kept, " states kept, more than max_root_states (got ",
+              s_.max_root_states, ")");
   }
 
   // ---- epsilon trimming -------------------------------------------------------------------
@@ -3093,7 +3109,8 @@ struct mmck_front_solution {
 ///    path, each merge's pairs counted before it starts; 0: no cap; settings.max_work if
 ///    smaller) and settings.max_table_bytes, and its listing fits `cap` beside what the solve
 ///    holds (its tables, kept for reconstruction, within 3/4 of `cap` and max_table_bytes, and
-///    its points); otherwise (the reason
+///    its points; its root merge stops once it has kept more states than cap / (bytes to hold
+///    and list a point), settings.max_root_states); otherwise (the reason
 ///    kept in exact_refusal) the first epsilon of 0.01, 0.05, 0.2, 1 whose front runs within
 ///    settings.max_work (0: 4 x exact_work) and max_table_bytes and whose listing fits.
 /// Nothing fits: std::invalid_argument "<fn>: ..." naming each attempt. settings.single_budget
@@ -3110,13 +3127,19 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
   ms.single_budget = false;
   ms.max_table_bytes = tables;
   if (exact_work != 0 && (ms.max_work == 0 || exact_work < ms.max_work)) ms.max_work = exact_work;
+  // the exact attempt stops at its root merge once the listing cannot fit: each point is held
+  // (a state of the tables, a point) and listed, so more than cap / those bytes cannot fit
+  const std::size_t root_point_bytes = bytes_per_point + sizeof(mmck_point<Value>) + 2 * budget.size() * 8 + 24 +
+                                       sizeof(Value) + 12;
+  ms.max_root_states = std::max<std::size_t>(1, cap / root_point_bytes);
   mmck_settings es = settings;  // the epsilon attempts: settings.max_work, else 4 x exact_work
   es.single_budget = false;
   es.max_table_bytes = tables;
   if (es.max_work == 0 && exact_work != 0) es.max_work = 4 * exact_work;
   auto refused = [](const std::invalid_argument& e) {
     const std::string_view w = e.what();
-    return w.find("max_work") != std::string_view::npos || w.find("max_table_bytes") != std::string_view::npos;
+    return w.find("max_work") != std::string_view::npos || w.find("max_table_bytes") != std::string_view::npos ||
+           w.find("max_root_states") != std::string_view::npos;
   };
   auto split = [](double e) { return double(std::sqrt(1.0L + (long double)e) - 1.0L); };
   auto attempt = [&](double e, bool listing_refusal) -> std::optional<mmck_front_solution<Value>> {
@@ -3159,6 +3182,10 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
   } catch (const std::invalid_argument& e) {
     if (!refused(e)) throw;
     why = e.what();
+    if (why.find("max_root_states") != std::string::npos)
+      why = "the exact Pareto set's listing needs more than the memory cap beside its DP (got " + std::to_string(cap) +
+            " bytes, " + std::to_string(bytes_per_point) + " per point: at most " + std::to_string(ms.max_root_states) +
+            " points): " + why;
   }
   exact_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string tried;
