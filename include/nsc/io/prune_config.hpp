@@ -72,6 +72,17 @@ inline std::string json_excerpt_or_null(const nlohmann::json& input) {
   return input.contains("model_type") ? io::json_excerpt(input["model_type"]) : "null";
 }
 
+/// The attention structure DeciLM's block_configs have no field for (what it is, for a message),
+/// or nullptr: the one list behind prune_emit_config's decilm refusal and prune_engine_refusal.
+inline const char* decilm_missing_attention(const attention_spec& a) {
+  return a.sinks                        ? "attention sinks (gpt_oss)"
+         : a.chunk > 0                  ? "chunked attention (llama4 attention_chunk_size)"
+         : a.nope                       ? "NoPE layers (llama4 no_rope_layers)"
+         : a.index_n_heads > 0          ? "DSA sparse attention and its indexer (deepseek_v32)"
+         : a.kind == attention_kind::latent ? "multi-head latent attention (deepseek)"
+                                        : nullptr;
+}
+
 /// The config of `c` in the space's format (see the file comment), from the input config
 /// `input` the space was derived from. std::invalid_argument "nsc::prune_emit_config: ..." when
 /// the candidate does not match the space.
@@ -129,13 +140,7 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
   }
   case search::prune_format::decilm: {
     for (const block_spec& b : pruned.blocks) { // structure DeciLM's block_configs have no field for
-      const char* what = b.attention.sinks ? "attention sinks (gpt_oss)"
-                         : b.attention.chunk > 0 ? "chunked attention (llama4 attention_chunk_size)"
-                         : b.attention.nope      ? "NoPE layers (llama4 no_rope_layers)"
-                         : b.attention.index_n_heads > 0 ? "DSA sparse attention and its indexer (deepseek_v32)"
-                         : b.attention.kind == attention_kind::latent ? "multi-head latent attention (deepseek)"
-                                                 : nullptr;
-      if (what)
+      if (const char* what = decilm_missing_attention(b.attention))
         throw_invalid_argument(fn,
                                std::string("the decilm format cannot express ") + what +
                                    "; use --emit-format per-layer or nsc (they keep the model_type and its fields)",
@@ -261,7 +266,7 @@ inline std::string prune_engine_refusal(const transformer_spec& spec_in, search:
     if (a.kind == attention_kind::standard) {
       if (a.qk_norm != qk_norm_kind::none)
         return at + "q_norm / k_norm (RMSNorm of queries and keys), which DeciLM's attention does not have";
-      if (a.sinks) return at + "attention sinks, which DeciLM's attention does not have";
+      if (const char* what = decilm_missing_attention(a)) return at + what + ", which DeciLM block_configs have no field for";
       if (a.qkv_bias || a.out_bias) return at + "attention biases, which DeciLM block_configs cannot state";
       const std::int64_t d = a.d_model != 0 ? a.d_model : spec.d_model;
       if (a.head_size() * a.n_heads != d)

@@ -114,12 +114,13 @@ inline model_report analyze(const transformer_spec& spec, const model_options& o
   const network net = make_transformer(spec, double(options.load.seq_len));
   model_report r;
   r.deployment = deploy(spec, options.load);
+  psi_cache cache; // the totals below re-add the same blocks' psi: computed once
   r.layers.reserve(std::size_t(n_layers));
   std::size_t block = 0;    // spec.blocks index of the next decoder entry
   std::int64_t first = 0;   // its first layer's index
   for (std::size_t e = 0; e < net.layers.size(); ++e) {
     const layer& l = net.layers[e];
-    const layer_score ls = score(l, options.scoring);
+    const layer_score ls = score(l, options.scoring, &cache);
     layer_report one;
     one.nsc = ls.nsc;
     one.nsc_by_part = ls.by_part;
@@ -144,7 +145,7 @@ inline model_report analyze(const transformer_spec& spec, const model_options& o
     }
   }
   // Totals exactly as score() and count() give them (same order of additions).
-  const network_score ns = score(net, options.scoring);
+  const network_score ns = score(net, options.scoring, &cache);
   r.nsc = ns.nsc;
   r.nsc_by_part = ns.by_part;
   r.counts = count(net);
