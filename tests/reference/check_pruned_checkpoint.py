@@ -194,7 +194,17 @@ def round_robin(ranked):
     return out
 
 
+# Greedy orders of the checkpoint held in _CACHE_OWNER (keys: (id(W), layer, ...)). The owner is kept
+# referenced and the cache cleared when another checkpoint comes: a freed dict's id() can be reused by
+# the next one (CPython), which once served one model's cached head order to another.
 _CACHE = {}
+_CACHE_OWNER = [None]
+
+
+def _own_cache(W):
+    if _CACHE_OWNER[0] is not W:
+        _CACHE.clear()
+        _CACHE_OWNER[0] = W
 
 
 def greedy_channels(mats, steps, key):
@@ -257,6 +267,7 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
     G = H // K
     E = n_experts(orig_cfg)
     spectral = criterion == "spectral"
+    _own_cache(W)
     sel = []
     for l, s in enumerate(shapes):
         p = f"model.layers.{l}."
