@@ -425,7 +425,7 @@ TEST_CASE("read_hf_config: every new error path names the field", "[hf_families]
   fails(c, "field 'per_layer_config' must be an object");
   c = tiny_llama();
   c["layer_types"] = {"full_attention"};
-  fails(c, "field 'layer_types' must be a list of 4 entries (one per layer)");
+  fails(c, "field 'layer_types' must be a list of num_hidden_layers = 4 entries (one per layer), each \"sliding_attention\" or \"full_attention\"");
   c["layer_types"] = {"full_attention", "local", "full_attention", "full_attention"};
   fails(c, "field 'layer_types[1]' must be \"sliding_attention\" or \"full_attention\" (got \"local\")");
   c["layer_types"] = {"full_attention", "sliding_attention", "full_attention", "full_attention"};
@@ -973,7 +973,7 @@ TEST_CASE("Sinks, chunks and llama4 lists: every error names the field", "[hf_fa
   };
   json c = tiny_llama4();
   c["no_rope_layers"] = {1, 0, 1};
-  fails(c, "field 'no_rope_layers' must be a list of num_hidden_layers = 4 entries 0 / 1");
+  fails(c, "field 'no_rope_layers' must be a list of num_hidden_layers = 4 entries (one per layer), each 0 or 1");
   c["no_rope_layers"] = {1, 0, 2, 1};
   fails(c, "field 'no_rope_layers[2]' must be 0 (NoPE) or 1 (rotary)");
   c = tiny_llama4();

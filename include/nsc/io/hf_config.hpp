@@ -1155,6 +1155,31 @@ struct layer_cuts {
   }
 };
 
+/// A per-layer list `key` (layer_types, no_rope_layers, ...): exactly n entries (n the layers),
+/// each one of `kinds` (entry i's message: `rule`, default "must be \"a\" or \"b\""); returns
+/// entry i's index in kinds and marks every layer as read on its own (layer_cuts::every_layer).
+inline std::vector<std::size_t> per_layer_kinds(const json& v, const char* key, std::initializer_list<json> kinds,
+                                                layer_cuts& cuts, std::string rule = "") {
+  std::string names;
+  for (const json& k : kinds) names += (names.empty() ? "" : " or ") + k.dump();
+  if (rule.empty()) rule = "must be " + names;
+  if (!v.is_array() || v.size() != std::size_t(cuts.n))
+    bad(key, "must be a list of " + std::string(cuts.layers_key) + " = " + std::to_string(cuts.n) + " entries (one per layer), each " + names, v);
+  cuts.every_layer(key, v);
+  std::vector<std::size_t> out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::size_t k = 0;
+    for (const json& x : kinds) {
+      if (v[i] == x) break;
+      ++k;
+    }
+    if (k == kinds.size()) bad(std::string(key) + "[" + std::to_string(i) + "]", rule, v[i]);
+    out.push_back(k);
+  }
+  return out;
+}
+
 /// Which layers use a sliding window: `layer_types` ("sliding_attention" / "full_attention",
 /// one per layer, all checked) when given, else the family's rule; at(i) for layer i.
 struct sliding_rule {
@@ -1166,16 +1191,8 @@ struct sliding_rule {
 
   sliding_rule() = default; ///< no sliding-window layer
   sliding_rule(const fields& f, const family& fam, layer_cuts& cuts) {
-    const std::int64_t n = cuts.n;
     if (const json* lt = f.get("layer_types")) {
-      if (!lt->is_array() || lt->size() != std::size_t(n))
-        bad("layer_types", "must be a list of " + std::to_string(n) + " entries (one per layer)", *lt);
-      cuts.every_layer("layer_types", *lt);
-      for (std::size_t i = 0; i < lt->size(); ++i) {
-        const json& t = (*lt)[i];
-        if (t != "sliding_attention" && t != "full_attention")
-          bad("layer_types[" + std::to_string(i) + "]", "must be \"sliding_attention\" or \"full_attention\"", t);
-      }
+      per_layer_kinds(*lt, "layer_types", {"sliding_attention", "full_attention"}, cuts);
       types = lt;
       return;
     }
@@ -1762,11 +1779,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   std::int64_t nope_interval = 0, chunk = 0;
   if (fam.chunked) {
     if (const json* v = f.get("no_rope_layers"); v && !(v->is_array() && v->empty())) {
-      if (!v->is_array() || v->size() != std::size_t(layers))
-        bad("no_rope_layers", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries 0 / 1", *v);
-      for (std::size_t k = 0; k < v->size(); ++k)
-        if ((*v)[k] != 0 && (*v)[k] != 1) bad("no_rope_layers[" + std::to_string(k) + "]", "must be 0 (NoPE) or 1 (rotary)", (*v)[k]);
-      cuts.every_layer("no_rope_layers", *v);
+      per_layer_kinds(*v, "no_rope_layers", {0, 1}, cuts, "must be 0 (NoPE) or 1 (rotary)");
       no_rope = v;
     } else {
       nope_interval = f.optional("no_rope_layer_interval", 4);
@@ -1775,16 +1788,10 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
     if (!(c.contains("attention_chunk_size") && c["attention_chunk_size"].is_null()))
       chunk = f.optional("attention_chunk_size", 0);
     if (const json* lt = f.get("layer_types")) {
-      if (!lt->is_array() || lt->size() != std::size_t(layers))
-        bad("layer_types", "must be a list of " + std::to_string(layers) + " entries (one per layer)", *lt);
-      for (std::size_t k = 0; k < lt->size(); ++k) {
-        const json& t = (*lt)[k];
-        if (t != "chunked_attention" && t != "full_attention")
-          bad("layer_types[" + std::to_string(k) + "]", "must be \"chunked_attention\" or \"full_attention\"", t);
-        if (t == "chunked_attention" && chunk == 0)
-          bad("layer_types[" + std::to_string(k) + "]", "is chunked_attention, but attention_chunk_size is null", t);
-      }
-      cuts.every_layer("layer_types", *lt);
+      const auto kind = per_layer_kinds(*lt, "layer_types", {"chunked_attention", "full_attention"}, cuts);
+      for (std::size_t k = 0; k < kind.size(); ++k)
+        if (kind[k] == 0 && chunk == 0)
+          bad("layer_types[" + std::to_string(k) + "]", "is chunked_attention, but attention_chunk_size is null", (*lt)[k]);
       chunk_types = lt;
     }
   }
@@ -1930,15 +1937,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   std::vector<bool> mamba_at;
   if (fam.mamba_layer_types) {
     const json* v = f.get("layer_types");
-    if (!v || !v->is_array() || v->size() != std::size_t(layers))
-      bad("layer_types", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries \"mamba\" / \"attention\"",
-          v ? *v : json());
-    cuts.every_layer("layer_types", *v);
-    for (std::size_t i = 0; i < v->size(); ++i) {
-      const json& e = (*v)[i];
-      if (e != "mamba" && e != "attention") bad("layer_types[" + std::to_string(i) + "]", "must be \"mamba\" or \"attention\"", e);
-      mamba_at.push_back(e == "mamba");
-    }
+    for (std::size_t k : per_layer_kinds(v ? *v : json(), "layer_types", {"mamba", "attention"}, cuts)) mamba_at.push_back(k == 0);
     if (std::find(mamba_at.begin(), mamba_at.end(), true) != mamba_at.end())
       mamba = read_mamba({"mamba_n_heads", "mamba_d_head", "mamba_expand", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
                           "mamba_conv_bias", "mamba_proj_bias", nullptr});
@@ -1977,15 +1976,8 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
           *f.get("linear_num_key_heads"));
     b.attention.output_gate = f.flag("attn_output_gate", true);
     if (const json* v = f.get("layer_types")) {
-      if (!v->is_array() || v->size() != std::size_t(layers))
-        bad("layer_types", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
-      cuts.every_layer("layer_types", *v);
-      for (std::size_t i = 0; i < v->size(); ++i) {
-        const json& e = (*v)[i];
-        if (e != "linear_attention" && e != "full_attention")
-          bad("layer_types[" + std::to_string(i) + "]", "must be \"linear_attention\" or \"full_attention\"", e);
-        linear_at.push_back(e == "linear_attention");
-      }
+      for (std::size_t k : per_layer_kinds(*v, "layer_types", {"linear_attention", "full_attention"}, cuts))
+        linear_at.push_back(k == 0);
     } else {
       interval = f.required("full_attention_interval");
       cuts.periodic(interval - 1, interval, "full_attention_interval");
@@ -2124,10 +2116,9 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   // Family peculiarities the table does not express.
   if (fam.shared_indexer) { // mlp_layer_types, when given, must say what first_k_dense_replace says
     if (const json* v = f.get("mlp_layer_types")) {
-      if (!v->is_array() || v->size() != std::size_t(layers))
-        bad("mlp_layer_types", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
-      for (std::size_t i = 0; i < v->size(); ++i)
-        if ((*v)[i] != (is_moe(std::int64_t(i)) ? "sparse" : "dense"))
+      const auto kind = per_layer_kinds(*v, "mlp_layer_types", {"sparse", "dense"}, cuts);
+      for (std::size_t i = 0; i < kind.size(); ++i)
+        if (kind[i] != (is_moe(std::int64_t(i)) ? 0u : 1u))
           bad("mlp_layer_types[" + std::to_string(i) + "]",
               std::string("must be \"") + (is_moe(std::int64_t(i)) ? "sparse" : "dense") +
                   "\" as first_k_dense_replace and moe_layer_freq make layer " + std::to_string(i) +
