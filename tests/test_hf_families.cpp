@@ -773,7 +773,19 @@ TEST_CASE("Issue 18a families: table entries, published totals, notes", "[hf_fam
   CHECK(air_main + air_mtp + 2 * 151552 * 4096 == 110468824832);
   const hf_model smol = read_hf_config_file(configs + "smollm3-3b.json");
   REQUIRE(smol.notes.size() == 1);
-  CHECK(smol.notes[0] == "9 of 36 layers use no rotary positions (NoPE): no parameters, no count changes");
+  CHECK(smol.notes[0] == "NoPE layers (no rotary positions; global attention): 3, 7, 11, 15, 19, 23, 27, 31, 35");
+  { // each layer's attention_spec::nope is the config's no_rope_layers[i] == 0 (SmolLM3's NoPE layers)
+    const json sc = config_file("smollm3-3b");
+    std::vector<bool> want, got;
+    for (const json& v : sc["no_rope_layers"]) want.push_back(v == 0);
+    for (const block_spec& b : smol.spec.blocks)
+      for (std::int64_t r = 0; r < b.repeat; ++r) got.push_back(b.attention.nope);
+    CHECK(got == want);
+    json interval = sc; // without the list: every no_rope_layer_interval-th layer (4: layers 3, 7, ...)
+    interval.erase("no_rope_layers");
+    interval["no_rope_layer_interval"] = 3;
+    CHECK(read_hf_config(interval).notes.at(0) == "NoPE layers (no rotary positions; global attention): 2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 32, 35");
+  }
   // kimi_k2 is DeepseekV3ForCausalLM under another name: the same counts as deepseek_v3.
   json kimi = config_file("deepseek-v3");
   kimi["model_type"] = "kimi_k2";

@@ -34,7 +34,7 @@
 /// | opt | hidden_size, num_hidden_layers, num_attention_heads, ffn_dim, vocab_size, max_position_embeddings (+2 rows, as OPTLearnedPositionalEmbedding), word_embed_proj_dim (project_in/out when != hidden_size), enable_bias (true), do_layer_norm_before (true; false: no final norm), _remove_final_layer_norm (false), layer_norm_elementwise_affine (true), tie_word_embeddings (true), init_std (0.02). |
 ///
 /// | kimi_k2 | deepseek_v3 under another name (DeepseekV3ForCausalLM). |
-/// | granite, smollm3, ministral, ministral3 | llama (granite's multipliers change no count; smollm3 ties the head by default and its NoPE layers (no_rope_layers, no_rope_layer_interval) are noted in hf_model::notes; ministral: mistral's sliding windows). |
+/// | granite, smollm3, ministral, ministral3 | llama (granite's multipliers change no count; smollm3 ties the head by default and its NoPE layers (no_rope_layers, else every no_rope_layer_interval-th (4)) are attention_spec::nope, as llama4's; ministral: mistral's sliding windows). |
 /// | glm4 | attention_bias biases q, k, v (not o_proj); 4 norms per layer (input, post_self_attn, post_attention, post_mlp); fused gate_up_proj = gate + up. |
 /// | glm4_moe | DeepSeek's MoE layout (n_routed_experts, moe_intermediate_size, n_shared_experts, first_k_dense_replace) with GQA attention (num_key_value_heads, head_dim), q, k, v biases from attention_bias, q_norm/k_norm RMSNorm(head_dim) when use_qk_norm, the router's e_score_correction_bias always. |
 /// | minimax_m2 | mixtral's MoE (num_local_experts, intermediate_size), q_norm RMSNorm(heads head_dim) and k_norm RMSNorm(kv heads head_dim) when use_qk_norm, e_score_correction_bias when use_routing_bias; no sliding window. |
@@ -277,7 +277,7 @@ struct family {
   const char* lm_head_bias = nullptr;            ///< field switching a bias on the LM head (PhiMoE)
   const char* mtp_layers = nullptr;              ///< field counting MTP modules (num_nextn_predict_layers)
   std::int64_t mtp_norms = 3;                    ///< d-wide norms of an MTP module outside its block
-  bool nope_layers = false;                      ///< SmolLM3 no_rope_layers (noted; no parameters)
+  bool nope_layers = false;                      ///< SmolLM3: no_rope_layers / no_rope_layer_interval NoPE layers (attention_spec::nope)
   const char* hybrid_pattern = nullptr;          ///< Nemotron-H hybrid_override_pattern (one mixer per layer)
   bool linear_attention = false;                 ///< Qwen3-Next: Gated DeltaNet layers (layer_types /
                                                  ///< full_attention_interval), gated full attention
@@ -1777,7 +1777,7 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   const json* no_rope = nullptr;
   const json* chunk_types = nullptr;
   std::int64_t nope_interval = 0, chunk = 0;
-  if (fam.chunked) {
+  if (fam.chunked || fam.nope_layers) { // llama4, SmolLM3
     if (const json* v = f.get("no_rope_layers"); v && !(v->is_array() && v->empty())) {
       per_layer_kinds(*v, "no_rope_layers", {0, 1}, cuts, "must be 0 (NoPE) or 1 (rotary)");
       no_rope = v;
@@ -1785,6 +1785,8 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       nope_interval = f.optional("no_rope_layer_interval", 4);
       cuts.periodic(nope_interval - 1, nope_interval, "no_rope_layer_interval");
     }
+  }
+  if (fam.chunked) {
     if (!(c.contains("attention_chunk_size") && c["attention_chunk_size"].is_null()))
       chunk = f.optional("attention_chunk_size", 0);
     if (const json* lt = f.get("layer_types")) {
@@ -2025,9 +2027,9 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
   auto layer_at = [&](std::int64_t i) {
     block_spec x = b;
     if (is_moe(i)) x.ffn = expert;
+    if (fam.chunked || fam.nope_layers) x.attention.nope = !rope_at(i);
     if (fam.chunked) {
       const bool rope = rope_at(i);
-      x.attention.nope = !rope;
       const bool chunked = chunk_types ? (*chunk_types)[std::size_t(i)] == "chunked_attention" : rope;
       if (chunked) x.attention.chunk = chunk;
     }
@@ -2098,21 +2100,6 @@ inline hf_model read_family(const json& c, const family& fam, const std::string&
       m.mtp_norms = fam.mtp_norms;
     }
   }
-  if (fam.nope_layers) { // SmolLM3: no_rope_layers[i] == 0 (or every no_rope_layer_interval-th layer) has no rotary positions
-    std::int64_t nope = 0;
-    if (const json* v = f.get("no_rope_layers")) {
-      if (!v->is_array() || v->size() != std::size_t(layers))
-        bad("no_rope_layers", "must be a list of num_hidden_layers = " + std::to_string(layers) + " entries", *v);
-      for (const json& e : *v) nope += e == 0;
-    } else {
-      const std::int64_t k = f.optional("no_rope_layer_interval", 4);
-      nope = layers / k;
-    }
-    if (nope > 0)
-      m.notes.push_back(std::to_string(nope) + " of " + std::to_string(layers) +
-                        " layers use no rotary positions (NoPE): no parameters, no count changes");
-  }
-
   // Family peculiarities the table does not express.
   if (fam.shared_indexer) { // mlp_layer_types, when given, must say what first_k_dense_replace says
     if (const json* v = f.get("mlp_layer_types")) {

@@ -77,7 +77,7 @@ inline std::string json_excerpt_or_null(const nlohmann::json& input) {
 inline const char* decilm_missing_attention(const attention_spec& a) {
   return a.sinks                        ? "attention sinks (gpt_oss)"
          : a.chunk > 0                  ? "chunked attention (llama4 attention_chunk_size)"
-         : a.nope                       ? "NoPE layers (llama4 no_rope_layers)"
+         : a.nope                       ? "NoPE layers (no_rope_layers: llama4, smollm3)"
          : a.index_n_heads > 0          ? "DSA sparse attention and its indexer (deepseek_v32)"
          : a.kind == attention_kind::latent ? "multi-head latent attention (deepseek)"
                                         : nullptr;
@@ -148,6 +148,8 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
     }
     cfg["model_type"] = "nemotron-nas";
     cfg["architectures"] = json::array({"DeciLMForCausalLM"});
+    // The source family's tying, stated: its default (smollm3, gemma: tied) is not DeciLM's (untied).
+    cfg["tie_word_embeddings"] = pruned.lm_head == lm_head_kind::tied;
     cfg["auto_map"] = {{"AutoConfig", "configuration_decilm.DeciLMConfig"},
                        {"AutoModelForCausalLM", "modeling_decilm.DeciLMForCausalLM"}};
     for (const char* k :

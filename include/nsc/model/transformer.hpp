@@ -223,7 +223,7 @@ struct attention_spec {
   std::int64_t chunk = 0;          ///< chunked attention (llama4 attention_chunk_size): a query attends
                                    ///< only the keys of its chunk of `chunk` tokens; at most chunk cached
                                    ///< (0: not chunked)
-  bool nope = false;               ///< no rotary position embedding on this layer (llama4 NoPE layers);
+  bool nope = false;               ///< no rotary position embedding on this layer (llama4, smollm3 NoPE layers);
                                    ///< changes no count and no score, reported per layer
   // Multi-head latent attention (kind latent):
   std::int64_t q_lora_rank = 0;      ///< query compression rank (0: a direct q_proj)
