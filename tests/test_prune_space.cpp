@@ -361,6 +361,20 @@ TEST_CASE("prune: formats that cannot express a model, infeasible envelopes and 
   REQUIRE(r.best);
   CHECK_THROWS_WITH(prune_verify_config(prune_emit_config(gemma, sp, *r.best), sp, *r.best),
                     Catch::Contains("nsc::prune_verify_config: the decilm config does not express this model"));
+  { // a family that ties its head by default (Ernie4_5Config: tie_word_embeddings = True) goes out as
+    // DeciLM (default untied) with the tying stated: the read-back has the search's params
+    json e = io::read_json_file(configs + "ernie-4.5-0.3b-pt.json", "test");
+    e.erase("tie_word_embeddings");
+    e.erase("head_dim"); // DeciLM's head_dim is hidden / heads
+    const prune_space se = make_prune_space(read_hf_config(e).spec, ss);
+    prune_search_settings half;
+    half.budgets = {{prune_cost::params, 250000000}};
+    const prune_search_result re = search_prune(se, half);
+    REQUIRE(re.best);
+    const json cfg = prune_emit_config(e, se, *re.best);
+    CHECK(cfg["tie_word_embeddings"] == true);
+    CHECK_NOTHROW(prune_verify_config(cfg, se, *re.best));
+  }
   // per-layer of a family without per_layer_config (gpt2): refused by name before anything is written.
   const json gpt2 = io::read_json_file(configs + "gpt2.json", "test");
   ss.format = prune_format::per_layer;
