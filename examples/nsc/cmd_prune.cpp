@@ -436,8 +436,13 @@ int run_generic(const prune_args& a) {
       if (ss.format != prune_format::decilm) throw;
       const std::string why = nsc::prune_engine_refusal(m.spec, prune_engine::any, false);
       throw std::invalid_argument("nsc prune: " + m.spec.name + " (" + m.model_type +
-                                  ") cannot be written as DeciLM block_configs (--emit-format decilm, the default)" +
-                                  (why.empty() ? "" : ": " + why) + ". " + instead(raw) + ". (" + e.what() + ")");
+                                  ") cannot be written as DeciLM block_configs (--emit-format decilm" +
+                                  (a.emit_format_given ? ")" : ", the default)") +
+                                  (why.empty() ? "" : ": " + why) + ". " + instead(raw) + "." +
+                                  // the emitter's own refusal, or the read-back mismatch when no structural reason is known
+                                  (why.empty() || !std::string_view(e.what()).starts_with("nsc::prune_verify_config")
+                                       ? std::string(" (") + e.what() + ")"
+                                       : std::string()));
     }
   }
   const prune_search_result r = a.uniform ? search_prune_uniform(space, s) : search_prune(space, s);
