@@ -251,6 +251,86 @@ TEST_CASE("bounded single query (completion bound, heuristic beam, root best pai
   REQUIRE(solved > trials / 3);
 }
 
+TEST_CASE("bounded single query with many copies: equal-cost pairs of a self-merge met in one table, equal to brute force over multisets",
+          "[mmck][bound][brute]") {
+  // A class of 5..16 identical groups (its self-merges reach one multiset sum by many splits:
+  // the pairs of one cost vector meet in the merge's table, the filter's first kept) and 0..2
+  // distinct groups; costs 0..3 (many equal sums), values on a 1/16 grid (ties) or real (1/3
+  // steps, sums rounded), maximised or negated (minimisation). Reference: every multiset of the
+  // class with every choice of the distinct groups (brute force), and the unbounded DP's choice.
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 150;
+#else
+  const int trials = 2000;
+#endif
+  std::mt19937_64 rng(20261203);
+  int solved = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(uni(rng, 1, 3));
+    const std::size_t m = std::size_t(uni(rng, 5, 16));
+    const std::size_t J = std::size_t(uni(rng, 2, 4));
+    const std::size_t D = std::size_t(uni(rng, 0, 2));
+    const bool real = uni(rng, 0, 1) == 1, negate = uni(rng, 0, 1) == 1;
+    auto option = [&]() {
+      cost_v c(K);
+      for (auto& x : c) x = uni(rng, 0, 3);
+      const double v = real ? double(uni(rng, 0, 300)) / 3.0 : double(uni(rng, 0, 160)) / 16.0;
+      return nsc::search::mmck_option<double>{negate ? -v : v, c};
+    };
+    std::vector<nsc::search::mmck_option<double>> cls;
+    for (std::size_t j = 0; j < J; ++j) cls.push_back(option());
+    mmck_groups<double> g(m, cls);
+    for (std::size_t d = 0; d < D; ++d) {
+      std::vector<nsc::search::mmck_option<double>> o;
+      for (std::size_t j = 0, n = std::size_t(uni(rng, 1, 3)); j < n; ++j) o.push_back(option());
+      g.push_back(std::move(o));
+    }
+    const cost_v B = nsc_test::random_budget(rng, K, m + D, 2);
+    // brute force: multisets of the class (counts per option), every choice of the others
+    std::optional<double> want;
+    std::vector<std::size_t> count(J, 0);
+    auto visit = [&](auto&& self, std::size_t j, std::size_t left) -> void {
+      if (j + 1 == J) {
+        count[j] = left;
+        std::vector<std::size_t> ch;
+        for (std::size_t t = 0; t < J; ++t) ch.insert(ch.end(), count[t], t);
+        mmck_groups<double> rest(g.begin() + std::ptrdiff_t(m), g.end());
+        for_each_selection(rest, [&](const std::vector<std::size_t>& r) {
+          std::vector<std::size_t> all = ch;
+          all.insert(all.end(), r.begin(), r.end());
+          if (!fits(cost_of(g, all, K), B)) return;
+          // the class's sum by counts (exact for the 1/16 grid; real values: compared with a tolerance)
+          const double v = value_of(g, all);
+          if (!want || *want < v) want = v;
+        });
+        return;
+      }
+      for (std::size_t c = 0; c <= left; ++c) {
+        count[j] = c;
+        self(self, j + 1, left - c);
+      }
+    };
+    visit(visit, 0, m);
+    mmck_settings plain;
+    plain.method = mmck_method::sparse;
+    plain.single_budget = true;
+    plain.bound = false;
+    const auto ref = solve_mmck(g, B, plain);
+    mmck_settings s = plain;
+    s.bound = true;
+    const auto r = solve_mmck(g, B, s);
+    INFO("trial " << trial << " m " << m << " J " << J << " D " << D << " K " << K << " real " << real);
+    REQUIRE(r.best(B).has_value() == want.has_value());
+    if (!want) continue;
+    ++solved;
+    REQUIRE(std::fabs(*r.best(B) - *want) <= 1e-9 * (1 + std::fabs(*want)));
+    REQUIRE(r.choice(B) == ref.choice(B));
+    REQUIRE(r.best_cost(B) == ref.best_cost(B));
+    REQUIRE(fits(cost_of(g, *r.choice(B), K), B));
+  }
+  REQUIRE(solved > trials / 3);
+}
+
 TEST_CASE("dense, dense_1d and sparse give identical choices without identical groups",
           "[mmck][ties]") {
   std::mt19937_64 rng(7);

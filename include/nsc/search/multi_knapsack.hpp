@@ -44,6 +44,9 @@
 ///    unpruned DP's with bound >= the incumbent and the choice is the same. The incumbent comes
 ///    from a heuristic run of the same DP keeping settings.bound_beam states per merge (those of
 ///    the largest completion bound). The root merge keeps only its best pair (no Pareto set).
+///    The pairs that pass are met per cost vector in a hash table (a self-merge of identical
+///    groups reaches one multiset sum by many splits: 278k pairs, 1,379 cost vectors on the
+///    70B per-layer query), keeping the one the filter would take first; only those are sorted.
 ///  * lattice (classes of identical groups as multisets): product groups (options = every pair
 ///    (i, j) of two smaller lists, row-major, with cost A_i + F_j and value a_i + f_j exactly in
 ///    Value arithmetic) are split into their factors (settings.split_products), identical
@@ -1214,43 +1217,126 @@ private:
       std::vector<std::size_t> ob(nb);
       std::iota(ob.begin(), ob.end(), std::size_t{0});
       std::sort(ob.begin(), ob.end(), [&](std::size_t x, std::size_t y) { return Bn.loss[x] < Bn.loss[y]; });
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-      const std::size_t pair_cap = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / 8;
+      // the completion bound split per state: bound_p(a, b) = base_p + part_p(a) + part_p(b) with
+      // part_p(x) = v_x - sum_k l_pk c_xk / scale_k (k outside rest_free) and base_p =
+      // rest_phi_p + sum_k l_pk B_k / scale_k, bound_of's sum regrouped. Each part is rounded to
+      // double once (base_p folded into A's): a pair is dropped only when its double sum is
+      // below the threshold by more than 4 ulps of the largest magnitude involved (two roundings
+      // of the parts and one of the sum, each at most half an ulp), so it drops only pairs whose
+      // exact bound is below the threshold (P additions per pair instead of P x K products).
+      const std::size_t P = lams_.size();
+      std::vector<double> partA(na * P), partB(nb * P);
+      double margin = 0;
+      if (P != 0) {
+        std::vector<long double> base(P);
+        for (std::size_t p = 0; p < P; ++p) {
+          base[p] = rest_phi[p];
+          for (std::size_t k = 0; k < K_; ++k)
+            if (!rest_free[k]) base[p] += (long double)lams_[p][k] * (long double)B_[k] / (long double)scale_[k];
+        }
+        double big = std::fabs(double(threshold));
+        auto part = [&](const mmck_node<Value>& N, std::size_t x, const long double* add, double* to) {
+          for (std::size_t p = 0; p < P; ++p) {
+            long double r = (long double)N.value[x] + (add ? add[p] : 0.0L);
+            for (std::size_t k = 0; k < K_; ++k)
+              if (!rest_free[k]) r -= (long double)lams_[p][k] * (long double)N.cost[x * K_ + k] / (long double)scale_[k];
+            to[p] = double(r);
+            big = std::max(big, std::fabs(to[p]));
+          }
+        };
+        double bigA = 0;
+        for (std::size_t a = 0; a < na; ++a) part(A, a, base.data(), partA.data() + a * P);
+        bigA = big;
+        big = 0;
+        for (std::size_t b = 0; b < nb; ++b) part(Bn, b, nullptr, partB.data() + b * P);
+        margin = 4 * std::numeric_limits<double>::epsilon() * (bigA + big + std::fabs(double(threshold)));
+      }
+      const double cut = double(threshold) - margin;
+      // Pairs of one cost vector (a self-merge of identical groups makes many: the multisets
+      // of 2m copies reached by many splits into m + m) meet in an open-addressing table keyed
+      // by the cost vector, which keeps the filter's first of them (the largest value, then the
+      // smallest key B, then key A); the filter ignores the others (same cost: the first wins),
+      // so offering the table's pairs in cost order keeps the same states.
+      struct pair_rep {
+        std::uint32_t a, b;
+      };
+      std::vector<pair_rep> reps;
+      std::vector<std::int64_t> rep_cost;
+      std::vector<std::uint32_t> slots(1024, std::uint32_t(-1));
+      const std::size_t per_rep = sizeof(pair_rep) + K_ * 8 + 8;  // a rep, its costs, two slots
+      const std::size_t rep_cap = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / per_rep;
+      auto hash_of = [&](const std::int64_t* c) {
+        std::uint64_t h = 0x9e3779b97f4a7c15ull;
+        for (std::size_t k = 0; k < K_; ++k) h = (h ^ std::uint64_t(c[k])) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+        return h;
+      };
+      auto better = [&](std::uint32_t a, std::uint32_t b, const pair_rep& r) {  // at equal cost
+        const Value v = A.value[a] + Bn.value[b];
+        const Value w = A.value[r.a] + Bn.value[r.b];
+        if (w < v) return true;
+        if (v < w) return false;
+        if (keyB[b] != keyB[r.b]) return keyB[b] < keyB[r.b];
+        return keyA[a] < keyA[r.a];
+      };
+      auto place = [&](std::uint32_t i) {
+        const std::size_t mask = slots.size() - 1;
+        std::size_t h = std::size_t(hash_of(rep_cost.data() + std::size_t(i) * K_)) & mask;
+        while (slots[h] != std::uint32_t(-1)) h = (h + 1) & mask;
+        slots[h] = i;
+      };
+      std::uint64_t passed = 0;
       for (std::size_t a = 0; a < na; ++a) {
         const double room = gap_ - A.loss[a];
+        const double* pa = partA.data() + a * P;
         std::size_t t = 0;
         for (; t < nb && Bn.loss[ob[t]] <= room; ++t) {
           const std::size_t b = ob[t];
           if (self && a < b) continue;
           if (!make(a, b)) continue;
-          if (!lams_.empty() && bound_of(A.value[a] + Bn.value[b], sum.data()) < threshold) continue;
-          if (pairs.size() >= pair_cap)  // refused before growing past the cap
-            mmck_fail("the bounded Pareto-state DP needs more than ", s_.max_table_bytes,
-                      " bytes (a merge of ", na, " x ", nb, " states has more than ", pair_cap,
-                      " candidate pairs within the bound's gap ", gap_, "), more than max_table_bytes (got ",
-                      s_.max_table_bytes, ")");
-          pairs.push_back({std::uint32_t(a), std::uint32_t(b)});
+          if (P != 0) {
+            const double* pb = partB.data() + b * P;
+            bool below = false;
+            for (std::size_t p = 0; p < P && !below; ++p) below = pa[p] + pb[p] < cut;
+            if (below) continue;
+          }
+          ++passed;
+          const std::size_t mask = slots.size() - 1;
+          std::size_t h = std::size_t(hash_of(sum.data())) & mask;
+          for (;; h = (h + 1) & mask) {
+            const std::uint32_t i = slots[h];
+            if (i == std::uint32_t(-1)) {
+              if (reps.size() >= rep_cap)  // refused before growing past the cap
+                mmck_fail("the bounded Pareto-state DP needs more than ", s_.max_table_bytes, " bytes (a merge of ", na,
+                          " x ", nb, " states has more than ", rep_cap, " candidate cost vectors within the bound's gap ",
+                          gap_, "), more than max_table_bytes (got ", s_.max_table_bytes, ")");
+              slots[h] = std::uint32_t(reps.size());
+              reps.push_back({std::uint32_t(a), std::uint32_t(b)});
+              rep_cost.insert(rep_cost.end(), sum.begin(), sum.begin() + std::ptrdiff_t(K_));
+              if (2 * reps.size() > slots.size()) {
+                slots.assign(2 * slots.size(), std::uint32_t(-1));
+                for (std::uint32_t r = 0; r < reps.size(); ++r) place(r);
+              }
+              break;
+            }
+            if (mmck_cmp(rep_cost.data() + std::size_t(i) * K_, sum.data(), K_) == 0) {
+              if (better(std::uint32_t(a), std::uint32_t(b), reps[i])) reps[i] = {std::uint32_t(a), std::uint32_t(b)};
+              break;
+            }
+          }
         }
         tick(t + 1);
       }
-      info_.candidates += pairs.size();
-      check_room(pairs.size(), "a merge");
-      std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
-        for (std::size_t k = 0; k < K_; ++k) {
-          const std::int64_t cx = A.cost[x.first * K_ + k] + Bn.cost[x.second * K_ + k];
-          const std::int64_t cy = A.cost[y.first * K_ + k] + Bn.cost[y.second * K_ + k];
-          if (cx != cy) return cx < cy;
-        }
-        const Value vx = A.value[x.first] + Bn.value[x.second];
-        const Value vy = A.value[y.first] + Bn.value[y.second];
-        if (vy < vx) return true;
-        if (vx < vy) return false;
-        if (keyB[x.second] != keyB[y.second]) return keyB[x.second] < keyB[y.second];
-        return keyA[x.first] < keyA[y.first];
+      info_.candidates += passed;
+      check_room(reps.size(), "a merge");
+      std::vector<std::uint32_t> order(reps.size());
+      std::iota(order.begin(), order.end(), std::uint32_t{0});
+      std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return mmck_cmp(rep_cost.data() + std::size_t(x) * K_, rep_cost.data() + std::size_t(y) * K_, K_) < 0;
       });
-      for (const auto& [a, b] : pairs) {
-        make(a, b);
-        if (f.offer(sum.data(), A.value[a] + Bn.value[b], a, b)) n.loss.push_back(A.loss[a] + Bn.loss[b]);
+      for (std::uint32_t i : order) {
+        const auto [a, b] = reps[i];
+        if (f.offer(rep_cost.data() + std::size_t(i) * K_, A.value[a] + Bn.value[b], a, b))
+          n.loss.push_back(A.loss[a] + Bn.loss[b]);
       }
       if (beam_ != 0 && !lams_.empty() && n.count() > beam_) {
         // the heuristic run: the beam_ states of the largest completion bound, in their order
