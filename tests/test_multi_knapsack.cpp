@@ -939,6 +939,43 @@ TEST_CASE("front listing: refused past the memory cap with the epsilon that fits
   }
 }
 
+namespace {
+
+/// A random instance of the epsilon-front tests: G groups of 1..5 options (costs <= 40, values
+/// <= 100), a third of them copies of an earlier group.
+mmck_groups<i64> random_eps_instance(std::mt19937_64& rng, std::size_t K, std::size_t G) {
+  mmck_groups<i64> g;
+  for (std::size_t i = 0; i < G; ++i) {
+    if (i > 0 && uni(rng, 0, 2) == 0) g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);  // identical groups
+    else g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, std::size_t(uni(rng, 1, 5)), 40, 100));
+  }
+  return g;
+}
+
+/// The epsilon-front guarantee against brute force: every selection x with (1 + eps) c(x) <= B
+/// has a point among `points` (indices into f) with value >= x's and cost_k <= (1 + eps) c_k(x);
+/// returns how many selections were checked.
+std::size_t check_eps_cover(const mmck_groups<i64>& g, std::size_t K, const cost_v& B, double eps,
+                            const std::vector<nsc::search::mmck_point<i64>>& f, const std::vector<std::size_t>& points) {
+  std::size_t checked = 0;
+  for (const auto& x : all_selections(g, K)) {
+    bool inside = true;
+    for (std::size_t k = 0; k < K; ++k) inside = inside && (1.0L + eps) * (long double)x.cost[k] <= (long double)B[k];
+    if (!inside) continue;
+    ++checked;
+    bool covered = false;
+    for (std::size_t i : points) {
+      bool ok = f[i].value >= x.value;
+      for (std::size_t k = 0; k < K && ok; ++k) ok = (long double)f[i].cost[k] <= (1.0L + eps) * (long double)x.cost[k];
+      covered = covered || ok;
+    }
+    REQUIRE(covered);
+  }
+  return checked;
+}
+
+} // namespace
+
 TEST_CASE("in-DP epsilon-front: every selection whose costs x (1 + eps) fit is covered, on random instances",
           "[mmck][epsilon][brute]") {
   // Brute force lists every selection; the guarantee is checked for each one against the
@@ -952,11 +989,7 @@ TEST_CASE("in-DP epsilon-front: every selection whose costs x (1 + eps) fit is c
   std::size_t trimmed = 0, checked = 0;
   for (int trial = 0; trial < trials; ++trial) {
     const std::size_t K = std::size_t(1 + trial % 3), G = std::size_t(uni(rng, 1, 6));
-    mmck_groups<i64> g;
-    for (std::size_t i = 0; i < G; ++i) {
-      if (i > 0 && uni(rng, 0, 2) == 0) g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);  // identical groups
-      else g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, std::size_t(uni(rng, 1, 5)), 40, 100));
-    }
+    const mmck_groups<i64> g = random_eps_instance(rng, K, G);
     const cost_v B = nsc_test::random_budget(rng, K, G, 40);
     const double eps = std::array<double, 4>{0.02, 0.1, 0.5, 2.0}[std::size_t(trial / 3) % 4];
     mmck_settings st;
@@ -974,21 +1007,64 @@ TEST_CASE("in-DP epsilon-front: every selection whose costs x (1 + eps) fit is c
       REQUIRE(value_of(g, ch) == f[i].value);
       REQUIRE(fits(f[i].cost, B));
     }
-    for (const auto& x : all_selections(g, K)) {
-      bool inside = true;
-      for (std::size_t k = 0; k < K; ++k) inside = inside && (1.0L + eps) * (long double)x.cost[k] <= (long double)B[k];
-      if (!inside) continue;
-      ++checked;
-      bool covered = false;
-      for (const auto& p : f) {
-        bool ok = p.value >= x.value;
-        for (std::size_t k = 0; k < K && ok; ++k) ok = (long double)p.cost[k] <= (1.0L + eps) * (long double)x.cost[k];
-        covered = covered || ok;
-      }
-      REQUIRE(covered);
-    }
+    std::vector<std::size_t> all_points(f.size());
+    std::iota(all_points.begin(), all_points.end(), std::size_t{0});
+    checked += check_eps_cover(g, K, B, eps, f, all_points);
   }
   CHECK(trimmed > 0);  // the trimming did drop states (the check is not vacuous)
+  CHECK(checked > 1000);
+}
+
+TEST_CASE("epsilon-front root merge: max_root_boxes stops exactly when the nested cover would pass it, and the cover's guarantee holds against brute force",
+          "[mmck][epsilon][brute]") {
+  // The cover boxes nest the trim boxes, so the cover of the front has a point in every cover box
+  // the root merge's kept states reached: with max_root_boxes = that count the solve runs to its
+  // end (the same front), one less stops it at the root merge. Every selection x with (1 + E)
+  // c(x) <= B has a listed point within (1 + E) in each cost with >= its value (E = (1 + dp)^2 - 1).
+  std::mt19937_64 rng(2127);
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 300;
+#else
+  const int trials = 2500;
+#endif
+  std::size_t stopped = 0, checked = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(1 + trial % 3), G = std::size_t(uni(rng, 2, 6));
+    const mmck_groups<i64> g = random_eps_instance(rng, K, G);
+    const cost_v B = nsc_test::random_budget(rng, K, G, 40);
+    const double E = std::array<double, 4>{0.02, 0.1, 0.5, 2.0}[std::size_t(trial / 3) % 4];
+    const double dp = double(std::sqrt(1.0L + E) - 1.0L);
+    mmck_settings st;
+    st.epsilon = dp;
+    st.identical_groups = trial % 5 != 0;
+    const auto r = solve_mmck(g, B, st);
+    const auto& f = r.front();
+    if (f.empty()) continue;
+    const auto listing = nsc::search::mmck_front_cover(r, dp);
+    // the cover boxes of the front's points (what the root merge counted)
+    std::map<cost_v, int> boxes;
+    for (const auto& p : f) {
+      cost_v key(K);
+      for (std::size_t k = 0; k < K; ++k)
+        key[k] = nsc::search::detail::mmck_cover_box(p.cost[k], r.info().trim_width, r.info().trim_depth);
+      boxes[key]++;
+    }
+    INFO("trial " << trial << " K " << K << " G " << G << " E " << E);
+    REQUIRE(r.info().trim_width > 0);
+    REQUIRE(listing.size() >= boxes.size());
+    mmck_settings lim = st;
+    lim.max_root_boxes = boxes.size();
+    const auto r2 = solve_mmck(g, B, lim);
+    REQUIRE(r2.front().size() == f.size());
+    for (std::size_t i = 0; i < f.size(); ++i) REQUIRE((r2.front()[i].cost == f[i].cost && r2.front()[i].value == f[i].value));
+    if (boxes.size() >= 2) {
+      lim.max_root_boxes = boxes.size() - 1;  // G >= 2: the root is a merge
+      REQUIRE_THROWS_WITH(solve_mmck(g, B, lim), Contains("more than max_root_boxes (got " + std::to_string(boxes.size() - 1) + ")"));
+      ++stopped;
+    }
+    checked += check_eps_cover(g, K, B, E, f, listing);
+  }
+  CHECK(stopped > std::size_t(trials) / 4);  // the refusal is exercised
   CHECK(checked > 1000);
 }
 
