@@ -251,6 +251,86 @@ TEST_CASE("bounded single query (completion bound, heuristic beam, root best pai
   REQUIRE(solved > trials / 3);
 }
 
+TEST_CASE("bounded single query with many copies: equal-cost pairs of a self-merge met in one table, equal to brute force over multisets",
+          "[mmck][bound][brute]") {
+  // A class of 5..16 identical groups (its self-merges reach one multiset sum by many splits:
+  // the pairs of one cost vector meet in the merge's table, the filter's first kept) and 0..2
+  // distinct groups; costs 0..3 (many equal sums), values on a 1/16 grid (ties) or real (1/3
+  // steps, sums rounded), maximised or negated (minimisation). Reference: every multiset of the
+  // class with every choice of the distinct groups (brute force), and the unbounded DP's choice.
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 150;
+#else
+  const int trials = 2000;
+#endif
+  std::mt19937_64 rng(20261203);
+  int solved = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(uni(rng, 1, 3));
+    const std::size_t m = std::size_t(uni(rng, 5, 16));
+    const std::size_t J = std::size_t(uni(rng, 2, 4));
+    const std::size_t D = std::size_t(uni(rng, 0, 2));
+    const bool real = uni(rng, 0, 1) == 1, negate = uni(rng, 0, 1) == 1;
+    auto option = [&]() {
+      cost_v c(K);
+      for (auto& x : c) x = uni(rng, 0, 3);
+      const double v = real ? double(uni(rng, 0, 300)) / 3.0 : double(uni(rng, 0, 160)) / 16.0;
+      return nsc::search::mmck_option<double>{negate ? -v : v, c};
+    };
+    std::vector<nsc::search::mmck_option<double>> cls;
+    for (std::size_t j = 0; j < J; ++j) cls.push_back(option());
+    mmck_groups<double> g(m, cls);
+    for (std::size_t d = 0; d < D; ++d) {
+      std::vector<nsc::search::mmck_option<double>> o;
+      for (std::size_t j = 0, n = std::size_t(uni(rng, 1, 3)); j < n; ++j) o.push_back(option());
+      g.push_back(std::move(o));
+    }
+    const cost_v B = nsc_test::random_budget(rng, K, m + D, 2);
+    // brute force: multisets of the class (counts per option), every choice of the others
+    std::optional<double> want;
+    std::vector<std::size_t> count(J, 0);
+    auto visit = [&](auto&& self, std::size_t j, std::size_t left) -> void {
+      if (j + 1 == J) {
+        count[j] = left;
+        std::vector<std::size_t> ch;
+        for (std::size_t t = 0; t < J; ++t) ch.insert(ch.end(), count[t], t);
+        mmck_groups<double> rest(g.begin() + std::ptrdiff_t(m), g.end());
+        for_each_selection(rest, [&](const std::vector<std::size_t>& r) {
+          std::vector<std::size_t> all = ch;
+          all.insert(all.end(), r.begin(), r.end());
+          if (!fits(cost_of(g, all, K), B)) return;
+          // the class's sum by counts (exact for the 1/16 grid; real values: compared with a tolerance)
+          const double v = value_of(g, all);
+          if (!want || *want < v) want = v;
+        });
+        return;
+      }
+      for (std::size_t c = 0; c <= left; ++c) {
+        count[j] = c;
+        self(self, j + 1, left - c);
+      }
+    };
+    visit(visit, 0, m);
+    mmck_settings plain;
+    plain.method = mmck_method::sparse;
+    plain.single_budget = true;
+    plain.bound = false;
+    const auto ref = solve_mmck(g, B, plain);
+    mmck_settings s = plain;
+    s.bound = true;
+    const auto r = solve_mmck(g, B, s);
+    INFO("trial " << trial << " m " << m << " J " << J << " D " << D << " K " << K << " real " << real);
+    REQUIRE(r.best(B).has_value() == want.has_value());
+    if (!want) continue;
+    ++solved;
+    REQUIRE(std::fabs(*r.best(B) - *want) <= 1e-9 * (1 + std::fabs(*want)));
+    REQUIRE(r.choice(B) == ref.choice(B));
+    REQUIRE(r.best_cost(B) == ref.best_cost(B));
+    REQUIRE(fits(cost_of(g, *r.choice(B), K), B));
+  }
+  REQUIRE(solved > trials / 3);
+}
+
 TEST_CASE("dense, dense_1d and sparse give identical choices without identical groups",
           "[mmck][ties]") {
   std::mt19937_64 rng(7);
@@ -859,6 +939,43 @@ TEST_CASE("front listing: refused past the memory cap with the epsilon that fits
   }
 }
 
+namespace {
+
+/// A random instance of the epsilon-front tests: G groups of 1..5 options (costs <= 40, values
+/// <= 100), a third of them copies of an earlier group.
+mmck_groups<i64> random_eps_instance(std::mt19937_64& rng, std::size_t K, std::size_t G) {
+  mmck_groups<i64> g;
+  for (std::size_t i = 0; i < G; ++i) {
+    if (i > 0 && uni(rng, 0, 2) == 0) g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);  // identical groups
+    else g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, std::size_t(uni(rng, 1, 5)), 40, 100));
+  }
+  return g;
+}
+
+/// The epsilon-front guarantee against brute force: every selection x with (1 + eps) c(x) <= B
+/// has a point among `points` (indices into f) with value >= x's and cost_k <= (1 + eps) c_k(x);
+/// returns how many selections were checked.
+std::size_t check_eps_cover(const mmck_groups<i64>& g, std::size_t K, const cost_v& B, double eps,
+                            const std::vector<nsc::search::mmck_point<i64>>& f, const std::vector<std::size_t>& points) {
+  std::size_t checked = 0;
+  for (const auto& x : all_selections(g, K)) {
+    bool inside = true;
+    for (std::size_t k = 0; k < K; ++k) inside = inside && (1.0L + eps) * (long double)x.cost[k] <= (long double)B[k];
+    if (!inside) continue;
+    ++checked;
+    bool covered = false;
+    for (std::size_t i : points) {
+      bool ok = f[i].value >= x.value;
+      for (std::size_t k = 0; k < K && ok; ++k) ok = (long double)f[i].cost[k] <= (1.0L + eps) * (long double)x.cost[k];
+      covered = covered || ok;
+    }
+    REQUIRE(covered);
+  }
+  return checked;
+}
+
+} // namespace
+
 TEST_CASE("in-DP epsilon-front: every selection whose costs x (1 + eps) fit is covered, on random instances",
           "[mmck][epsilon][brute]") {
   // Brute force lists every selection; the guarantee is checked for each one against the
@@ -872,11 +989,7 @@ TEST_CASE("in-DP epsilon-front: every selection whose costs x (1 + eps) fit is c
   std::size_t trimmed = 0, checked = 0;
   for (int trial = 0; trial < trials; ++trial) {
     const std::size_t K = std::size_t(1 + trial % 3), G = std::size_t(uni(rng, 1, 6));
-    mmck_groups<i64> g;
-    for (std::size_t i = 0; i < G; ++i) {
-      if (i > 0 && uni(rng, 0, 2) == 0) g.push_back(g[std::size_t(uni(rng, 0, i64(i) - 1))]);  // identical groups
-      else g.push_back(nsc_test::random_options<nsc::search::mmck_option<i64>>(rng, K, std::size_t(uni(rng, 1, 5)), 40, 100));
-    }
+    const mmck_groups<i64> g = random_eps_instance(rng, K, G);
     const cost_v B = nsc_test::random_budget(rng, K, G, 40);
     const double eps = std::array<double, 4>{0.02, 0.1, 0.5, 2.0}[std::size_t(trial / 3) % 4];
     mmck_settings st;
@@ -894,21 +1007,64 @@ TEST_CASE("in-DP epsilon-front: every selection whose costs x (1 + eps) fit is c
       REQUIRE(value_of(g, ch) == f[i].value);
       REQUIRE(fits(f[i].cost, B));
     }
-    for (const auto& x : all_selections(g, K)) {
-      bool inside = true;
-      for (std::size_t k = 0; k < K; ++k) inside = inside && (1.0L + eps) * (long double)x.cost[k] <= (long double)B[k];
-      if (!inside) continue;
-      ++checked;
-      bool covered = false;
-      for (const auto& p : f) {
-        bool ok = p.value >= x.value;
-        for (std::size_t k = 0; k < K && ok; ++k) ok = (long double)p.cost[k] <= (1.0L + eps) * (long double)x.cost[k];
-        covered = covered || ok;
-      }
-      REQUIRE(covered);
-    }
+    std::vector<std::size_t> all_points(f.size());
+    std::iota(all_points.begin(), all_points.end(), std::size_t{0});
+    checked += check_eps_cover(g, K, B, eps, f, all_points);
   }
   CHECK(trimmed > 0);  // the trimming did drop states (the check is not vacuous)
+  CHECK(checked > 1000);
+}
+
+TEST_CASE("epsilon-front root merge: max_root_boxes stops exactly when the nested cover would pass it, and the cover's guarantee holds against brute force",
+          "[mmck][epsilon][brute]") {
+  // The cover boxes nest the trim boxes, so the cover of the front has a point in every cover box
+  // the root merge's kept states reached: with max_root_boxes = that count the solve runs to its
+  // end (the same front), one less stops it at the root merge. Every selection x with (1 + E)
+  // c(x) <= B has a listed point within (1 + E) in each cost with >= its value (E = (1 + dp)^2 - 1).
+  std::mt19937_64 rng(2127);
+#ifdef NSC_SANITIZED_BUILD
+  const int trials = 300;
+#else
+  const int trials = 2500;
+#endif
+  std::size_t stopped = 0, checked = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t K = std::size_t(1 + trial % 3), G = std::size_t(uni(rng, 2, 6));
+    const mmck_groups<i64> g = random_eps_instance(rng, K, G);
+    const cost_v B = nsc_test::random_budget(rng, K, G, 40);
+    const double E = std::array<double, 4>{0.02, 0.1, 0.5, 2.0}[std::size_t(trial / 3) % 4];
+    const double dp = double(std::sqrt(1.0L + E) - 1.0L);
+    mmck_settings st;
+    st.epsilon = dp;
+    st.identical_groups = trial % 5 != 0;
+    const auto r = solve_mmck(g, B, st);
+    const auto& f = r.front();
+    if (f.empty()) continue;
+    const auto listing = nsc::search::mmck_front_cover(r, dp);
+    // the cover boxes of the front's points (what the root merge counted)
+    std::map<cost_v, int> boxes;
+    for (const auto& p : f) {
+      cost_v key(K);
+      for (std::size_t k = 0; k < K; ++k)
+        key[k] = nsc::search::detail::mmck_cover_box(p.cost[k], r.info().trim_width, r.info().trim_depth);
+      boxes[key]++;
+    }
+    INFO("trial " << trial << " K " << K << " G " << G << " E " << E);
+    REQUIRE(r.info().trim_width > 0);
+    REQUIRE(listing.size() >= boxes.size());
+    mmck_settings lim = st;
+    lim.max_root_boxes = boxes.size();
+    const auto r2 = solve_mmck(g, B, lim);
+    REQUIRE(r2.front().size() == f.size());
+    for (std::size_t i = 0; i < f.size(); ++i) REQUIRE((r2.front()[i].cost == f[i].cost && r2.front()[i].value == f[i].value));
+    if (boxes.size() >= 2) {
+      lim.max_root_boxes = boxes.size() - 1;  // G >= 2: the root is a merge
+      REQUIRE_THROWS_WITH(solve_mmck(g, B, lim), Contains("more than max_root_boxes (got " + std::to_string(boxes.size() - 1) + ")"));
+      ++stopped;
+    }
+    checked += check_eps_cover(g, K, B, E, f, listing);
+  }
+  CHECK(stopped > std::size_t(trials) / 4);  // the refusal is exercised
   CHECK(checked > 1000);
 }
 

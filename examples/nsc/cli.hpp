@@ -72,6 +72,31 @@ inline std::string defaults_text(const CLI::App& sub, const std::vector<std::pai
 /// Prints a JSON value on one line to stdout.
 inline void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump().c_str()); }
 
+/// Prints `j` as print_json does with j[key] the array of item(0), ..., item(n - 1), each made,
+/// written and freed in turn: the same text without holding the array as one JSON tree (a
+/// front of 44k points of 80 layers each took 1.3 GB so, several times its solver's tables;
+/// streamed, the output costs one point at a time beside the memory cap the front was listed in).
+inline void print_json_streamed(nlohmann::json j, const std::string& key, std::size_t n,
+                                const std::function<nlohmann::json(std::size_t)>& item) {
+  const std::string mark = "nsc: streamed array";
+  j[key] = mark;
+  const std::string text = j.dump();
+  const std::string slot = nlohmann::json(key).dump() + ":" + nlohmann::json(mark).dump();
+  const std::size_t at = text.find(slot);
+  if (at == std::string::npos) throw std::logic_error("print_json_streamed: no slot for " + key);
+  const std::size_t cut = at + slot.size() - nlohmann::json(mark).dump().size();
+  std::fwrite(text.data(), 1, cut, stdout);
+  std::fputc('[', stdout);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i) std::fputc(',', stdout);
+    const std::string s = item(i).dump();
+    std::fwrite(s.data(), 1, s.size(), stdout);
+  }
+  std::fputc(']', stdout);
+  std::fwrite(text.data() + at + slot.size(), 1, text.size() - at - slot.size(), stdout);
+  std::fputc('\n', stdout);
+}
+
 /// Formats a double with `prec` significant digits (for tables).
 inline std::string fmt(double v, int prec = 10) {
   char buf[64];

@@ -530,14 +530,13 @@ int run_generic(const prune_args& a) {
     j["emitted_checkpoint"] = {{"dir", a.emit_checkpoint}, {"files", files}, {"tensors", ckpt->tensors},
                                {"bytes", ckpt->bytes}, {"criterion", a.criterion}, {"time_seconds", ckpt_secs}};
   }
-  if (a.front && (a.json || a.format == "json" || !a.plot.empty())) {
-    // the front as JSON only when printed or plotted, its per-layer lists only when printed (as
-    // JSON objects a 44k-point front of 80 layers each held 1.3 GB beside a table that lists 9)
-    const bool layers = a.json || a.format == "json";
+  if (a.front && !a.plot.empty()) {
+    // the front as JSON objects only when plotted, without the per-layer lists (as JSON objects
+    // a 44k-point front of 80 layers each held 1.3 GB); printed, it is streamed (below)
     nlohmann::json f = nlohmann::json::array();
     for (const auto& c : r.front) {
       f.push_back(generic_json(c, T));
-      if (!layers) f.back().erase("layers");
+      f.back().erase("layers");
     }
     j["front"] = std::move(f);
   }
@@ -566,7 +565,10 @@ int run_generic(const prune_args& a) {
   }
   if (a.json || a.format == "json") {
     j["defaults"] = prune_defaults(a, ss, space, gpu);
-    nsc_cli::print_json(j);
+    if (a.front) // one point at a time: the output holds no front-sized JSON tree
+      nsc_cli::print_json_streamed(std::move(j), "front", r.front.size(), [&](std::size_t i) { return generic_json(r.front[i], T); });
+    else
+      nsc_cli::print_json(j);
     if (!plot_note.empty()) std::fprintf(stderr, "%s\n", plot_note.c_str());
     return nsc_cli::exit_answer;
   }

@@ -593,11 +593,6 @@ int run_generic(const generic_args& a) {
       j["resolution"] = f.resolution;
       j["time_seconds"] = secs;
       j["engine"] = engine_json(r.info);
-      if (a.front) {
-        nlohmann::json fr = nlohmann::json::array();
-        for (const auto& c : r.front) fr.push_back(cand_json(c));
-        j["front"] = std::move(fr);
-      }
       if (a.top) {
         nlohmann::json tp = nlohmann::json::array();
         for (std::size_t i = 0; i < r.top.size(); ++i) {
@@ -606,7 +601,10 @@ int run_generic(const generic_args& a) {
         }
         j["top"] = std::move(tp);
       }
-      nsc_cli::print_json(j);
+      if (a.front) // streamed: no front-sized JSON tree
+        nsc_cli::print_json_streamed(std::move(j), "front", r.front.size(), [&](std::size_t i) { return cand_json(r.front[i]); });
+      else
+        nsc_cli::print_json(j);
       return 0;
     }
     auto costs_text = [&](const nsc::search::groups_budgets_candidate& c) {
@@ -678,11 +676,6 @@ int run_generic(const generic_args& a) {
     j["time_seconds"] = secs;
     j["stats"] = stats_json(r.stats);
     j["engine"] = engine_json(r.info);
-    if (a.front) {
-      nlohmann::json fr = nlohmann::json::array();
-      for (const auto& c : r.front) fr.push_back(cand_json(c));
-      j["front"] = std::move(fr);
-    }
     if (a.top) {
       nlohmann::json tp = nlohmann::json::array();
       for (std::size_t i = 0; i < r.top.size(); ++i) {
@@ -691,7 +684,10 @@ int run_generic(const generic_args& a) {
       }
       j["top"] = std::move(tp);
     }
-    nsc_cli::print_json(j);
+    if (a.front) // streamed: no front-sized JSON tree
+      nsc_cli::print_json_streamed(std::move(j), "front", r.front.size(), [&](std::size_t i) { return cand_json(r.front[i]); });
+    else
+      nsc_cli::print_json(j);
     return 0;
   }
   auto costs_text = [&](const nsc::search::transformer_space_candidate& c) {
@@ -846,9 +842,6 @@ int run_library(const generic_args& a) {
     if (!relaxed_note.empty()) j["lower_bounds"] = relaxed_note;
     j["time_seconds"] = secs;
     if (a.front) {
-      nlohmann::json fr = nlohmann::json::array();
-      for (const auto& c : r->front) fr.push_back(sel_json(c));
-      j["front"] = std::move(fr);
       j["front_points"] = r->front_points;
       j["front_epsilon"] = r->front_epsilon;
       j["front_engine"] = engine_json(r->front_info);
@@ -862,7 +855,10 @@ int run_library(const generic_args& a) {
       }
       j["top"] = std::move(tp);
     }
-    nsc_cli::print_json(j);
+    if (a.front) // streamed: no front-sized JSON tree
+      nsc_cli::print_json_streamed(std::move(j), "front", r->front.size(), [&](std::size_t i) { return sel_json(r->front[i]); });
+    else
+      nsc_cli::print_json(j);
     return 0;
   }
   std::size_t variants = 0;

@@ -44,6 +44,9 @@
 ///    unpruned DP's with bound >= the incumbent and the choice is the same. The incumbent comes
 ///    from a heuristic run of the same DP keeping settings.bound_beam states per merge (those of
 ///    the largest completion bound). The root merge keeps only its best pair (no Pareto set).
+///    The pairs that pass are met per cost vector in a hash table (a self-merge of identical
+///    groups reaches one multiset sum by many splits: 278k pairs, 1,379 cost vectors on the
+///    70B per-layer query), keeping the one the filter would take first; only those are sorted.
 ///  * lattice (classes of identical groups as multisets): product groups (options = every pair
 ///    (i, j) of two smaller lists, row-major, with cost A_i + F_j and value a_i + f_j exactly in
 ///    Value arithmetic) are split into their factors (settings.split_products), identical
@@ -189,6 +192,12 @@ struct mmck_settings {
   /// The streaming filter never drops a kept state, so the front would have more points:
   /// solve_mmck_front sets it to the most points whose listing can fit its memory cap.
   std::size_t max_root_states = 0;
+  /// Epsilon-front solves (epsilon > 0) only: > 0 refuses the root merge as soon as its kept
+  /// states fall in more than this many cover boxes (mmck_cover_box: trim_depth trim boxes per
+  /// dimension, nested). Trimming keeps a state in every trim box that had one, so the front
+  /// has a point in each of those boxes and its cover (mmck_front_cover) lists at least one per
+  /// box: solve_mmck_front sets it to the most points whose listing can fit its memory cap.
+  std::size_t max_root_boxes = 0;
 };
 
 /// What a solve did, for reports and benchmarks.
@@ -212,6 +221,7 @@ struct mmck_info {
   double epsilon = 0;              ///< > 0: an epsilon-front (settings.epsilon), not the exact set
   std::size_t trim_depth = 0;      ///< epsilon: trims on the longest leaf-to-root path
   double trim_factor = 0;          ///< epsilon: each trim's factor 1 + delta, (1 + delta)^depth <= 1 + epsilon
+  double trim_width = 0;           ///< epsilon: a trim box's width in log cost (mmck_trim_box)
   std::uint64_t trimmed = 0;       ///< epsilon: states dropped by trimming
   /// Why the automatic rule took this path (empty: the fixed rule of the file comment), e.g.
   /// "lattice tables 948 MB > 64 MB: sparse bounded DP first, within 1.2e9 work".
@@ -573,6 +583,57 @@ std::vector<std::size_t> mmck_group_order(const mmck_groups<Value>& g) {
   });
   return order;
 }
+
+/// The in-DP epsilon-front's trim box of a cost: floor(log c / width); cost 0 its own box (-1).
+inline std::int64_t mmck_trim_box(std::int64_t c, double width) {
+  return c <= 0 ? std::int64_t(-1) : std::int64_t(std::floor(std::log(double(c)) / width));
+}
+
+/// The cover box of a cost: `depth` consecutive trim boxes, floor(trim box / depth) (trim
+/// boxes of costs >= 1 are >= 0); cost 0 its own box. Nested: costs of one trim box share their
+/// cover box. Costs in one cover box are within exp(depth x width) <= 1 + epsilon of each other
+/// when width is the solve's trim_width and depth its trim_depth (width is 1e-6 narrower than
+/// log(1 + delta), (1 + delta)^depth = 1 + epsilon).
+inline std::int64_t mmck_cover_box(std::int64_t c, double width, std::size_t depth) {
+  if (c <= 0) return std::numeric_limits<std::int64_t>::min();
+  return mmck_trim_box(c, width) / std::int64_t(depth);
+}
+
+/// A set of K-vectors of box indices (open addressing): insert() says whether it was new.
+class mmck_box_set {
+public:
+  explicit mmck_box_set(std::size_t K) : K_(K), slots_(1024, std::uint32_t(-1)) {}
+  bool insert(const std::int64_t* key) {
+    for (std::size_t h = hash(key) & (slots_.size() - 1);; h = (h + 1) & (slots_.size() - 1)) {
+      const std::uint32_t i = slots_[h];
+      if (i == std::uint32_t(-1)) break;
+      if (std::equal(key, key + K_, keys_.begin() + std::ptrdiff_t(std::size_t(i) * K_))) return false;
+    }
+    keys_.insert(keys_.end(), key, key + K_);
+    place(std::uint32_t(size() - 1));
+    if (2 * size() > slots_.size()) {
+      slots_.assign(2 * slots_.size(), std::uint32_t(-1));
+      for (std::uint32_t i = 0; i < size(); ++i) place(i);
+    }
+    return true;
+  }
+  std::size_t size() const { return keys_.size() / K_; }
+
+private:
+  std::size_t hash(const std::int64_t* key) const {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (std::size_t k = 0; k < K_; ++k) h = (h ^ std::uint64_t(key[k])) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+    return std::size_t(h);
+  }
+  void place(std::uint32_t i) {
+    std::size_t h = hash(keys_.data() + std::size_t(i) * K_) & (slots_.size() - 1);
+    while (slots_[h] != std::uint32_t(-1)) h = (h + 1) & (slots_.size() - 1);
+    slots_[h] = i;
+  }
+  std::size_t K_;
+  std::vector<std::int64_t> keys_;
+  std::vector<std::uint32_t> slots_;
+};
 
 /// Lexicographic comparison of two K-cost rows.
 inline int mmck_cmp(const std::int64_t* x, const std::int64_t* y, std::size_t K) {
@@ -997,6 +1058,20 @@ private:
     const bool last = final_merge && s_.single_budget;
     // an exact front's root: refused once its kept states (never dropped) pass max_root_states
     const std::size_t root_limit = final_merge && !s_.single_budget && !(s_.epsilon > 0) ? s_.max_root_states : 0;
+    // an epsilon-front's root: refused once its kept states pass max_root_boxes cover boxes
+    const std::size_t box_limit = final_merge && !s_.single_budget && trimming_ ? s_.max_root_boxes : 0;
+    std::optional<mmck_box_set> root_boxes;
+    if (box_limit != 0) root_boxes.emplace(K_);
+    std::array<std::int64_t, mmck_max_dims> cover_key{};
+    auto note_box = [&](const mmck_node<Value>& n) {  // the state just kept
+      const std::int64_t* c = n.cost.data() + (n.count() - 1) * K_;
+      for (std::size_t k = 0; k < K_; ++k) cover_key[k] = mmck_cover_box(c[k], width_, trim_depth_);
+      if (root_boxes->insert(cover_key.data()) && root_boxes->size() > box_limit)
+        mmck_fail("the root merge of the epsilon-trimmed Pareto-state DP (", (*nodes_)[L].count(), " x ",
+                  (*nodes_)[R].count(), " states) stopped after ", info_.candidates, " candidates with ", n.count(),
+                  " states kept in ", root_boxes->size(), " cover boxes, more than max_root_boxes (got ", box_limit,
+                  "): its cover would list at least that many points");
+    };
     const mmck_node<Value>& A = (*nodes_)[L];
     const mmck_node<Value>& Bn = (*nodes_)[R];
     std::vector<std::int64_t> covered(K_);
@@ -1134,7 +1209,7 @@ private:
       for (std::size_t i = 0; i < span; ++i) {
         if (!at[i].has) continue;
         sum[0] = lo + std::int64_t(i) * unit;
-        f.offer(sum.data(), val[i], at[i].a, at[i].b);
+        if (f.offer(sum.data(), val[i], at[i].a, at[i].b) && root_boxes) note_box(n);
       }
     } else if (!bounded_) {
       // heap merge of the shifted copies A + B[b] (each sorted by cost)
@@ -1203,9 +1278,12 @@ private:
         info_.candidates++;
         if ((info_.candidates & 4095) == 0) tick(4096);
         make(c.a, c.b);
-        if (f.offer(sum.data(), c.v, std::uint32_t(c.a), std::uint32_t(c.b)) && n.count() > room)
-          check_room(n.count(), "a merge of " + std::to_string(na) + " x " + std::to_string(nb) +
-                                    " states, refused when its kept states pass the cap");
+        if (f.offer(sum.data(), c.v, std::uint32_t(c.a), std::uint32_t(c.b))) {
+          if (n.count() > room)
+            check_room(n.count(), "a merge of " + std::to_string(na) + " x " + std::to_string(nb) +
+                                      " states, refused when its kept states pass the cap");
+          if (root_boxes) note_box(n);
+        }
         if (root_limit != 0 && n.count() > root_limit) root_refusal(na, nb, n.count());
         push_valid({0, 0, Value{}, c.a + 1, c.b});
       }
@@ -1214,43 +1292,126 @@ private:
       std::vector<std::size_t> ob(nb);
       std::iota(ob.begin(), ob.end(), std::size_t{0});
       std::sort(ob.begin(), ob.end(), [&](std::size_t x, std::size_t y) { return Bn.loss[x] < Bn.loss[y]; });
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-      const std::size_t pair_cap = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / 8;
+      // the completion bound split per state: bound_p(a, b) = base_p + part_p(a) + part_p(b) with
+      // part_p(x) = v_x - sum_k l_pk c_xk / scale_k (k outside rest_free) and base_p =
+      // rest_phi_p + sum_k l_pk B_k / scale_k, bound_of's sum regrouped. Each part is rounded to
+      // double once (base_p folded into A's): a pair is dropped only when its double sum is
+      // below the threshold by more than 4 ulps of the largest magnitude involved (two roundings
+      // of the parts and one of the sum, each at most half an ulp), so it drops only pairs whose
+      // exact bound is below the threshold (P additions per pair instead of P x K products).
+      const std::size_t P = lams_.size();
+      std::vector<double> partA(na * P), partB(nb * P);
+      double margin = 0;
+      if (P != 0) {
+        std::vector<long double> base(P);
+        for (std::size_t p = 0; p < P; ++p) {
+          base[p] = rest_phi[p];
+          for (std::size_t k = 0; k < K_; ++k)
+            if (!rest_free[k]) base[p] += (long double)lams_[p][k] * (long double)B_[k] / (long double)scale_[k];
+        }
+        double big = std::fabs(double(threshold));
+        auto part = [&](const mmck_node<Value>& N, std::size_t x, const long double* add, double* to) {
+          for (std::size_t p = 0; p < P; ++p) {
+            long double r = (long double)N.value[x] + (add ? add[p] : 0.0L);
+            for (std::size_t k = 0; k < K_; ++k)
+              if (!rest_free[k]) r -= (long double)lams_[p][k] * (long double)N.cost[x * K_ + k] / (long double)scale_[k];
+            to[p] = double(r);
+            big = std::max(big, std::fabs(to[p]));
+          }
+        };
+        double bigA = 0;
+        for (std::size_t a = 0; a < na; ++a) part(A, a, base.data(), partA.data() + a * P);
+        bigA = big;
+        big = 0;
+        for (std::size_t b = 0; b < nb; ++b) part(Bn, b, nullptr, partB.data() + b * P);
+        margin = 4 * std::numeric_limits<double>::epsilon() * (bigA + big + std::fabs(double(threshold)));
+      }
+      const double bound_cut = double(threshold) - margin;
+      // Pairs of one cost vector (a self-merge of identical groups makes many: the multisets
+      // of 2m copies reached by many splits into m + m) meet in an open-addressing table keyed
+      // by the cost vector, which keeps the filter's first of them (the largest value, then the
+      // smallest key B, then key A); the filter ignores the others (same cost: the first wins),
+      // so offering the table's pairs in cost order keeps the same states.
+      struct pair_rep {
+        std::uint32_t a, b;
+      };
+      std::vector<pair_rep> reps;
+      std::vector<std::int64_t> rep_cost;
+      std::vector<std::uint32_t> slots(1024, std::uint32_t(-1));
+      const std::size_t per_rep = sizeof(pair_rep) + K_ * 8 + 8;  // a rep, its costs, two slots
+      const std::size_t rep_cap = (s_.max_table_bytes > bytes_ ? s_.max_table_bytes - bytes_ : 0) / per_rep;
+      auto hash_of = [&](const std::int64_t* c) {
+        std::uint64_t h = 0x9e3779b97f4a7c15ull;
+        for (std::size_t k = 0; k < K_; ++k) h = (h ^ std::uint64_t(c[k])) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+        return h;
+      };
+      auto better = [&](std::uint32_t a, std::uint32_t b, const pair_rep& r) {  // at equal cost
+        const Value v = A.value[a] + Bn.value[b];
+        const Value w = A.value[r.a] + Bn.value[r.b];
+        if (w < v) return true;
+        if (v < w) return false;
+        if (keyB[b] != keyB[r.b]) return keyB[b] < keyB[r.b];
+        return keyA[a] < keyA[r.a];
+      };
+      auto place = [&](std::uint32_t i) {
+        const std::size_t mask = slots.size() - 1;
+        std::size_t h = std::size_t(hash_of(rep_cost.data() + std::size_t(i) * K_)) & mask;
+        while (slots[h] != std::uint32_t(-1)) h = (h + 1) & mask;
+        slots[h] = i;
+      };
+      std::uint64_t passed = 0;
       for (std::size_t a = 0; a < na; ++a) {
         const double room = gap_ - A.loss[a];
+        const double* pa = partA.data() + a * P;
         std::size_t t = 0;
         for (; t < nb && Bn.loss[ob[t]] <= room; ++t) {
           const std::size_t b = ob[t];
           if (self && a < b) continue;
           if (!make(a, b)) continue;
-          if (!lams_.empty() && bound_of(A.value[a] + Bn.value[b], sum.data()) < threshold) continue;
-          if (pairs.size() >= pair_cap)  // refused before growing past the cap
-            mmck_fail("the bounded Pareto-state DP needs more than ", s_.max_table_bytes,
-                      " bytes (a merge of ", na, " x ", nb, " states has more than ", pair_cap,
-                      " candidate pairs within the bound's gap ", gap_, "), more than max_table_bytes (got ",
-                      s_.max_table_bytes, ")");
-          pairs.push_back({std::uint32_t(a), std::uint32_t(b)});
+          if (P != 0) {
+            const double* pb = partB.data() + b * P;
+            bool below = false;
+            for (std::size_t p = 0; p < P && !below; ++p) below = pa[p] + pb[p] < bound_cut;
+            if (below) continue;
+          }
+          ++passed;
+          const std::size_t mask = slots.size() - 1;
+          std::size_t h = std::size_t(hash_of(sum.data())) & mask;
+          for (;; h = (h + 1) & mask) {
+            const std::uint32_t i = slots[h];
+            if (i == std::uint32_t(-1)) {
+              if (reps.size() >= rep_cap)  // refused before growing past the cap
+                mmck_fail("the bounded Pareto-state DP needs more than ", s_.max_table_bytes, " bytes (a merge of ", na,
+                          " x ", nb, " states has more than ", rep_cap, " candidate cost vectors within the bound's gap ",
+                          gap_, "), more than max_table_bytes (got ", s_.max_table_bytes, ")");
+              slots[h] = std::uint32_t(reps.size());
+              reps.push_back({std::uint32_t(a), std::uint32_t(b)});
+              rep_cost.insert(rep_cost.end(), sum.begin(), sum.begin() + std::ptrdiff_t(K_));
+              if (2 * reps.size() > slots.size()) {
+                slots.assign(2 * slots.size(), std::uint32_t(-1));
+                for (std::uint32_t r = 0; r < reps.size(); ++r) place(r);
+              }
+              break;
+            }
+            if (mmck_cmp(rep_cost.data() + std::size_t(i) * K_, sum.data(), K_) == 0) {
+              if (better(std::uint32_t(a), std::uint32_t(b), reps[i])) reps[i] = {std::uint32_t(a), std::uint32_t(b)};
+              break;
+            }
+          }
         }
         tick(t + 1);
       }
-      info_.candidates += pairs.size();
-      check_room(pairs.size(), "a merge");
-      std::sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
-        for (std::size_t k = 0; k < K_; ++k) {
-          const std::int64_t cx = A.cost[x.first * K_ + k] + Bn.cost[x.second * K_ + k];
-          const std::int64_t cy = A.cost[y.first * K_ + k] + Bn.cost[y.second * K_ + k];
-          if (cx != cy) return cx < cy;
-        }
-        const Value vx = A.value[x.first] + Bn.value[x.second];
-        const Value vy = A.value[y.first] + Bn.value[y.second];
-        if (vy < vx) return true;
-        if (vx < vy) return false;
-        if (keyB[x.second] != keyB[y.second]) return keyB[x.second] < keyB[y.second];
-        return keyA[x.first] < keyA[y.first];
+      info_.candidates += passed;
+      check_room(reps.size(), "a merge");
+      std::vector<std::uint32_t> order(reps.size());
+      std::iota(order.begin(), order.end(), std::uint32_t{0});
+      std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return mmck_cmp(rep_cost.data() + std::size_t(x) * K_, rep_cost.data() + std::size_t(y) * K_, K_) < 0;
       });
-      for (const auto& [a, b] : pairs) {
-        make(a, b);
-        if (f.offer(sum.data(), A.value[a] + Bn.value[b], a, b)) n.loss.push_back(A.loss[a] + Bn.loss[b]);
+      for (std::uint32_t i : order) {
+        const auto [a, b] = reps[i];
+        if (f.offer(rep_cost.data() + std::size_t(i) * K_, A.value[a] + Bn.value[b], a, b))
+          n.loss.push_back(A.loss[a] + Bn.loss[b]);
       }
       if (beam_ != 0 && !lams_.empty() && n.count() > beam_) {
         // the heuristic run: the beam_ states of the largest completion bound, in their order
@@ -1337,6 +1498,7 @@ private:
     info_.epsilon = s_.epsilon;
     info_.trim_depth = trim_depth_;
     info_.trim_factor = double(1.0L + delta);
+    info_.trim_width = width_;
   }
 
   /// Keeps one state per box {floor(log c_k / width)} (cost 0 its own box per dimension): the
@@ -1349,7 +1511,7 @@ private:
     for (std::size_t i = 0; i < cnt; ++i)
       for (std::size_t k = 0; k < K_; ++k) {
         const std::int64_t c = n.cost[i * K_ + k];
-        box[i * K_ + k] = c <= 0 ? std::int64_t(-1) : std::int64_t(std::floor(std::log(double(c)) / width_));
+        box[i * K_ + k] = mmck_trim_box(c, width_);
       }
     std::vector<std::uint32_t> order(cnt);
     std::iota(order.begin(), order.end(), std::uint32_t{0});
@@ -3087,6 +3249,23 @@ std::vector<std::size_t> mmck_front_listing(const mmck_result<Value>& r, std::si
                    "); ", hint);
 }
 
+/// The listing of an in-DP epsilon-front (settings.epsilon > 0, trimmed): epsilon_cover_boxes of
+/// its points with the cover boxes that nest its trim boxes (mmck_cover_box, width and depth
+/// from r.info()), so the listing has a point in every cover box the root merge's kept states
+/// reached (what settings.max_root_boxes counts); every point p of r.front() has a listed q with
+/// q.value >= p.value and q.cost_k <= (1 + eps) p.cost_k (eps >= the solve's epsilon: boxes
+/// within (1 + epsilon); eps below it: still a cover, with more points). Untrimmed: epsilon_cover.
+template <class Value>
+std::vector<std::size_t> mmck_front_cover(const mmck_result<Value>& r, double eps) {
+  const auto& f = r.front();
+  const mmck_info& in = r.info();
+  auto cost_at = [&](std::size_t i, std::size_t k) { return f[i].cost[k]; };
+  auto value_at = [&](std::size_t i) -> const Value& { return f[i].value; };
+  if (!(in.trim_width > 0)) return epsilon_cover(f.size(), r.dims(), cost_at, value_at, eps);
+  return epsilon_cover_boxes(f.size(), r.dims(), cost_at, value_at, eps,
+                             [&](std::int64_t c) { return detail::mmck_cover_box(c, in.trim_width, in.trim_depth); });
+}
+
 /// Outcome of solve_mmck_front: the solved set, which of its points to list, the guarantee.
 template <class Value>
 struct mmck_front_solution {
@@ -3112,7 +3291,11 @@ struct mmck_front_solution {
 ///    its points; its root merge stops once it has kept more states than cap / (bytes to hold
 ///    and list a point), settings.max_root_states); otherwise (the reason
 ///    kept in exact_refusal) the first epsilon of 0.01, 0.05, 0.2, 1 whose front runs within
-///    settings.max_work (0: 4 x exact_work) and max_table_bytes and whose listing fits.
+///    settings.max_work (0: 4 x exact_work) and max_table_bytes and whose listing fits; each
+///    such attempt's root merge stops as soon as its kept states reach more cover boxes than
+///    cap / (bytes to hold and list a point) (settings.max_root_boxes: the listing,
+///    mmck_front_cover, has a point in each, so the attempt would be refused at its end).
+///    The listing of an epsilon-front is mmck_front_cover.
 /// Nothing fits: std::invalid_argument "<fn>: ..." naming each attempt. settings.single_budget
 /// is ignored (a set is solved).
 template <mck_value Value>
@@ -3136,24 +3319,27 @@ mmck_front_solution<Value> solve_mmck_front(const mmck_groups<Value>& groups, co
   es.single_budget = false;
   es.max_table_bytes = tables;
   if (es.max_work == 0 && exact_work != 0) es.max_work = 4 * exact_work;
+  // the fallback attempts stop at their root merge once their cover cannot fit: each cover box
+  // the root's kept states reach holds a point of the front and a listed point (max_root_boxes)
+  mmck_settings fs = es;
+  fs.max_root_boxes = std::max<std::size_t>(1, cap / (bytes_per_point + sizeof(mmck_point<Value>) + budget.size() * 8 + 24));
   auto refused = [](const std::invalid_argument& e) {
     const std::string_view w = e.what();
     return w.find("max_work") != std::string_view::npos || w.find("max_table_bytes") != std::string_view::npos ||
-           w.find("max_root_states") != std::string_view::npos;
+           w.find("max_root_states") != std::string_view::npos || w.find("max_root_boxes") != std::string_view::npos;
   };
   auto split = [](double e) { return double(std::sqrt(1.0L + (long double)e) - 1.0L); };
   auto attempt = [&](double e, bool listing_refusal) -> std::optional<mmck_front_solution<Value>> {
     mmck_front_solution<Value> out;
     out.dp_epsilon = e > 0 ? split(e) : 0;
     out.cover_epsilon = out.dp_epsilon;
-    mmck_settings ts = e > 0 ? es : ms;
+    mmck_settings ts = e > 0 ? (listing_refusal ? es : fs) : ms;
     ts.epsilon = out.dp_epsilon;
     out.result = solve_mmck(groups, budget, ts);
     const auto& f = out.result.front();
     const std::size_t K = budget.size();
     if (e > 0) {
-      out.listing = epsilon_cover(f.size(), K, [&](std::size_t i, std::size_t k) { return f[i].cost[k]; },
-                                  [&](std::size_t i) -> const Value& { return f[i].value; }, out.cover_epsilon);
+      out.listing = mmck_front_cover(out.result, out.cover_epsilon);
       out.epsilon = e;
     } else {
       out.listing.resize(f.size());

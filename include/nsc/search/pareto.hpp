@@ -99,31 +99,22 @@ const pareto_point<Value, Tag>* best_within(const std::vector<pareto_point<Value
   return &*(it - 1);
 }
 
-/// An epsilon-cover of a point set with K non-negative integer costs and a value (e.g. a
-/// K-budget Pareto set too large to list): the indices (ascending) of a subset R such that
-/// every input point p has some r in R with
-///
-///     r.value >= p.value   and   r.cost_k <= (1 + eps) p.cost_k   for every k
-///
-/// (zero costs covered only by zero costs). Method: points are bucketed by
-/// (floor(log_{1+eps} c_k) per k, or a separate bucket for c_k = 0); in each bucket the best
-/// value (then lowest index) is kept, and any point of the bucket it does not cover by the
-/// inequality above, checked in long double, is kept as well, so the guarantee holds by
-/// construction. Size: at most the number of non-empty buckets (plus rounding exceptions);
-/// O(n log n) for n points.
-/// Errors: std::invalid_argument "nsc::search::epsilon_cover: eps must be finite and in
-/// (0, 1000] (got e)", "... costs must be >= 0 ...".
-template <class CostAt, class ValueAt>
-std::vector<std::size_t> epsilon_cover(std::size_t n, std::size_t K, CostAt cost, ValueAt value, double eps) {
+/// epsilon_cover (below) with the buckets given: box(c) of each cost (any function; points whose
+/// boxes agree in every dimension share a bucket). The guarantee holds for any box function
+/// (a point its bucket's kept one does not cover is kept too); the size is the number of
+/// non-empty buckets when each bucket's costs are within (1 + eps) of each other (e.g. the
+/// nested boxes of the in-DP epsilon-front, multi_knapsack.hpp's mmck_cover_box).
+template <class CostAt, class ValueAt, class BoxAt>
+std::vector<std::size_t> epsilon_cover_boxes(std::size_t n, std::size_t K, CostAt cost, ValueAt value, double eps,
+                                             BoxAt box) {
   constexpr const char* fn = "nsc::search::epsilon_cover";
   if (!(eps > 0) || !(eps <= 1000)) nsc::throw_invalid_argument(fn, "eps must be finite and in (0, 1000]", eps);
-  const long double step = std::log1pl((long double)eps);
   std::vector<std::int64_t> key(n * K);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < K; ++k) {
       const std::int64_t c = cost(i, k);
       if (c < 0) nsc::throw_invalid_argument(fn, "costs must be >= 0", c);
-      key[i * K + k] = c == 0 ? -1 : std::int64_t(std::floor(std::log((long double)c) / step));
+      key[i * K + k] = box(c);
     }
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
@@ -156,6 +147,30 @@ std::vector<std::size_t> epsilon_cover(std::size_t n, std::size_t K, CostAt cost
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+/// An epsilon-cover of a point set with K non-negative integer costs and a value (e.g. a
+/// K-budget Pareto set too large to list): the indices (ascending) of a subset R such that
+/// every input point p has some r in R with
+///
+///     r.value >= p.value   and   r.cost_k <= (1 + eps) p.cost_k   for every k
+///
+/// (zero costs covered only by zero costs). Method: points are bucketed by
+/// (floor(log_{1+eps} c_k) per k, or a separate bucket for c_k = 0); in each bucket the best
+/// value (then lowest index) is kept, and any point of the bucket it does not cover by the
+/// inequality above, checked in long double, is kept as well, so the guarantee holds by
+/// construction. Size: at most the number of non-empty buckets (plus rounding exceptions);
+/// O(n log n) for n points.
+/// Errors: std::invalid_argument "nsc::search::epsilon_cover: eps must be finite and in
+/// (0, 1000] (got e)", "... costs must be >= 0 ...".
+template <class CostAt, class ValueAt>
+std::vector<std::size_t> epsilon_cover(std::size_t n, std::size_t K, CostAt cost, ValueAt value, double eps) {
+  constexpr const char* fn = "nsc::search::epsilon_cover";
+  if (!(eps > 0) || !(eps <= 1000)) nsc::throw_invalid_argument(fn, "eps must be finite and in (0, 1000]", eps);
+  const long double step = std::log1pl((long double)eps);
+  return epsilon_cover_boxes(n, K, cost, value, eps, [&](std::int64_t c) {
+    return c == 0 ? std::int64_t(-1) : std::int64_t(std::floor(std::log((long double)c) / step));
+  });
 }
 
 } // namespace nsc::search
