@@ -314,8 +314,10 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> t{
       {"cohere", "LayerNorm with whole-projection q/k norms and a parallel block"},
       {"cohere2", "LayerNorm and a parallel attention + MLP block (not sliced yet)"},
-      {"llama4_text", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
-      {"llama4", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
+      {"llama4_text", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
+                  "(not sliced yet)"},
+      {"llama4", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
+                  "(not sliced yet)"},
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
       {"internlm2", "its wqkv interleaves q, k, v per KV group (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
