@@ -30,7 +30,7 @@ nsc_cli_test(prune_checkpoint_family_refused
   PASS "model_type 'llama4_text' has no checkpoint pruning: fused 3-D expert tensors under feed_forward[.] .*[(]supported: llama, mistral, .*deepseek_v2, .*kimi_k2, glm4_moe, .*gpt_oss.*granitemoe.*[)]")
 # MXFP4 experts (gpt_oss as released): 32-value blocks along the expert width, so only whole experts go
 nsc_cli_test(prune_checkpoint_mxfp4_width_refused
-  ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --weights ${_pc}/gpt_oss_mxfp4
+  ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --ffn-multiple 8 --weights ${_pc}/gpt_oss_mxfp4
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "tensor 'model.layers.0.mlp.experts.down_proj_blocks': the experts are MXFP4, whose 32-value blocks run along the expert width [(]32[)] in down_proj, so the width [0-9]+ the space offers would cut blocks: search with --keep-expert-width")
 nsc_cli_test(prune_checkpoint_whole_qk_norm_keeps_heads

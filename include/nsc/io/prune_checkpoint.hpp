@@ -605,9 +605,11 @@ inline std::vector<std::int64_t> ranking(const std::vector<double>& score) {
 /// blocks (two elements a byte, the low nibble first) and cols / 32 e8m0 scales (2^(s - 127)).
 inline void mxfp4_decode(const unsigned char* blocks, const unsigned char* scales, std::int64_t cols, double* out) {
   static constexpr std::array<double, 16> e2m1{0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0};
-  for (std::int64_t j = 0; j < cols; ++j) {
-    const unsigned char b = blocks[j / 2];
-    out[j] = std::ldexp(e2m1[(j % 2 == 0 ? b : b >> 4) & 0x0F], int(scales[j / 32]) - 127);
+  for (std::int64_t g = 0; g < cols / 32; ++g) { // one power of two per 32 values (exact products)
+    const double s = std::ldexp(1.0, int(scales[g]) - 127);
+    const unsigned char* b = blocks + 16 * g;
+    double* o = out + 32 * g;
+    for (int j = 0; j < 16; ++j) o[2 * j] = e2m1[b[j] & 0x0F] * s, o[2 * j + 1] = e2m1[b[j] >> 4] * s;
   }
 }
 
@@ -640,12 +642,17 @@ struct fused_matrix {
     for (std::int64_t r = 0; r < rows; r += step) {
       const std::int64_t n = std::min(step, rows - r);
       read(e, r, n, v);
-      for (std::int64_t i = 0; i < n; ++i)
+      double* c = col.data();
+      for (std::int64_t i = 0; i < n; ++i) { // the row's sum in four registers, the columns' in memory
+        const double* x = v.data() + i * cols;
+        std::array<double, 4> rs{};
         for (std::int64_t j = 0; j < cols; ++j) {
-          const double x = v[std::size_t(i * cols + j)];
-          row[std::size_t(r + i)] += x * x;
-          col[std::size_t(j)] += x * x;
+          const double x2 = x[j] * x[j];
+          rs[std::size_t(j & 3)] += x2;
+          c[j] += x2;
         }
+        row[std::size_t(r + i)] = (rs[0] + rs[1]) + (rs[2] + rs[3]);
+      }
     }
   }
 };
