@@ -112,19 +112,11 @@ def expert(W, p, cfg, e, m):
 
 
 def read_safetensors_dir(d):
-    files = [f for f in sorted(os.listdir(d)) if f.endswith(".safetensors")]
+    """name -> float64 array of a directory of F32 safetensors files (read_typed_dir's reader)."""
     out = {}
-    for fn in files:
-        with open(os.path.join(d, fn), "rb") as f:
-            n = struct.unpack("<Q", f.read(8))[0]
-            h = json.loads(f.read(n))
-            buf = f.read()
-        for name, e in h.items():
-            if name == "__metadata__":
-                continue
-            assert e["dtype"] == "F32", (fn, name, e["dtype"])
-            b, en = e["data_offsets"]
-            out[name] = np.frombuffer(buf[b:en], dtype="<f4").reshape(e["shape"]).astype(np.float64)
+    for name, (a, dt) in read_typed_dir(d).items():
+        assert dt == "F32", (d, name, dt)
+        out[name] = a
     return out
 
 
@@ -259,12 +251,27 @@ def ffn_mats(W, p, cfg, e=None):
     return [expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2).T]
 
 
+def keep_heads(q, o, H, K, hd, h, k, spectral, key):
+    """The query heads kept and the KV groups pooled for (h, k) by the criterion (q: q_proj, o: o_proj)."""
+    G = H // K
+    groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
+    if spectral:
+        kept = set(greedy_heads(q, o, groups, G, hd, key)[:h])
+        heads = [i for g in groups for x in g for i in range(x * G, (x + 1) * G) if i in kept]
+    else:
+        imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
+        heads = []
+        for g in groups:
+            cand = [i for x in g for i in range(x * G, (x + 1) * G)]
+            heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
+    return {"q_heads": heads, "kv_groups": groups}
+
+
 def select(orig_cfg, W, shapes, criterion="magnitude"):
     """The documented criterion (magnitude or spectral), from the original weights."""
     d, H = orig_cfg["hidden_size"], orig_cfg["num_attention_heads"]
     K = orig_cfg.get("num_key_value_heads", H)
     hd = orig_cfg.get("head_dim") or d // H
-    G = H // K
     E = n_experts(orig_cfg)
     spectral = criterion == "spectral"
     _own_cache(W)
@@ -277,19 +284,8 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
         if s["h"] is not None and lay(orig_cfg)["mla"]:  # latent attention: kept whole (every head, no pooling)
             layer["attention"] = {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}
         elif s["h"] is not None:
-            h, k = s["h"], s["k"]
-            groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
             q, o = qkv(W, p, H, K, hd, lay(orig_cfg)["fused"])[0], W[p + "self_attn.o_proj.weight"]
-            if spectral:
-                kept = set(greedy_heads(q, o, groups, G, hd, (id(W), l, "heads", k))[:h])
-                heads = [i for g in groups for x in g for i in range(x * G, (x + 1) * G) if i in kept]
-            else:
-                imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
-                heads = []
-                for g in groups:
-                    cand = [i for x in g for i in range(x * G, (x + 1) * G)]
-                    heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
-            layer["attention"] = {"q_heads": heads, "kv_groups": groups}
+            layer["attention"] = keep_heads(q, o, H, K, hd, s["h"], s["k"], spectral, (id(W), l, "heads", s["k"]))
         if s["w"] is not None:
             w = s["w"]
 
@@ -628,6 +624,29 @@ def check_tensors(Wo, We, sel, cfg):
     return None
 
 
+def verdict(err, moved, tol):
+    """Exit code: the emitted logits equal the masked original's to tol, and the masks changed the logits."""
+    if not err <= tol:
+        print("FAIL: the emitted checkpoint does not compute the masked original")
+        return 1
+    if not moved > 100 * tol:
+        print("FAIL: pruning did not change the model (the test would not see a wrong mask)")
+        return 1
+    return 0
+
+
+def same_selection(reported, sel):
+    """Whether nsc_prune.json's layers are the criterion's (prints the first difference)."""
+    for l, (a, b) in enumerate(zip(reported, sel)):
+        if a != b:
+            print(f"FAIL: layer {l}: nsc_prune.json says {a}, the criterion gives {b}")
+            return False
+    if len(reported) != len(sel):
+        print("FAIL: nsc_prune.json has a different number of layers")
+        return False
+    return True
+
+
 def main():
     args = sys.argv[1:]
     tol, ntok = 1e-5, 16
@@ -652,13 +671,7 @@ def main():
     pj = json.load(open(os.path.join(out, "nsc_prune.json")))
     criterion = pj.get("criterion", "magnitude")
     sel = select(ocfg, Wo, oshapes, criterion)
-    reported = pj["layers"]
-    if reported != sel:
-        for l, (a, b) in enumerate(zip(reported, sel)):
-            if a != b:
-                print(f"FAIL: layer {l}: nsc_prune.json says {a}, the criterion gives {b}")
-                return 1
-        print("FAIL: nsc_prune.json has a different number of layers")
+    if not same_selection(pj["layers"], sel):
         return 1
     bad = check_tensors(Wo, We, sel, ocfg)
     if bad:
@@ -682,13 +695,7 @@ def main():
           f"{f' (the last {removed} removed)' if removed else ''}; "
           f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
           f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
-    if not err <= tol:
-        print("FAIL: the emitted checkpoint does not compute the masked original")
-        return 1
-    if not moved > 100 * tol:
-        print("FAIL: pruning did not change the model (the test would not see a wrong mask)")
-        return 1
-    return 0
+    return verdict(err, moved, tol)
 
 
 # ---- Fused 3-D expert families (gpt_oss, granitemoe): their own reader, selection, tensor check and
@@ -791,7 +798,7 @@ def fused_shapes(cfg):
 def fused_select(cfg, W, shapes, criterion):
     """The documented criterion on the original weights (heads as select(); experts / channels on the fused tensors)."""
     H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
-    G, F, E = H // K, cfg["intermediate_size"], cfg["num_local_experts"]
+    F, E = cfg["intermediate_size"], cfg["num_local_experts"]
     spectral = criterion == "spectral"
     _own_cache(W)
     sel = []
@@ -799,19 +806,8 @@ def fused_select(cfg, W, shapes, criterion):
         p = f"model.layers.{l}."
         layer = {"attention": None, "ffn": None}
         if s["h"] is not None:
-            h, k = s["h"], s["k"]
-            groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
             q, o = W[p + "self_attn.q_proj.weight"][0], W[p + "self_attn.o_proj.weight"][0]
-            if spectral:
-                kept = set(greedy_heads(q, o, groups, G, hd, (id(W), l, "heads", k))[:h])
-                heads = [i for g in groups for x in g for i in range(x * G, (x + 1) * G) if i in kept]
-            else:
-                imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
-                heads = []
-                for g in groups:
-                    cand = [i for x in g for i in range(x * G, (x + 1) * G)]
-                    heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
-            layer["attention"] = {"q_heads": heads, "kv_groups": groups}
+            layer["attention"] = keep_heads(q, o, H, K, hd, s["h"], s["k"], spectral, (id(W), l, "heads", s["k"]))
         if s["w"] is not None:
             w, ex = s["w"], fused_experts(W, p, cfg)
             mats = lambda e: [ex[e][0], ex[e][1], ex[e][2].T]
@@ -829,7 +825,7 @@ def fused_select(cfg, W, shapes, criterion):
 
 def fused_expected(cfg, W, sel):
     """Every emitted tensor from the original's stored arrays (the selection applied; pooled K / V rounded to the dtype)."""
-    H, K = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    H = cfg["num_attention_heads"]
     hd = cfg.get("head_dim") or cfg["hidden_size"] // H
     L, F = FUSED[cfg["model_type"]], cfg["intermediate_size"]
     exp = {n: a for n, (a, _) in W.items() if not n.startswith("model.layers.")}
@@ -874,7 +870,7 @@ def fused_expected(cfg, W, sel):
 
 def fused_layers(cfg, W, sel, masked):
     """Forward-pass layers: the original with masks and pooled K / V (masked) or the emitted checkpoint as it is."""
-    H, K = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    H = cfg["num_attention_heads"]
     hd = cfg.get("head_dim") or cfg["hidden_size"] // H
     L = FUSED[cfg["model_type"]]
     out = []
@@ -981,12 +977,7 @@ def main_fused(orig, out, ocfg, ecfg, tol, ntok):
     pj = json.load(open(os.path.join(out, "nsc_prune.json")))
     criterion = pj.get("criterion", "magnitude")
     sel = fused_select(ocfg, Wo, oshapes, criterion)
-    for l, (a, b) in enumerate(zip(pj["layers"], sel)):
-        if a != b:
-            print(f"FAIL: layer {l}: nsc_prune.json says {a}, the criterion gives {b}")
-            return 1
-    if len(pj["layers"]) != len(sel):
-        print("FAIL: nsc_prune.json has a different number of layers")
+    if not same_selection(pj["layers"], sel):
         return 1
     exp = fused_expected(ocfg, Wo, sel)
     if set(exp) != set(We):
@@ -1011,13 +1002,7 @@ def main_fused(orig, out, ocfg, ecfg, tol, ntok):
           f"{sum(a.size for a, _ in We.values())} stored values, experts kept per layer "
           f"{[len(s['ffn']['experts']) if s['ffn'] else 0 for s in sel]} of {E}; max |logits(emitted) - logits(masked original)| = "
           f"{err:.3g} (tol {tol:g}); pruning moved the logits by {moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
-    if not err <= tol:
-        print("FAIL: the emitted checkpoint does not compute the masked original")
-        return 1
-    if not moved > 100 * tol:
-        print("FAIL: pruning did not change the model (the test would not see a wrong mask)")
-        return 1
-    return 0
+    return verdict(err, moved, tol)
 
 
 if __name__ == "__main__":

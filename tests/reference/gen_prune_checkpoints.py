@@ -279,16 +279,22 @@ CONFIGS = {
 }
 
 
+def fresh_dir(name, cfg):
+    """tests/data/prune_ckpt/<name>/ emptied, with config.json."""
+    d = os.path.join(ROOT, name)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    return d
+
+
 def main():
     rng = np.random.default_rng(19)
     for name, cfg in CONFIGS.items():
-        d = os.path.join(ROOT, name)
-        os.makedirs(d, exist_ok=True)
-        for f in os.listdir(d):
-            os.remove(os.path.join(d, f))
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-            f.write("\n")
+        d = fresh_dir(name, cfg)
         t = model(cfg, rng)
         if name == "llama":  # two shards and an index
             half = len(t) // 2
@@ -428,13 +434,7 @@ FUSED_CONFIGS = {
 def main_fused():
     rng = np.random.default_rng(1919)
     for name, cfg in FUSED_CONFIGS.items():
-        d = os.path.join(ROOT, name)
-        os.makedirs(d, exist_ok=True)
-        for f in os.listdir(d):
-            os.remove(os.path.join(d, f))
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-            f.write("\n")
+        d = fresh_dir(name, cfg)
         t = fused_expert_model(cfg, rng, mxfp4=name.endswith("mxfp4"))
         write_safetensors_typed(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a, _ in t), "stored values")

@@ -117,6 +117,33 @@ def brute_force(vals, fixed, budget):
     return float(v[ok].max())
 
 
+def judge(nsc, orig, model, criterion, budget, grid, vals, fixed, unpruned):
+    """nsc prune --score weights on `orig` under a params budget, against the brute force over `vals`; prints a line."""
+    r = subprocess.run([nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--emit-format", "per-layer",
+                        "--head-step", "1"] + grid + ["--params", str(budget), "--weights", orig, "--score", "weights",
+                                                     "--criterion", criterion, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL {model} {criterion} {budget}: nsc prune exit {r.returncode}: {r.stderr.strip()}")
+        return False
+    j = json.loads(r.stdout)
+    best = brute_force(vals, fixed, budget)
+    # numpy's value of the layers nsc chose
+    chosen = 0.0
+    for (A, Fo), lay in zip(vals, j["layers"]):
+        a = None if lay["attention"] is None else (lay["attention"]["heads"], lay["attention"]["kv_heads"])
+        f = lay["ffn"] if lay["ffn"] is None or "experts" not in lay else (lay["experts"], lay["ffn"])
+        chosen += next(x[0] for x in A if x[2] == a) + next(x[0] for x in Fo if x[2] == f)
+    ws = j["weight_score"]
+    errs = [abs(ws["best"] - best) / best, abs(chosen - best) / best, abs(ws["unpruned"] - unpruned) / unpruned]
+    good = max(errs) <= 1e-9 and j["params_total"] <= budget
+    shapes = ", ".join(("-" if l["attention"] is None else f"{l['attention']['heads']}/{l['attention']['kv_heads']}") + " " +
+                       ("-" if l["ffn"] is None else (f"{l['experts']}x" if "experts" in l else "") + str(l["ffn"])) for l in j["layers"])
+    print(f"{'ok  ' if good else 'FAIL'} {model} {criterion} params <= {budget}: nsc {ws['best']:.10g}, brute force {best:.10g}, "
+          f"numpy value of nsc's layers {chosen:.10g}; unpruned nsc {ws['unpruned']:.10g} numpy {unpruned:.10g}; "
+          f"layers (heads/KV FFN) {shapes}; params {j['params_total']}")
+    return good
+
+
 def main():
     nsc, src = sys.argv[1:3]
     failures = cases = 0
@@ -133,31 +160,7 @@ def main():
         unpruned = sum(A[0][0] + Fo[0][0] for A, Fo in vals)
         for budget in budgets:
             cases += 1
-            r = subprocess.run([nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--emit-format",
-                                "per-layer", "--head-step", "1", "--ffn-multiple", str(STEP), "--params", str(budget),
-                                "--weights", orig, "--score", "weights", "--criterion", criterion, "--json"],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"FAIL {criterion} {budget}: nsc prune exit {r.returncode}: {r.stderr.strip()}")
-                failures += 1
-                continue
-            j = json.loads(r.stdout)
-            best = brute_force(vals, fixed, budget)
-            # numpy's value of the layers nsc chose
-            chosen = 0.0
-            for (A, Fo), lay in zip(vals, j["layers"]):
-                a = None if lay["attention"] is None else (lay["attention"]["heads"], lay["attention"]["kv_heads"])
-                f = lay["ffn"] if lay["ffn"] is None or "experts" not in lay else (lay["experts"], lay["ffn"])
-                chosen += next(x[0] for x in A if x[2] == a) + next(x[0] for x in Fo if x[2] == f)
-            ws = j["weight_score"]
-            errs = [abs(ws["best"] - best) / best, abs(chosen - best) / best, abs(ws["unpruned"] - unpruned) / unpruned]
-            good = max(errs) <= 1e-9 and j["params_total"] <= budget
-            failures += not good
-            shapes = ", ".join(("-" if l["attention"] is None else f"{l['attention']['heads']}/{l['attention']['kv_heads']}") +
-                               " " + ("-" if l["ffn"] is None else str(l["ffn"])) for l in j["layers"])
-            print(f"{'ok  ' if good else 'FAIL'} {model} {criterion} params <= {budget}: nsc {ws['best']:.10g}, brute force {best:.10g}, "
-                  f"numpy value of nsc's layers {chosen:.10g}; unpruned nsc {ws['unpruned']:.10g} numpy {unpruned:.10g}; "
-                  f"layers (heads/KV FFN) {shapes}; params {j['params_total']}")
+            failures += not judge(nsc, orig, model, criterion, budget, ["--ffn-multiple", str(STEP)], vals, fixed, unpruned)
     fc, ff = fused_main(nsc, src)
     cases, failures = cases + fc, failures + ff
     print(f"{cases} cases, {failures} failures")
@@ -224,29 +227,8 @@ def fused_main(nsc, src):
         unpruned = sum(A[0][0] + Fo[0][0] for A, Fo in vals)
         for budget in budgets:
             cases += 1
-            r = subprocess.run([nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--emit-format",
-                                "per-layer", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", str(FUSED_STEP),
-                                "--params", str(budget), "--weights", orig, "--score", "weights", "--criterion", criterion,
-                                "--json"], capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"FAIL {model} {criterion} {budget}: nsc prune exit {r.returncode}: {r.stderr.strip()}")
-                failures += 1
-                continue
-            j = json.loads(r.stdout)
-            best = brute_force(vals, fixed, budget)
-            chosen = 0.0
-            for (A, Fo), lay in zip(vals, j["layers"]):
-                a = None if lay["attention"] is None else (lay["attention"]["heads"], lay["attention"]["kv_heads"])
-                f = None if lay["ffn"] is None else (lay["experts"], lay["ffn"])
-                chosen += next(x[0] for x in A if x[2] == a) + next(x[0] for x in Fo if x[2] == f)
-            ws = j["weight_score"]
-            errs = [abs(ws["best"] - best) / best, abs(chosen - best) / best, abs(ws["unpruned"] - unpruned) / unpruned]
-            good = max(errs) <= 1e-9 and j["params_total"] <= budget
-            failures += not good
-            print(f"{'ok  ' if good else 'FAIL'} {model} {criterion} params <= {budget}: nsc {ws['best']:.10g}, brute force {best:.10g}, "
-                  f"numpy value of nsc's layers {chosen:.10g}; unpruned nsc {ws['unpruned']:.10g} numpy {unpruned:.10g}; "
-                  f"layers {[(l['attention'] and (l['attention']['heads'], l['attention']['kv_heads']), l.get('experts'), l['ffn']) for l in j['layers']]}; "
-                  f"params {j['params_total']}")
+            failures += not judge(nsc, orig, model, criterion, budget, ["--expert-step", "1", "--ffn-multiple", str(FUSED_STEP)],
+                                  vals, fixed, unpruned)
     return cases, failures
 
 

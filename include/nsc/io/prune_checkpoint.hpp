@@ -31,8 +31,20 @@
 /// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
-/// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
-/// reads it (unsliced_reason: fused 3-D experts;
+/// DeepSeek's MoE); fused 3-D experts, one tensor per matrix holding every expert (family fields
+/// x3_*): gpt_oss (mlp.experts.gate_up_proj [E, d, 2F], gate = even and up = odd columns, with
+/// gate_up_proj_bias [E, 2F]; down_proj [E, F, d] with down_proj_bias [E, d]; router
+/// mlp.router.weight / bias; self_attn.sinks [H] sliced with the query heads; q/k/v/o biases),
+/// granitemoe (block_sparse_moe.input_linear.weight [E, 2F, d] = [gate; up] rows,
+/// output_linear.weight [E, d, F], router block_sparse_moe.router.layer.weight). They are sliced
+/// expert by expert, a few rows at a time (detail::pc::fused_matrix, fused_op): a dropped expert
+/// is a slice of the leading axis, a narrower one keeps its channels' rows or columns. MXFP4
+/// experts (gpt_oss as released: <name>_blocks U8 [E, out, in / 32, 16], <name>_scales U8
+/// [E, out, in / 32], value = e2m1 x 2^(scale - 127)) are decoded for their importances and
+/// copied byte for byte; narrowing them is refused (down_proj's 32-value blocks run along the
+/// expert width): "tensor '...down_proj_blocks': the experts are MXFP4, ... search with
+/// --keep-expert-width". Any other model_type is refused by name, with the reason when nsc prune
+/// reads it (unsliced_reason: llama4's fused 3-D experts;
 /// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
