@@ -28,6 +28,11 @@ nsc_cli_test(prune_checkpoint_shape_disagrees
 nsc_cli_test(prune_checkpoint_family_refused
   ARGS prune examples/configs/llama-4-scout-17b-16e.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "model_type 'llama4_text' has no checkpoint pruning: fused 3-D expert tensors under feed_forward[.] .*[(]supported: llama, mistral, .*deepseek_v2, .*kimi_k2, glm4_moe, .*gpt_oss.*granitemoe.*[)]")
+# a fused-expert family's tensors checked by name before anything is read (gpt_oss's names under granitemoe's config)
+nsc_cli_test(prune_checkpoint_fused_expert_names
+  ARGS prune ${_pc}/granitemoe/config.json --space generic --emit-format per-layer --weights ${_pc}/gpt_oss
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "tensor 'model.layers.0.block_sparse_moe.router.layer.weight' is missing from the checkpoint")
 # MXFP4 experts (gpt_oss as released): 32-value blocks along the expert width, so only whole experts go
 nsc_cli_test(prune_checkpoint_mxfp4_width_refused
   ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --ffn-multiple 8 --weights ${_pc}/gpt_oss_mxfp4

@@ -27,6 +27,10 @@ Nothing here comes from nsc but the files under test. The script
     applied in one layout over the whole rotary width: the same function on both sides) of the emitted model and of
     the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
     replaced by its group's mean, and requires the logits to agree to --tol (absolute).
+gpt_oss and granitemoe (fused 3-D expert tensors; gpt_oss in BF16 or with MXFP4 experts) take their
+own block at the end of this file (FUSED: reader, selection, tensor check, forward pass with
+attention sinks, biases, the clamped SwiGLU and granite's multipliers; pooled K / V rounded to the
+stored dtype on both sides).
 Exit 0 with a one-line summary, 1 with the first disagreement.
 """
 import json

@@ -17,6 +17,8 @@ gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors
 hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
 k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; minimax_m2 mixtral's,
 with the routing bias). (Families are appended: the earlier ones keep their random draws.)
+main_fused() adds the fused-3-D-expert families with their own draws (seed 1919): gpt_oss (BF16),
+gpt_oss_mxfp4 (its experts in MXFP4) and granitemoe (F32), see FUSED_CONFIGS.
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
