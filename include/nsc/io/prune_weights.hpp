@@ -49,7 +49,9 @@
 /// layer (no double or transposed copy; Llama-3-8B: 235 MB each) and its route gathers the
 /// channel rows from it, plus the route's d x d factor (67 MB) or n x n Gram; attention
 /// matrices, F64 tensors and the spectral orders are read in double, one tensor at a time (the
-/// spectral FFN order holds its three n x n Grams at once).
+/// spectral FFN order holds its three n x n Grams at once). Fused 3-D experts (gpt_oss,
+/// granitemoe; MXFP4 decoded) are read one expert at a time, each of its gate, up and down
+/// matrices in double (gpt-oss-20b: 66 MB each, its whole gate_up read once for each of gate and up).
 #ifndef NSC_IO_PRUNE_WEIGHTS_HPP
 #define NSC_IO_PRUNE_WEIGHTS_HPP
 
