@@ -33,6 +33,10 @@ nsc_cli_test(prune_checkpoint_fused_expert_names
   ARGS prune ${_pc}/granitemoe/config.json --space generic --emit-format per-layer --weights ${_pc}/gpt_oss
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "tensor 'model.layers.0.block_sparse_moe.router.layer.weight' is missing from the checkpoint")
+nsc_cli_test(prune_checkpoint_mxfp4_dtype_refused
+  ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --keep-expert-width
+       --weights ${_pc}/gpt_oss_mxfp4_f32_scales.safetensors --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "tensor 'model.layers.0.mlp.experts.gate_up_proj_scales' has dtype F32 [(]MXFP4 blocks and scales are U8[)]")
 # MXFP4 experts (gpt_oss as released): 32-value blocks along the expert width, so only whole experts go
 nsc_cli_test(prune_checkpoint_mxfp4_width_refused
   ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --ffn-multiple 8 --weights ${_pc}/gpt_oss_mxfp4

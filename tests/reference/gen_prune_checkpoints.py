@@ -440,6 +440,10 @@ def main_fused():
         t = fused_expert_model(cfg, rng, mxfp4=name.endswith("mxfp4"))
         write_safetensors_typed(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a, _ in t), "stored values")
+    # gpt_oss_mxfp4 with its MXFP4 scales stored as F32 (the dtype refusal's test; own draws)
+    t = fused_expert_model(FUSED_CONFIGS["gpt_oss_mxfp4"], np.random.default_rng(7), mxfp4=True)
+    write_safetensors_typed(os.path.join(ROOT, "gpt_oss_mxfp4_f32_scales.safetensors"),
+                            [(n, a, "F32" if n.endswith("_scales") else dt) for n, a, dt in t])
 
 
 if __name__ == "__main__":
