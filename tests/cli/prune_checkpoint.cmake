@@ -1,5 +1,5 @@
 # `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
-# checkpoints of llama, qwen3, mixtral, qwen2_moe, qwen3_moe, phi3, gemma, gemma3, deepseek_v2, deepseek_v3,
+# checkpoints of llama, qwen3, mixtral, gpt_oss (BF16 and MXFP4 experts), granitemoe, qwen2_moe, qwen3_moe, phi3, gemma, gemma3, deepseek_v2, deepseek_v3,
 # exaone4, glm4, glm4_moe, gemma2, granite, hunyuan_v1_dense, olmo2, olmoe and minimax_m2 in every emit format, read back by nsc score and shown
 # equal to the masked original by an independent numpy forward pass (tests/reference/
 # check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
@@ -8,7 +8,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "41 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "48 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -26,8 +26,22 @@ nsc_cli_test(prune_checkpoint_shape_disagrees
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "nsc::write_pruned_checkpoint: tensor 'model.layers.0.input_layernorm.weight': shape [[]64[]] disagrees with the config [(]expected [[]48[]][)]")
 nsc_cli_test(prune_checkpoint_family_refused
-  ARGS prune examples/configs/gpt-oss-20b.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "model_type 'gpt_oss' has no checkpoint pruning: fused, biased 3-D expert tensors [(]gate_up_proj interleaved[)] and attention sinks [(]not sliced yet[)] [(]supported: llama, mistral, .*deepseek_v2, .*kimi_k2, glm4_moe[)]")
+  ARGS prune examples/configs/llama-4-scout-17b-16e.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "model_type 'llama4_text' has no checkpoint pruning: fused 3-D expert tensors under feed_forward[.] .*[(]supported: llama, mistral, .*deepseek_v2, .*kimi_k2, glm4_moe, .*gpt_oss.*granitemoe.*[)]")
+# a fused-expert family's tensors checked by name before anything is read (gpt_oss's names under granitemoe's config)
+nsc_cli_test(prune_checkpoint_fused_expert_names
+  ARGS prune ${_pc}/granitemoe/config.json --space generic --emit-format per-layer --weights ${_pc}/gpt_oss
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "tensor 'model.layers.0.block_sparse_moe.router.layer.weight' is missing from the checkpoint")
+nsc_cli_test(prune_checkpoint_mxfp4_dtype_refused
+  ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --keep-expert-width
+       --weights ${_pc}/gpt_oss_mxfp4_f32_scales.safetensors --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "tensor 'model.layers.0.mlp.experts.gate_up_proj_scales' has dtype F32 [(]MXFP4 blocks and scales are U8[)]")
+# MXFP4 experts (gpt_oss as released): 32-value blocks along the expert width, so only whole experts go
+nsc_cli_test(prune_checkpoint_mxfp4_width_refused
+  ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --ffn-multiple 8 --weights ${_pc}/gpt_oss_mxfp4
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "tensor 'model.layers.0.mlp.experts.down_proj_blocks': the experts are MXFP4, whose 32-value blocks run along the expert width [(]32[)] in down_proj, so the width [0-9]+ the space offers would cut blocks: search with --keep-expert-width")
 nsc_cli_test(prune_checkpoint_whole_qk_norm_keeps_heads
   ARGS prune ${_pc}/olmo2/config.json --space generic --emit-format per-layer --weights ${_pc}/olmo2
        --emit-checkpoint ${_nsc_pc_dir}/x
@@ -48,10 +62,11 @@ nsc_cli_test(prune_checkpoint_missing_tensor
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "tensor 'model.layers.[0-9]+[.][a-z_.]+' is missing from the checkpoint")
 # --score weights: every option's psi_W value and the knapsack's answer against numpy and brute force
-# (tests/tools/check_weight_scores.py: 3-layer llama and 2-layer mixtral, both criteria, params budgets).
+# (tests/tools/check_weight_scores.py: 3-layer llama, 2-layer mixtral and gpt_oss (fused 3-D experts), both
+# criteria, params budgets).
 add_test(NAME cli:prune_weight_scores
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_weight_scores.py $<TARGET_FILE:nsc_cli> ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli:prune_weight_scores PROPERTIES PASS_REGULAR_EXPRESSION "16 cases, 0 failures")
+set_tests_properties(cli:prune_weight_scores PROPERTIES PASS_REGULAR_EXPRESSION "19 cases, 0 failures")
 nsc_cli_test(prune_score_weights_needs_weights
   ARGS prune ${_pc}/llama/config.json --space generic --score weights
   PASS "--score weights needs --weights CKPT")

@@ -27,6 +27,10 @@ Nothing here comes from nsc but the files under test. The script
     applied in one layout over the whole rotary width: the same function on both sides) of the emitted model and of
     the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
     replaced by its group's mean, and requires the logits to agree to --tol (absolute).
+gpt_oss and granitemoe (fused 3-D expert tensors; gpt_oss in BF16 or with MXFP4 experts) take their
+own block at the end of this file (FUSED: reader, selection, tensor check, forward pass with
+attention sinks, biases, the clamped SwiGLU and granite's multipliers; pooled K / V rounded to the
+stored dtype on both sides).
 Exit 0 with a one-line summary, 1 with the first disagreement.
 """
 import json
@@ -112,19 +116,11 @@ def expert(W, p, cfg, e, m):
 
 
 def read_safetensors_dir(d):
-    files = [f for f in sorted(os.listdir(d)) if f.endswith(".safetensors")]
+    """name -> float64 array of a directory of F32 safetensors files (read_typed_dir's reader)."""
     out = {}
-    for fn in files:
-        with open(os.path.join(d, fn), "rb") as f:
-            n = struct.unpack("<Q", f.read(8))[0]
-            h = json.loads(f.read(n))
-            buf = f.read()
-        for name, e in h.items():
-            if name == "__metadata__":
-                continue
-            assert e["dtype"] == "F32", (fn, name, e["dtype"])
-            b, en = e["data_offsets"]
-            out[name] = np.frombuffer(buf[b:en], dtype="<f4").reshape(e["shape"]).astype(np.float64)
+    for name, (a, dt) in read_typed_dir(d).items():
+        assert dt == "F32", (d, name, dt)
+        out[name] = a
     return out
 
 
@@ -259,12 +255,27 @@ def ffn_mats(W, p, cfg, e=None):
     return [expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2).T]
 
 
+def keep_heads(q, o, H, K, hd, h, k, spectral, key):
+    """The query heads kept and the KV groups pooled for (h, k) by the criterion (q: q_proj, o: o_proj)."""
+    G = H // K
+    groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
+    if spectral:
+        kept = set(greedy_heads(q, o, groups, G, hd, key)[:h])
+        heads = [i for g in groups for x in g for i in range(x * G, (x + 1) * G) if i in kept]
+    else:
+        imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
+        heads = []
+        for g in groups:
+            cand = [i for x in g for i in range(x * G, (x + 1) * G)]
+            heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
+    return {"q_heads": heads, "kv_groups": groups}
+
+
 def select(orig_cfg, W, shapes, criterion="magnitude"):
     """The documented criterion (magnitude or spectral), from the original weights."""
     d, H = orig_cfg["hidden_size"], orig_cfg["num_attention_heads"]
     K = orig_cfg.get("num_key_value_heads", H)
     hd = orig_cfg.get("head_dim") or d // H
-    G = H // K
     E = n_experts(orig_cfg)
     spectral = criterion == "spectral"
     _own_cache(W)
@@ -277,19 +288,8 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
         if s["h"] is not None and lay(orig_cfg)["mla"]:  # latent attention: kept whole (every head, no pooling)
             layer["attention"] = {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}
         elif s["h"] is not None:
-            h, k = s["h"], s["k"]
-            groups = [list(range(j * K // k, (j + 1) * K // k)) for j in range(k)]
             q, o = qkv(W, p, H, K, hd, lay(orig_cfg)["fused"])[0], W[p + "self_attn.o_proj.weight"]
-            if spectral:
-                kept = set(greedy_heads(q, o, groups, G, hd, (id(W), l, "heads", k))[:h])
-                heads = [i for g in groups for x in g for i in range(x * G, (x + 1) * G) if i in kept]
-            else:
-                imp = [np.linalg.norm(q[i * hd:(i + 1) * hd]) * np.linalg.norm(o[:, i * hd:(i + 1) * hd]) for i in range(H)]
-                heads = []
-                for g in groups:
-                    cand = [i for x in g for i in range(x * G, (x + 1) * G)]
-                    heads += [cand[t] for t in top([imp[i] for i in cand], h // k)]
-            layer["attention"] = {"q_heads": heads, "kv_groups": groups}
+            layer["attention"] = keep_heads(q, o, H, K, hd, s["h"], s["k"], spectral, (id(W), l, "heads", s["k"]))
         if s["w"] is not None:
             w = s["w"]
 
@@ -628,6 +628,29 @@ def check_tensors(Wo, We, sel, cfg):
     return None
 
 
+def verdict(err, moved, tol):
+    """Exit code: the emitted logits equal the masked original's to tol, and the masks changed the logits."""
+    if not err <= tol:
+        print("FAIL: the emitted checkpoint does not compute the masked original")
+        return 1
+    if not moved > 100 * tol:
+        print("FAIL: pruning did not change the model (the test would not see a wrong mask)")
+        return 1
+    return 0
+
+
+def same_selection(reported, sel):
+    """Whether nsc_prune.json's layers are the criterion's (prints the first difference)."""
+    for l, (a, b) in enumerate(zip(reported, sel)):
+        if a != b:
+            print(f"FAIL: layer {l}: nsc_prune.json says {a}, the criterion gives {b}")
+            return False
+    if len(reported) != len(sel):
+        print("FAIL: nsc_prune.json has a different number of layers")
+        return False
+    return True
+
+
 def main():
     args = sys.argv[1:]
     tol, ntok = 1e-5, 16
@@ -642,6 +665,8 @@ def main():
     orig, out = args
     ocfg = json.load(open(os.path.join(orig, "config.json")))
     ecfg = json.load(open(os.path.join(out, "config.json")))
+    if ocfg["model_type"] in FUSED:
+        return main_fused(orig, out, ocfg, ecfg, tol, ntok)
     Wo, We = read_safetensors_dir(orig), read_safetensors_dir(out)
     shapes = layer_shapes(ecfg)
     # --uniform removes the last layers: the emitted config has fewer, the original's last ones are removed
@@ -650,13 +675,7 @@ def main():
     pj = json.load(open(os.path.join(out, "nsc_prune.json")))
     criterion = pj.get("criterion", "magnitude")
     sel = select(ocfg, Wo, oshapes, criterion)
-    reported = pj["layers"]
-    if reported != sel:
-        for l, (a, b) in enumerate(zip(reported, sel)):
-            if a != b:
-                print(f"FAIL: layer {l}: nsc_prune.json says {a}, the criterion gives {b}")
-                return 1
-        print("FAIL: nsc_prune.json has a different number of layers")
+    if not same_selection(pj["layers"], sel):
         return 1
     bad = check_tensors(Wo, We, sel, ocfg)
     if bad:
@@ -680,13 +699,314 @@ def main():
           f"{f' (the last {removed} removed)' if removed else ''}; "
           f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
           f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
-    if not err <= tol:
-        print("FAIL: the emitted checkpoint does not compute the masked original")
+    return verdict(err, moved, tol)
+
+
+# ---- Fused 3-D expert families (gpt_oss, granitemoe): their own reader, selection, tensor check and
+# forward pass (attention sinks, biases, sliding layers, clamped SwiGLU, granite's multipliers), so that
+# the families above stay as they are. FUSED: the tensor names after "model.layers.<L>.";
+# inputs_first: [E, d, 2F] / [E, F, d] (y = x W_e), else Linear's [E, 2F, d] / [E, d, F]; interleaved:
+# gate = even, up = odd of the 2F, else [gate; up]; MXFP4 (<name>_blocks / _scales) stores [E, out, in].
+FUSED = {"gpt_oss": dict(gu="mlp.experts.gate_up_proj", dn="mlp.experts.down_proj", inputs_first=True, interleaved=True,
+                         bias=True, router="mlp.router.weight", rbias="mlp.router.bias", sinks="self_attn.sinks"),
+         "granitemoe": dict(gu="block_sparse_moe.input_linear.weight", dn="block_sparse_moe.output_linear.weight",
+                            inputs_first=False, interleaved=False, bias=False, router="block_sparse_moe.router.layer.weight",
+                            rbias=None, sinks=None)}
+FP4 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0])
+
+
+def read_typed_dir(d):
+    """name -> (array, dtype): F32 / BF16 as float64 (exact), U8 as uint8."""
+    out = {}
+    for fn in sorted(f for f in os.listdir(d) if f.endswith(".safetensors")):
+        with open(os.path.join(d, fn), "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            h = json.loads(f.read(n))
+            buf = f.read()
+        for name, e in h.items():
+            if name == "__metadata__":
+                continue
+            b, en = e["data_offsets"]
+            raw = buf[b:en]
+            if e["dtype"] == "F32":
+                a = np.frombuffer(raw, dtype="<f4").astype(np.float64)
+            elif e["dtype"] == "BF16":
+                a = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view("<f4").astype(np.float64)
+            else:
+                assert e["dtype"] == "U8", (fn, name, e["dtype"])
+                a = np.frombuffer(raw, dtype=np.uint8)
+            out[name] = (a.reshape(e["shape"]), e["dtype"])
+    return out
+
+
+def round_to(x, dtype):
+    """Round float64 values to the stored dtype (nearest, ties to even), back in float64."""
+    if dtype == "F32":
+        return np.asarray(x, dtype=np.float32).astype(np.float64)
+    m, e = np.frexp(np.asarray(x, dtype=np.float64))
+    return np.ldexp(np.rint(np.ldexp(m, 8)), e - 8)  # BF16: 8 significant bits
+
+
+def mxfp4_values(blocks, scales):
+    """[..., G, 16] U8 blocks and [..., G] U8 scales -> [..., G * 32] values (low nibble first, 2^(s - 127))."""
+    v = np.empty(blocks.shape[:-1] + (32,))
+    v[..., 0::2] = FP4[blocks & 0x0F]
+    v[..., 1::2] = FP4[blocks >> 4]
+    v = v * np.exp2(scales.astype(np.float64) - 127)[..., None]
+    return v.reshape(blocks.shape[:-2] + (blocks.shape[-2] * 32,))
+
+
+def fused_experts(W, p, cfg):
+    """Per expert (gate (F, d), up (F, d), down (d, F), gate bias, up bias, down bias or None) in Linear orientation."""
+    L = FUSED[cfg["model_type"]]
+    if p + L["gu"] + "_blocks" in W:
+        gu = mxfp4_values(W[p + L["gu"] + "_blocks"][0], W[p + L["gu"] + "_scales"][0])  # [E, 2F, d]
+        dn = mxfp4_values(W[p + L["dn"] + "_blocks"][0], W[p + L["dn"] + "_scales"][0])  # [E, d, F]
+    else:
+        gu, dn = W[p + L["gu"]][0], W[p + L["dn"]][0]
+        if L["inputs_first"]:
+            gu, dn = gu.transpose(0, 2, 1), dn.transpose(0, 2, 1)
+    E, F = gu.shape[0], gu.shape[1] // 2
+    gi = np.arange(F) * 2 if L["interleaved"] else np.arange(F)
+    ui = gi + 1 if L["interleaved"] else gi + F
+    out = []
+    for e in range(E):
+        gb = ub = db = None
+        if L["bias"]:
+            b = W[p + L["gu"] + "_bias"][0][e]
+            gb, ub, db = b[gi], b[ui], W[p + L["dn"] + "_bias"][0][e]
+        out.append((gu[e][gi], gu[e][ui], dn[e], gb, ub, db))
+    return out
+
+
+def fused_shapes(cfg):
+    """Per layer dict(h, k, w, e) from the emitted config (its own architecture, per_layer_config or nsc's lists); None: removed."""
+    H, K = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    out = []
+    for i in range(cfg["num_hidden_layers"]):
+        s = {"h": H, "k": K, "w": cfg["intermediate_size"], "e": cfg["num_local_experts"]}
+        if "intermediate_sizes" in cfg:
+            s["w"] = cfg["intermediate_sizes"][i]
+            s["e"] = cfg.get("expert_counts", [s["e"]] * (i + 1))[i]
+        p = cfg.get("per_layer_config", {}).get(str(i), {})
+        s["h"], s["k"] = p.get("num_attention_heads", s["h"]), p.get("num_key_value_heads", s["k"])
+        s["w"], s["e"] = p.get("intermediate_size", s["w"]), p.get("num_local_experts", s["e"])
+        if "attention" in p.get("skip", []):
+            s["h"] = None
+        if "mlp" in p.get("skip", []):
+            s["w"] = None
+        out.append(s)
+    return out
+
+
+def fused_select(cfg, W, shapes, criterion):
+    """The documented criterion on the original weights (heads as select(); experts / channels on the fused tensors)."""
+    H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
+    F, E = cfg["intermediate_size"], cfg["num_local_experts"]
+    spectral = criterion == "spectral"
+    _own_cache(W)
+    sel = []
+    for l, s in enumerate(shapes):
+        p = f"model.layers.{l}."
+        layer = {"attention": None, "ffn": None}
+        if s["h"] is not None:
+            q, o = W[p + "self_attn.q_proj.weight"][0], W[p + "self_attn.o_proj.weight"][0]
+            layer["attention"] = keep_heads(q, o, H, K, hd, s["h"], s["k"], spectral, (id(W), l, "heads", s["k"]))
+        if s["w"] is not None:
+            w, ex = s["w"], fused_experts(W, p, cfg)
+            mats = lambda e: [ex[e][0], ex[e][1], ex[e][2].T]
+            if spectral:
+                spec = lambda e: sorted(greedy_channels(mats(e), w, (id(W), l, "ffn", e))) if w < F else list(range(F))
+                kept = top([sum(psi_rows(M[spec(e)]) for M in mats(e)) for e in range(E)], s["e"])
+                layer["ffn"] = {"experts": kept, "expert_channels": [spec(e) for e in kept]}
+            else:
+                kept = top([np.prod([np.linalg.norm(M) for M in mats(e)]) for e in range(E)], s["e"])
+                chan = lambda e: top(list(np.prod([np.linalg.norm(M, axis=1) for M in mats(e)], axis=0)), w)
+                layer["ffn"] = {"experts": kept, "expert_channels": [chan(e) for e in kept]}
+        sel.append(layer)
+    return sel
+
+
+def fused_expected(cfg, W, sel):
+    """Every emitted tensor from the original's stored arrays (the selection applied; pooled K / V rounded to the dtype)."""
+    H = cfg["num_attention_heads"]
+    hd = cfg.get("head_dim") or cfg["hidden_size"] // H
+    L, F = FUSED[cfg["model_type"]], cfg["intermediate_size"]
+    exp = {n: a for n, (a, _) in W.items() if not n.startswith("model.layers.")}
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        mine = {n[len(p):]: v for n, v in W.items() if n.startswith(p)}
+        if s["attention"] is not None:
+            a = s["attention"]
+            qr = [h * hd + r for h in a["q_heads"] for r in range(hd)]
+            pool = lambda x, dt: round_to(np.concatenate([np.mean([x[g * hd:(g + 1) * hd] for g in grp], axis=0)
+                                                          for grp in a["kv_groups"]]), dt)
+            exp[p + "input_layernorm.weight"] = mine["input_layernorm.weight"][0]
+            for m in ("q", "k", "v"):
+                for t in ("weight", "bias"):
+                    if f"self_attn.{m}_proj.{t}" in mine:
+                        x, dt = mine[f"self_attn.{m}_proj.{t}"]
+                        exp[p + f"self_attn.{m}_proj.{t}"] = x[qr] if m == "q" else pool(x, dt)
+            exp[p + "self_attn.o_proj.weight"] = mine["self_attn.o_proj.weight"][0][:, qr]
+            if "self_attn.o_proj.bias" in mine:
+                exp[p + "self_attn.o_proj.bias"] = mine["self_attn.o_proj.bias"][0]
+            if L["sinks"]:
+                exp[p + L["sinks"]] = mine[L["sinks"]][0][a["q_heads"]]
+        if s["ffn"] is not None:
+            f = s["ffn"]
+            ex, chs = f["experts"], f["expert_channels"]
+            exp[p + "post_attention_layernorm.weight"] = mine["post_attention_layernorm.weight"][0]
+            exp[p + L["router"]] = mine[L["router"]][0][ex]
+            if L["rbias"]:
+                exp[p + L["rbias"]] = mine[L["rbias"]][0][ex]
+            gsel = lambda ch: ([i for c in ch for i in (2 * c, 2 * c + 1)] if L["interleaved"] else list(ch) + [F + c for c in ch])
+            for rest, (x, _) in mine.items():
+                if rest in (L["gu"] + "_blocks", L["gu"] + "_scales") or (rest == L["gu"] and not L["inputs_first"]):
+                    exp[p + rest] = np.stack([x[e][gsel(ch)] for e, ch in zip(ex, chs)])  # rows = channels
+                elif rest in (L["gu"], L["gu"] + "_bias"):
+                    exp[p + rest] = np.stack([x[e][..., gsel(ch)] for e, ch in zip(ex, chs)])  # columns
+                elif rest in (L["dn"] + "_blocks", L["dn"] + "_scales", L["dn"] + "_bias"):
+                    exp[p + rest] = x[ex]  # MXFP4: whole blocks (the width is kept)
+                elif rest == L["dn"]:
+                    exp[p + rest] = np.stack([x[e][ch] if L["inputs_first"] else x[e][:, ch] for e, ch in zip(ex, chs)])
+    return exp
+
+
+def fused_layers(cfg, W, sel, masked):
+    """Forward-pass layers: the original with masks and pooled K / V (masked) or the emitted checkpoint as it is."""
+    H = cfg["num_attention_heads"]
+    hd = cfg.get("head_dim") or cfg["hidden_size"] // H
+    L = FUSED[cfg["model_type"]]
+    out = []
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        g = lambda n: W[p + n][0] if p + n in W else None
+        a = f = None
+        if s["attention"] is not None:
+            a = dict(q=g("self_attn.q_proj.weight"), k=g("self_attn.k_proj.weight"), v=g("self_attn.v_proj.weight"),
+                     qb=g("self_attn.q_proj.bias"), kb=g("self_attn.k_proj.bias"), vb=g("self_attn.v_proj.bias"),
+                     o=g("self_attn.o_proj.weight"), ob=g("self_attn.o_proj.bias"), sinks=g(L["sinks"]) if L["sinks"] else None,
+                     ln=g("input_layernorm.weight"))
+            a["H"], a["K"] = a["q"].shape[0] // hd, a["k"].shape[0] // hd
+            a["mask"] = np.ones(a["H"])
+            if masked:
+                a["mask"] = np.zeros(H)
+                a["mask"][s["attention"]["q_heads"]] = 1
+                for m in ("k", "v", "kb", "vb"):
+                    if a[m] is not None:
+                        x, dt = a[m].copy(), W[p + f"self_attn.{m[0]}_proj.{'bias' if len(m) > 1 else 'weight'}"][1]
+                        for grp in s["attention"]["kv_groups"]:
+                            mean = round_to(np.mean([a[m][j * hd:(j + 1) * hd] for j in grp], axis=0), dt)
+                            for j in grp:
+                                x[j * hd:(j + 1) * hd] = mean
+                        a[m] = x
+        if s["ffn"] is not None:
+            ex = fused_experts(W, p, cfg)
+            E, F = len(ex), ex[0][0].shape[0]
+            em, cm = np.ones(E), [np.ones(F)] * E
+            if masked:
+                em, cm = np.zeros(E), [np.zeros(F) for _ in range(E)]
+                em[s["ffn"]["experts"]] = 1
+                for e, ch in zip(s["ffn"]["experts"], s["ffn"]["expert_channels"]):
+                    cm[e][ch] = 1
+            f = dict(router=g(L["router"]), rbias=g(L["rbias"]) if L["rbias"] else None, experts=ex, expert_mask=em,
+                     channel_mask=cm, ln=g("post_attention_layernorm.weight"))
+        out.append({"attn": a, "ffn": f})
+    return out
+
+
+def fused_forward(cfg, W, layers, tokens):
+    eps, theta, T = cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0), len(tokens)
+    hd = cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"]
+    gpt_oss = cfg["model_type"] == "gpt_oss"
+    res, limit = cfg.get("residual_multiplier", 1.0), cfg.get("swiglu_limit", 7.0)
+    x = W["model.embed_tokens.weight"][0][tokens] * cfg.get("embedding_multiplier", 1.0)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    ii = np.arange(T)
+    for l, ly in enumerate(layers):
+        a = ly["attn"]
+        if a is not None:
+            h = rmsnorm(x, a["ln"], eps)
+            lin = lambda w, b: h @ w.T + (b if b is not None else 0.0)
+            H, K = a["H"], a["K"]
+            q, k, v = lin(a["q"], a["qb"]).reshape(T, H, hd), lin(a["k"], a["kb"]).reshape(T, K, hd), lin(a["v"], a["vb"]).reshape(T, K, hd)
+            q, k = rope(q, theta), rope(k, theta)
+            mask = causal
+            if cfg.get("layer_types", [None] * (l + 1))[l] == "sliding_attention":
+                mask = causal + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
+            scale = cfg.get("attention_multiplier", hd ** -0.5)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                j = i // (H // K)
+                s = q[:, i] @ k[:, j].T * scale + mask
+                m = s.max(axis=1, keepdims=True)
+                if a["sinks"] is not None:  # a learned logit per head in the softmax's denominator
+                    m = np.maximum(m, a["sinks"][i])
+                    pr = np.exp(s - m) / (np.exp(s - m).sum(axis=1, keepdims=True) + np.exp(a["sinks"][i] - m))
+                else:
+                    pr = np.exp(s - m) / np.exp(s - m).sum(axis=1, keepdims=True)
+                out[:, i] = pr @ v[:, j] * a["mask"][i]
+            y = out.reshape(T, H * hd) @ a["o"].T + (a["ob"] if a["ob"] is not None else 0.0)
+            x = x + res * y
+        f = ly["ffn"]
+        if f is not None:
+            h = rmsnorm(x, f["ln"], eps)
+            logits = h @ f["router"].T + (f["rbias"] if f["rbias"] is not None else 0.0)
+            logits = logits + np.where(f["expert_mask"] > 0, 0.0, -np.inf)
+            y = np.zeros_like(x)
+            for t in range(T):  # top-k of the logits, softmax over them (gpt_oss, granitemoe)
+                chosen = sorted(range(logits.shape[1]), key=lambda e: (-logits[t][e], e))[:cfg["num_experts_per_tok"]]
+                wts = np.exp(logits[t][chosen] - logits[t][chosen].max())
+                wts /= wts.sum()
+                for e, wt in zip(chosen, wts):
+                    g, u, dn, gb, ub, db = f["experts"][e]
+                    gate, up = h[t] @ g.T + (gb if gb is not None else 0.0), h[t] @ u.T + (ub if ub is not None else 0.0)
+                    if gpt_oss:  # clamped SwiGLU: gate <= limit, |up| <= limit, gate sigmoid(1.702 gate) (up + 1)
+                        gate, up = np.minimum(gate, limit), np.clip(up, -limit, limit)
+                        act = gate / (1 + np.exp(-1.702 * gate)) * (up + 1)
+                    else:
+                        act = silu(gate) * up
+                    y[t] += wt * ((act * f["channel_mask"][e]) @ dn.T + (db if db is not None else 0.0))
+            x = x + res * y
+    x = rmsnorm(x, W["model.norm.weight"][0], eps)
+    head = W["lm_head.weight"][0] if "lm_head.weight" in W else W["model.embed_tokens.weight"][0]
+    return x @ head.T / cfg.get("logits_scaling", 1.0)
+
+
+def main_fused(orig, out, ocfg, ecfg, tol, ntok):
+    Wo, We = read_typed_dir(orig), read_typed_dir(out)
+    shapes = fused_shapes(ecfg)
+    removed = ocfg["num_hidden_layers"] - len(shapes)
+    oshapes = shapes + [{"h": None, "k": None, "w": None, "e": None}] * removed
+    pj = json.load(open(os.path.join(out, "nsc_prune.json")))
+    criterion = pj.get("criterion", "magnitude")
+    sel = fused_select(ocfg, Wo, oshapes, criterion)
+    if not same_selection(pj["layers"], sel):
         return 1
-    if not moved > 100 * tol:
-        print("FAIL: pruning did not change the model (the test would not see a wrong mask)")
+    exp = fused_expected(ocfg, Wo, sel)
+    if set(exp) != set(We):
+        print(f"FAIL: tensor names differ: missing {sorted(set(exp) - set(We))[:5]}, extra {sorted(set(We) - set(exp))[:5]}")
         return 1
-    return 0
+    for n, t in exp.items():
+        e, dt = We[n]
+        if dt != Wo[n][1] or t.shape != e.shape or not np.array_equal(t, e):
+            print(f"FAIL: {n}: dtype {dt} (original {Wo[n][1]}), shape {e.shape} (expected {t.shape}) or values differ")
+            return 1
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    present = [{"attention": {} if s["h"] is not None else None, "ffn": {} if s["w"] is not None else None} for s in shapes]
+    le = fused_forward(ecfg, We, fused_layers(ecfg, We, present, False), tokens)
+    lm = fused_forward(ocfg, Wo, fused_layers(ocfg, Wo, sel, True), tokens)
+    E, F = ocfg["num_local_experts"], ocfg["intermediate_size"]
+    full = [{"attention": {"q_heads": list(range(ocfg["num_attention_heads"])), "kv_groups": [[x] for x in range(ocfg["num_key_value_heads"])]},
+             "ffn": {"experts": list(range(E)), "expert_channels": [list(range(F))] * E}} for _ in oshapes]
+    lu = fused_forward(ocfg, Wo, fused_layers(ocfg, Wo, full, True), tokens)
+    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
+    mx = " (MXFP4 experts)" if any(n.endswith("_blocks") for n in Wo) else ""
+    print(f"{ocfg['model_type']}{mx} ({criterion}): {len(Wo)} -> {len(We)} tensors, {sum(a.size for a, _ in Wo.values())} -> "
+          f"{sum(a.size for a, _ in We.values())} stored values, experts kept per layer "
+          f"{[len(s['ffn']['experts']) if s['ffn'] else 0 for s in sel]} of {E}; max |logits(emitted) - logits(masked original)| = "
+          f"{err:.3g} (tol {tol:g}); pruning moved the logits by {moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
+    return verdict(err, moved, tol)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors
 hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
 k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; minimax_m2 mixtral's,
 with the routing bias). (Families are appended: the earlier ones keep their random draws.)
+main_fused() adds the fused-3-D-expert families with their own draws (seed 1919): gpt_oss (BF16),
+gpt_oss_mxfp4 (its experts in MXFP4) and granitemoe (F32), see FUSED_CONFIGS.
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -279,16 +281,22 @@ CONFIGS = {
 }
 
 
+def fresh_dir(name, cfg):
+    """tests/data/prune_ckpt/<name>/ emptied, with config.json."""
+    d = os.path.join(ROOT, name)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    return d
+
+
 def main():
     rng = np.random.default_rng(19)
     for name, cfg in CONFIGS.items():
-        d = os.path.join(ROOT, name)
-        os.makedirs(d, exist_ok=True)
-        for f in os.listdir(d):
-            os.remove(os.path.join(d, f))
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-            f.write("\n")
+        d = fresh_dir(name, cfg)
         t = model(cfg, rng)
         if name == "llama":  # two shards and an index
             half = len(t) // 2
@@ -309,5 +317,135 @@ def main():
                       [("model.layers.3.enorm.weight", np.ones(32, dtype=np.float32))])
 
 
+# ---- Fused 3-D expert tensors (one tensor per matrix holding every expert; own draws: seed 1919) ----
+# gpt_oss: mlp.experts.gate_up_proj [E, d, 2F] (x @ W; gate = even columns, up = odd), gate_up_proj_bias
+# [E, 2F], down_proj [E, F, d], down_proj_bias [E, d], router mlp.router.weight / bias, self_attn.sinks [H],
+# q/k/v/o biases (GptOssForCausalLM), in BF16; gpt_oss_mxfp4: the same model with its experts as the
+# released checkpoints store them: <name>_blocks [E, rows, cols / 32, 16] U8 (two e2m1 values a byte,
+# low nibble first) and <name>_scales [E, rows, cols / 32] U8 (e8m0: 2^(s - 127)), rows = the
+# output features (gate_up: 2F interleaved, down: d), i.e. the transpose of the BF16 layout;
+# granitemoe: block_sparse_moe.input_linear.weight [E, 2F, d] ([gate; up] rows), output_linear.weight
+# [E, d, F], router block_sparse_moe.router.layer.weight, granite's multipliers (F32).
+FP4 = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0])
+
+
+def write_safetensors_typed(path, tensors):
+    """tensors: list of (name, array, dtype) with dtype F32, BF16 (from float32, round to nearest even) or U8."""
+    header, off, blobs = {"__metadata__": {"format": "pt"}}, 0, []
+    for name, a, dt in tensors:
+        if dt == "F32":
+            b = np.ascontiguousarray(a, dtype="<f4").tobytes()
+        elif dt == "BF16":
+            u = np.ascontiguousarray(a, dtype="<f4").view("<u4").astype(np.uint64)
+            b = (((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype("<u2")).tobytes()
+        else:
+            b = np.ascontiguousarray(a, dtype=np.uint8).tobytes()
+        header[name] = {"dtype": dt, "shape": list(a.shape), "data_offsets": [off, off + len(b)]}
+        off += len(b)
+        blobs.append(b)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * ((8 - (8 + len(h)) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+
+
+def mxfp4_random(rng, shape):
+    """Random MXFP4 blocks [*shape, cols / 32, 16] and scales [*shape, cols / 32] of a [*shape, cols] matrix."""
+    *lead, cols = shape
+    blocks = rng.integers(0, 256, size=(*lead, cols // 32, 16), dtype=np.uint8)
+    scales = rng.integers(122, 125, size=(*lead, cols // 32), dtype=np.uint8)  # 2^-5 .. 2^-3
+    return blocks, scales
+
+
+def fused_expert_model(cfg, rng, mxfp4=False):
+    """(name, array, dtype) of a fused-3-D-expert family's checkpoint."""
+    d, H, K = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd, F, V, L = cfg.get("head_dim", d // H), cfg["intermediate_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
+    E, mt = cfg["num_local_experts"], cfg["model_type"]
+    dt = "BF16" if cfg["torch_dtype"] == "bfloat16" else "F32"
+
+    def w(*shape, s=None):  # varied scales so that the importances differ (per leading row / expert)
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1] if len(shape) < 3 else shape[1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    t = [("model.embed_tokens.weight", w(V, d, s=1.0), dt)]
+    bias = cfg.get("attention_bias", False)
+    for l in range(L):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", norm(d), dt)]
+        for m, n in (("q", H * hd), ("k", K * hd), ("v", K * hd)):
+            t += [(p + f"self_attn.{m}_proj.weight", w(n, d), dt)]
+            if bias:
+                t += [(p + f"self_attn.{m}_proj.bias", w(n, s=0.3), dt)]
+        t += [(p + "self_attn.o_proj.weight", w(d, H * hd), dt)]
+        if bias:
+            t += [(p + "self_attn.o_proj.bias", w(d, s=0.3), dt)]
+        if mt == "gpt_oss":
+            t += [(p + "self_attn.sinks", w(H, s=1.0), dt)]
+        t += [(p + "post_attention_layernorm.weight", norm(d), dt)]
+        if mt == "gpt_oss":
+            x = p + "mlp.experts."
+            t += [(p + "mlp.router.weight", w(E, d, s=1.0), dt), (p + "mlp.router.bias", w(E, s=0.5), dt)]
+            if mxfp4:
+                for n, shape in (("gate_up_proj", (E, 2 * F, d)), ("down_proj", (E, d, F))):
+                    blocks, scales = mxfp4_random(rng, shape)
+                    t += [(x + n + "_blocks", blocks, "U8"), (x + n + "_scales", scales, "U8")]
+                t += [(x + "gate_up_proj_bias", w(E, 2 * F, s=0.3), dt), (x + "down_proj_bias", w(E, d, s=0.3), dt)]
+            else:
+                t += [(x + "gate_up_proj", w(E, d, 2 * F), dt), (x + "gate_up_proj_bias", w(E, 2 * F, s=0.3), dt),
+                      (x + "down_proj", w(E, F, d), dt), (x + "down_proj_bias", w(E, d, s=0.3), dt)]
+        else:  # granitemoe
+            x = p + "block_sparse_moe."
+            t += [(x + "input_linear.weight", w(E, 2 * F, d), dt), (x + "output_linear.weight", w(E, d, F), dt),
+                  (x + "router.layer.weight", w(E, d, s=1.0), dt)]
+    t += [("model.norm.weight", norm(d), dt)]
+    if not cfg.get("tie_word_embeddings", False):
+        t += [("lm_head.weight", w(V, d), dt)]
+    return t
+
+
+GPT_OSS = {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 32, "num_attention_heads": 4,
+           "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 16, "num_local_experts": 6,
+           "num_experts_per_tok": 2, "experts_per_token": 2, "num_hidden_layers": 2,
+           "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 4, "swiglu_limit": 1.5,
+           "vocab_size": 29, "rms_norm_eps": 1e-5, "rope_theta": 150000.0, "attention_bias": True,
+           "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+FUSED_CONFIGS = {
+    # swiglu_limit 1.5 (the released 7.0 would never clamp at these sizes): the clamp is exercised
+    "gpt_oss": GPT_OSS,
+    # MXFP4 experts (d = 64 and F = 32: whole 32-value blocks), quantization_config as released
+    "gpt_oss_mxfp4": dict(GPT_OSS, hidden_size=64, intermediate_size=32, num_local_experts=4, vocab_size=31,
+                          quantization_config={"modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router",
+                                                                          "model.embed_tokens", "lm_head"],
+                                               "quant_method": "mxfp4"}),
+    "granitemoe": {"architectures": ["GraniteMoeForCausalLM"], "model_type": "granitemoe", "hidden_size": 32,
+                   "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 16, "num_local_experts": 6,
+                   "num_experts_per_tok": 2, "num_hidden_layers": 2, "vocab_size": 27, "rms_norm_eps": 1e-6,
+                   "rope_theta": 10000.0, "embedding_multiplier": 12.0, "attention_multiplier": 0.125,
+                   "residual_multiplier": 0.22, "logits_scaling": 6.0, "attention_bias": False,
+                   "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": True, "torch_dtype": "float32"},
+}
+
+
+def main_fused():
+    rng = np.random.default_rng(1919)
+    for name, cfg in FUSED_CONFIGS.items():
+        d = fresh_dir(name, cfg)
+        t = fused_expert_model(cfg, rng, mxfp4=name.endswith("mxfp4"))
+        write_safetensors_typed(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a, _ in t), "stored values")
+    # gpt_oss_mxfp4 with its MXFP4 scales stored as F32 (the dtype refusal's test; own draws)
+    t = fused_expert_model(FUSED_CONFIGS["gpt_oss_mxfp4"], np.random.default_rng(7), mxfp4=True)
+    write_safetensors_typed(os.path.join(ROOT, "gpt_oss_mxfp4_f32_scales.safetensors"),
+                            [(n, a, "F32" if n.endswith("_scales") else dt) for n, a, dt in t])
+
+
 if __name__ == "__main__":
     main()
+    main_fused()

@@ -93,6 +93,24 @@ CASES = [
     ("minimax_m2_per_layer_experts", "minimax_m2", "per-layer",
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "2", "--expert-step", "1"]),
 ]
+# fused 3-D expert tensors, sliced expert by expert: gpt_oss (BF16: gate_up_proj interleaved with its bias,
+# router bias, attention sinks with the kept query heads, KV heads pooled and rounded to BF16; MXFP4
+# experts dropped whole with --keep-expert-width) and granitemoe (input_linear / output_linear, multipliers)
+CASES += [
+    ("gpt_oss_per_layer_kv", "gpt_oss", "per-layer", ["--params", "15000", "--kv-bytes", "12000", "--head-step", "1", "--ffn-multiple", "4"]),
+    ("gpt_oss_per_layer_spectral_weights", "gpt_oss", "per-layer",
+     ["--params", "16000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
+    ("gpt_oss_uniform_experts", "gpt_oss", None, ["--uniform", "--params", "10000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4"]),
+    ("gpt_oss_mxfp4_per_layer_experts", "gpt_oss_mxfp4", "per-layer",
+     ["--params", "40000", "--head-step", "1", "--expert-step", "1", "--keep-expert-width"]),
+    ("gpt_oss_mxfp4_per_layer_spectral_weights", "gpt_oss_mxfp4", "per-layer",
+     ["--params", "40000", "--head-step", "1", "--expert-step", "1", "--keep-expert-width", "--criterion", "spectral",
+      "--score", "weights"]),
+    ("granitemoe_per_layer_attn_noop", "granitemoe", "per-layer",
+     ["--params", "16000", "--kv-bytes", "12000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4"]),
+    ("granitemoe_nsc_spectral_weights", "granitemoe", "nsc",
+     ["--params", "18000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
+]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
 

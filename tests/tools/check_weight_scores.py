@@ -2,7 +2,8 @@
 """ctest driver of `nsc prune --score weights` (nsc/io/prune_weights.hpp) on the tiny llama (3 layers),
 mixtral (2 layers, 6 experts), qwen2_moe (2 layers, 4 experts, q/k/v biases, a shared expert and
 its gate: valued in every option that keeps the FFN) and phi3 (fused qkv_proj / gate_up_proj)
-checkpoints of tests/data/prune_ckpt: every option of the space valued independently in numpy (psi_W
+checkpoints of tests/data/prune_ckpt, and gpt_oss (2 layers, fused 3-D experts with biases, attention sinks; BF16):
+every option of the space valued independently in numpy (psi_W
 of the kept sub-matrices by slogdet, the kept sets by tests/reference/check_pruned_checkpoint.py's
 magnitude / brute-force spectral criterion), then the knapsack solved by brute force over all
 combinations of the three layers' (attention, FFN) options under a params budget.
@@ -116,6 +117,33 @@ def brute_force(vals, fixed, budget):
     return float(v[ok].max())
 
 
+def judge(nsc, orig, model, criterion, budget, grid, vals, fixed, unpruned):
+    """nsc prune --score weights on `orig` under a params budget, against the brute force over `vals`; prints a line."""
+    r = subprocess.run([nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--emit-format", "per-layer",
+                        "--head-step", "1"] + grid + ["--params", str(budget), "--weights", orig, "--score", "weights",
+                                                     "--criterion", criterion, "--json"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL {model} {criterion} {budget}: nsc prune exit {r.returncode}: {r.stderr.strip()}")
+        return False
+    j = json.loads(r.stdout)
+    best = brute_force(vals, fixed, budget)
+    # numpy's value of the layers nsc chose
+    chosen = 0.0
+    for (A, Fo), lay in zip(vals, j["layers"]):
+        a = None if lay["attention"] is None else (lay["attention"]["heads"], lay["attention"]["kv_heads"])
+        f = lay["ffn"] if lay["ffn"] is None or "experts" not in lay else (lay["experts"], lay["ffn"])
+        chosen += next(x[0] for x in A if x[2] == a) + next(x[0] for x in Fo if x[2] == f)
+    ws = j["weight_score"]
+    errs = [abs(ws["best"] - best) / best, abs(chosen - best) / best, abs(ws["unpruned"] - unpruned) / unpruned]
+    good = max(errs) <= 1e-9 and j["params_total"] <= budget
+    shapes = ", ".join(("-" if l["attention"] is None else f"{l['attention']['heads']}/{l['attention']['kv_heads']}") + " " +
+                       ("-" if l["ffn"] is None else (f"{l['experts']}x" if "experts" in l else "") + str(l["ffn"])) for l in j["layers"])
+    print(f"{'ok  ' if good else 'FAIL'} {model} {criterion} params <= {budget}: nsc {ws['best']:.10g}, brute force {best:.10g}, "
+          f"numpy value of nsc's layers {chosen:.10g}; unpruned nsc {ws['unpruned']:.10g} numpy {unpruned:.10g}; "
+          f"layers (heads/KV FFN) {shapes}; params {j['params_total']}")
+    return good
+
+
 def main():
     nsc, src = sys.argv[1:3]
     failures = cases = 0
@@ -132,33 +160,76 @@ def main():
         unpruned = sum(A[0][0] + Fo[0][0] for A, Fo in vals)
         for budget in budgets:
             cases += 1
-            r = subprocess.run([nsc, "prune", os.path.join(orig, "config.json"), "--space", "generic", "--emit-format",
-                                "per-layer", "--head-step", "1", "--ffn-multiple", str(STEP), "--params", str(budget),
-                                "--weights", orig, "--score", "weights", "--criterion", criterion, "--json"],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"FAIL {criterion} {budget}: nsc prune exit {r.returncode}: {r.stderr.strip()}")
-                failures += 1
-                continue
-            j = json.loads(r.stdout)
-            best = brute_force(vals, fixed, budget)
-            # numpy's value of the layers nsc chose
-            chosen = 0.0
-            for (A, Fo), lay in zip(vals, j["layers"]):
-                a = None if lay["attention"] is None else (lay["attention"]["heads"], lay["attention"]["kv_heads"])
-                f = lay["ffn"] if lay["ffn"] is None or "experts" not in lay else (lay["experts"], lay["ffn"])
-                chosen += next(x[0] for x in A if x[2] == a) + next(x[0] for x in Fo if x[2] == f)
-            ws = j["weight_score"]
-            errs = [abs(ws["best"] - best) / best, abs(chosen - best) / best, abs(ws["unpruned"] - unpruned) / unpruned]
-            good = max(errs) <= 1e-9 and j["params_total"] <= budget
-            failures += not good
-            shapes = ", ".join(("-" if l["attention"] is None else f"{l['attention']['heads']}/{l['attention']['kv_heads']}") +
-                               " " + ("-" if l["ffn"] is None else str(l["ffn"])) for l in j["layers"])
-            print(f"{'ok  ' if good else 'FAIL'} {model} {criterion} params <= {budget}: nsc {ws['best']:.10g}, brute force {best:.10g}, "
-                  f"numpy value of nsc's layers {chosen:.10g}; unpruned nsc {ws['unpruned']:.10g} numpy {unpruned:.10g}; "
-                  f"layers (heads/KV FFN) {shapes}; params {j['params_total']}")
+            failures += not judge(nsc, orig, model, criterion, budget, ["--ffn-multiple", str(STEP)], vals, fixed, unpruned)
+    fc, ff = fused_main(nsc, src)
+    cases, failures = cases + fc, failures + ff
     print(f"{cases} cases, {failures} failures")
     return 1 if failures else 0
+
+
+# Fused 3-D experts (gpt_oss: q/k/v/o biases, sinks, router bias, expert biases in BF16): the same values
+# from check_pruned_checkpoint.py's fused reader and selection (biases and sinks are counted, not valued).
+FUSED_STEP = 4
+
+
+def fused_values(cfg, W, criterion):
+    d, H, K = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd, L, E, F = cfg.get("head_dim") or d // H, cfg["num_hidden_layers"], cfg["num_local_experts"], cfg["intermediate_size"]
+    lay = ref.FUSED[cfg["model_type"]]
+    bias = cfg.get("attention_bias", False)
+    att = [(H, K)] + [(h, k) for h in range(H, 0, -1) for k in range(min(K, h), 0, -1) if h % k == 0 and (h, k) != (H, K)]
+    widths = [F] + list(range((F - 1) // FUSED_STEP * FUSED_STEP, FUSED_STEP - 1, -FUSED_STEP))
+    ffn = [(e, w) for e in range(E, cfg["num_experts_per_tok"] - 1, -1) for w in widths]
+    out = []
+    for l in range(L):
+        p = f"model.layers.{l}."
+        q, kw, vw, o = (W[p + f"self_attn.{m}_proj.weight"][0] for m in "qkvo")
+        none = {"h": None, "k": None, "w": None, "e": None}
+        A = [(0.0, 0, None)]
+        for h, k in att:
+            shapes = [none] * L
+            shapes[l] = {"h": h, "k": k, "w": None, "e": None}
+            s = ref.fused_select(cfg, W, shapes, criterion)[l]["attention"]
+            v = sum(ref.psi_rows(q[i * hd:(i + 1) * hd]) for i in s["q_heads"])
+            for g in s["kv_groups"]:
+                v += ref.psi_rows(np.mean([kw[x * hd:(x + 1) * hd] for x in g], axis=0))
+                v += ref.psi_rows(np.mean([vw[x * hd:(x + 1) * hd] for x in g], axis=0))
+            v += ref.psi_rows(o[:, [i * hd + r for i in s["q_heads"] for r in range(hd)]].T)
+            c = 2 * h * hd * d + 2 * k * hd * d + d + ((h + 2 * k) * hd + d) * bias + h * (lay["sinks"] is not None)
+            A.append((v, c, (h, k)))
+        Fo = [(0.0, 0, None)]
+        ex = ref.fused_experts(W, p, cfg)
+        for e, w in ffn:
+            shapes = [none] * L
+            shapes[l] = {"h": None, "k": None, "w": w, "e": e}
+            f = ref.fused_select(cfg, W, shapes, criterion)[l]["ffn"]
+            v = ref.psi_rows(W[p + lay["router"]][0][f["experts"]])
+            for x, ch in zip(f["experts"], f["expert_channels"]):
+                v += sum(ref.psi_rows(M[ch]) for M in (ex[x][0], ex[x][1], ex[x][2].T))
+            c = e * 3 * w * d + e * d + d + (e if lay["rbias"] else 0) + (e * (2 * w + d) if lay["bias"] else 0)
+            Fo.append((v, c, (e, w)))
+        # the unpruned options first (as values() lists them)
+        A = [A[1], A[0]] + A[2:]
+        Fo = [Fo[1], Fo[0]] + Fo[2:]
+        out.append((A, Fo))
+    return out
+
+
+def fused_main(nsc, src):
+    failures = cases = 0
+    for model, criterion, budgets in [("gpt_oss", "magnitude", [14000, 20000]), ("gpt_oss", "spectral", [16000])]:
+        orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
+        cfg = json.load(open(os.path.join(orig, "config.json")))
+        W = ref.read_typed_dir(orig)
+        d, V = cfg["hidden_size"], cfg["vocab_size"]
+        fixed = 2 * V * d + d
+        vals = fused_values(cfg, W, criterion)
+        unpruned = sum(A[0][0] + Fo[0][0] for A, Fo in vals)
+        for budget in budgets:
+            cases += 1
+            failures += not judge(nsc, orig, model, criterion, budget, ["--expert-step", "1", "--ffn-multiple", str(FUSED_STEP)],
+                                  vals, fixed, unpruned)
+    return cases, failures
 
 
 if __name__ == "__main__":

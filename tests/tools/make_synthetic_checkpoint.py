@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes a random BF16 safetensors checkpoint with the shapes of a Hugging Face llama config
-(or gemma2 / gemma3_text: four norms; deepseek_v2 / deepseek_v3 / kimi_k2: MLA and DeepSeek's MoE)
+(or gemma2 / gemma3_text: four norms; deepseek_v2 / deepseek_v3 / kimi_k2: MLA and DeepSeek's MoE;
+gpt_oss: fused 3-D experts, in MXFP4 (U8 blocks and scales) when its quantization_config says mxfp4)
 (default examples/configs/llama-3-8b.json: 8.03e9 parameters, 16 GB), sharded like the hub's
 (about 5 GB per file, with model.safetensors.index.json), for timing and memory measurements of
 `nsc prune --weights ... --emit-checkpoint` and `nsc weights` at real size. Never commit the
@@ -60,6 +61,21 @@ def main():
             else:
                 t += [(p + "mlp.gate_proj.weight", (F, d)), (p + "mlp.up_proj.weight", (F, d)), (p + "mlp.down_proj.weight", (d, F))]
             continue
+        if mt == "gpt_oss":  # biased attention, sinks, router bias, fused 3-D experts (MXFP4 when quantization_config says so)
+            E, x = cfg["num_local_experts"], p + "mlp.experts."
+            t += [(p + "input_layernorm.weight", (d,)), (p + "post_attention_layernorm.weight", (d,)),
+                  (p + "self_attn.q_proj.weight", (H * hd, d)), (p + "self_attn.q_proj.bias", (H * hd,)),
+                  (p + "self_attn.k_proj.weight", (K * hd, d)), (p + "self_attn.k_proj.bias", (K * hd,)),
+                  (p + "self_attn.v_proj.weight", (K * hd, d)), (p + "self_attn.v_proj.bias", (K * hd,)),
+                  (p + "self_attn.o_proj.weight", (d, H * hd)), (p + "self_attn.o_proj.bias", (d,)),
+                  (p + "self_attn.sinks", (H,)), (p + "mlp.router.weight", (E, d)), (p + "mlp.router.bias", (E,)),
+                  (x + "gate_up_proj_bias", (E, 2 * F)), (x + "down_proj_bias", (E, d))]
+            if cfg.get("quantization_config", {}).get("quant_method") == "mxfp4":  # [E, out, in / 32, 16] and [E, out, in / 32]
+                t += [(x + "gate_up_proj_blocks", (E, 2 * F, d // 32, 16), "U8"), (x + "gate_up_proj_scales", (E, 2 * F, d // 32), "U8"),
+                      (x + "down_proj_blocks", (E, d, F // 32, 16), "U8"), (x + "down_proj_scales", (E, d, F // 32), "U8")]
+            else:
+                t += [(x + "gate_up_proj", (E, d, 2 * F)), (x + "down_proj", (E, F, d))]
+            continue
         if mt in ("gemma2", "gemma3_text"):  # four norms; gemma3: per-head q_norm / k_norm
             t += [(p + "pre_feedforward_layernorm.weight", (d,)), (p + "post_feedforward_layernorm.weight", (d,))]
             if mt == "gemma3_text":
@@ -73,13 +89,14 @@ def main():
     tied = cfg.get("tie_word_embeddings")
     if not (tied if tied is not None else mt.startswith("gemma")):  # gemma's config classes tie by default
         t += [("lm_head.weight", (V, d))]
+    t = [x if len(x) == 3 else x + ("BF16",) for x in t]  # (name, shape, dtype)
     shards, cur, size = [], [], 0
-    for name, shape in t:
-        b = int(np.prod(shape)) * 2
+    for name, shape, dt in t:
+        b = int(np.prod(shape)) * (1 if dt == "U8" else 2)
         if cur and size + b > 5_000_000_000:
             shards.append(cur)
             cur, size = [], 0
-        cur.append((name, shape))
+        cur.append((name, shape, dt))
         size += b
     shards.append(cur)
     os.makedirs(out, exist_ok=True)
@@ -88,9 +105,9 @@ def main():
     for i, sh in enumerate(shards):
         fn = f"model-{i + 1:05d}-of-{len(shards):05d}.safetensors"
         header, off = {"__metadata__": {"format": "pt"}}, 0
-        for name, shape in sh:
-            n = int(np.prod(shape)) * 2
-            header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [off, off + n]}
+        for name, shape, dt in sh:
+            n = int(np.prod(shape)) * (1 if dt == "U8" else 2)
+            header[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [off, off + n]}
             off += n
             wm[name] = fn
         total += off
@@ -98,8 +115,13 @@ def main():
         h += b" " * ((8 - (8 + len(h)) % 8) % 8)
         with open(os.path.join(out, fn), "wb") as f:
             f.write(struct.pack("<Q", len(h)) + h)
-            for name, shape in sh:
+            for name, shape, dt in sh:
                 n = int(np.prod(shape))
+                if dt == "U8":  # MXFP4: random e2m1 pairs; scales 2^-3 (124)
+                    rng = np.random.default_rng([8, zlib.crc32(name.encode())])
+                    f.write(np.full(n, 124, dtype=np.uint8).tobytes() if name.endswith("_scales") else
+                            rng.integers(0, 256, n, dtype=np.uint8).tobytes())
+                    continue
                 if len(shape) == 1:
                     f.write(np.full(n, 0x3F80, dtype="<u2").tobytes())  # BF16 1.0
                     continue

@@ -31,8 +31,20 @@
 /// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
-/// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
-/// reads it (unsliced_reason: fused 3-D experts;
+/// DeepSeek's MoE); fused 3-D experts, one tensor per matrix holding every expert (family fields
+/// x3_*): gpt_oss (mlp.experts.gate_up_proj [E, d, 2F], gate = even and up = odd columns, with
+/// gate_up_proj_bias [E, 2F]; down_proj [E, F, d] with down_proj_bias [E, d]; router
+/// mlp.router.weight / bias; self_attn.sinks [H] sliced with the query heads; q/k/v/o biases),
+/// granitemoe (block_sparse_moe.input_linear.weight [E, 2F, d] = [gate; up] rows,
+/// output_linear.weight [E, d, F], router block_sparse_moe.router.layer.weight). They are sliced
+/// expert by expert, a few rows at a time (detail::pc::fused_matrix, fused_op): a dropped expert
+/// is a slice of the leading axis, a narrower one keeps its channels' rows or columns. MXFP4
+/// experts (gpt_oss as released: <name>_blocks U8 [E, out, in / 32, 16], <name>_scales U8
+/// [E, out, in / 32], value = e2m1 x 2^(scale - 127)) are decoded for their importances and
+/// copied byte for byte; narrowing them is refused (down_proj's 32-value blocks run along the
+/// expert width): "tensor '...down_proj_blocks': the experts are MXFP4, ... search with
+/// --keep-expert-width". Any other model_type is refused by name, with the reason when nsc prune
+/// reads it (unsliced_reason: llama4's fused 3-D experts;
 /// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
@@ -202,13 +214,27 @@ struct family {
   std::string expert(std::int64_t x, std::string_view m) const {
     return std::string(moe) + "experts." + std::to_string(x) + "." + std::string(m) + ".weight";
   }
-  std::string router() const { return std::string(moe) + "gate.weight"; }
+  std::string router() const { return router_weight.empty() ? std::string(moe) + "gate.weight" : std::string(router_weight); }
   std::int64_t norms() const {
     std::int64_t n = 0;
     for (const auto& a : {attn_norms, ffn_norms})
       for (std::string_view x : a) n += !x.empty();
     return n;
   }
+  // --- Fused 3-D experts (gpt_oss, granitemoe): one tensor per matrix holding every expert,
+  // sliced expert by expert (fused_layer below; the file comment) ---
+  /// The gate + up tensor of every expert under "model.layers.<L>." ("": per-expert tensors):
+  /// gpt_oss "mlp.experts.gate_up_proj" [E, d, 2F], granitemoe
+  /// "block_sparse_moe.input_linear.weight" [E, 2F, d]; MXFP4: <name>_blocks / <name>_scales.
+  std::string_view x3_gate_up = "";
+  std::string_view x3_down = ""; ///< the down tensor: [E, F, d] (inputs first) or [E, d, F]
+  bool x3_inputs_first = false;  ///< [E, d, 2F] / [E, F, d] (y = x W_e: gpt_oss); else Linear's [E, 2F, d] / [E, d, F]
+  bool x3_interleaved = false;   ///< gate = the even, up = the odd of the 2F (gpt_oss); else [gate; up] halves
+  bool x3_bias = false;          ///< <gate_up>_bias [E, 2F] and <down>_bias [E, d] (gpt_oss)
+  std::string_view router_weight = ""; ///< the router's (E, d) weight when not <moe>gate.weight
+  /// The per-query-head attention sink logits [H] ("self_attn.sinks", gpt_oss), sliced with the query heads.
+  std::string_view sinks = "";
+  bool fused_experts() const { return !x3_gate_up.empty(); }
 };
 
 /// The families whose checkpoints nsc can prune.
@@ -276,6 +302,20 @@ inline const std::vector<family>& layouts() {
     glm4_moe.model_type = "glm4_moe";
     glm4_moe.not_decilm = moe_why;
     v.push_back(glm4_moe);
+    // fused 3-D experts
+    family gpt_oss{.model_type = "gpt_oss", .moe = "mlp.", .router_bias = "mlp.router.bias",
+                   .not_decilm = "no attention sinks, biases or MoE block"};
+    gpt_oss.x3_gate_up = "mlp.experts.gate_up_proj";
+    gpt_oss.x3_down = "mlp.experts.down_proj";
+    gpt_oss.x3_inputs_first = gpt_oss.x3_interleaved = gpt_oss.x3_bias = true;
+    gpt_oss.router_weight = "mlp.router.weight";
+    gpt_oss.sinks = "self_attn.sinks";
+    v.push_back(gpt_oss);
+    family granitemoe{.model_type = "granitemoe", .moe = "block_sparse_moe.", .not_decilm = moe_why};
+    granitemoe.x3_gate_up = "block_sparse_moe.input_linear.weight";
+    granitemoe.x3_down = "block_sparse_moe.output_linear.weight";
+    granitemoe.router_weight = "block_sparse_moe.router.layer.weight";
+    v.push_back(granitemoe);
     return v;
   }();
   return t;
@@ -286,10 +326,10 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> t{
       {"cohere", "LayerNorm with whole-projection q/k norms and a parallel block"},
       {"cohere2", "LayerNorm and a parallel attention + MLP block (not sliced yet)"},
-      {"gpt_oss", "fused, biased 3-D expert tensors (gate_up_proj interleaved) and attention sinks (not sliced yet)"},
-      {"llama4_text", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
-      {"llama4", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
-      {"granitemoe", "fused 3-D expert tensors input_linear / output_linear (not sliced yet)"},
+      {"llama4_text", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
+                  "(not sliced yet)"},
+      {"llama4", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
+                  "(not sliced yet)"},
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
       {"internlm2", "its wqkv interleaves q, k, v per KV group (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
@@ -419,6 +459,11 @@ struct tensor_op {
   const tensor_entry* src = nullptr;
   std::vector<std::vector<std::int64_t>> rows;
   std::vector<std::int64_t> cols;
+  // fused 3-D experts: output row r takes the columns block_cols[r / block_rows] (each kept
+  // expert its own channels); `view` owns src's 2-D view
+  std::vector<std::vector<std::int64_t>> block_cols;
+  std::int64_t block_rows = 0;
+  std::shared_ptr<const tensor_entry> view;
 };
 
 inline std::vector<std::vector<std::int64_t>> singletons(const std::vector<std::int64_t>& v) {
@@ -448,8 +493,11 @@ inline std::vector<std::int64_t> head_cols(const std::vector<std::int64_t>& head
   return c;
 }
 
+inline void run_block_op(const tensor_op& op, safetensors_file_writer& w);
+
 /// Streams one op's data into the writer.
 inline void run_op(const tensor_op& op, safetensors_file_writer& w) {
+  if (!op.block_cols.empty()) return run_block_op(op, w);
   tensor_reader rd(*op.src);
   const std::uint64_t es = rd.esize();
   std::vector<unsigned char> raw, out;
@@ -563,6 +611,265 @@ inline std::vector<std::int64_t> ranking(const std::vector<double>& score) {
   return idx;
 }
 
+// --- Fused 3-D experts (gpt_oss, granitemoe; the file comment) ---
+
+/// MXFP4 (OCP microscaling, e2m1 elements): `cols` values of one row from cols / 2 bytes of
+/// blocks (two elements a byte, the low nibble first) and cols / 32 e8m0 scales (2^(s - 127)).
+inline void mxfp4_decode(const unsigned char* blocks, const unsigned char* scales, std::int64_t cols, double* out) {
+  static constexpr std::array<double, 16> e2m1{0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0};
+  for (std::int64_t g = 0; g < cols / 32; ++g) { // one power of two per 32 values (exact products)
+    const double s = std::ldexp(1.0, int(scales[g]) - 127);
+    const unsigned char* b = blocks + 16 * g;
+    double* o = out + 32 * g;
+    for (int j = 0; j < 16; ++j) o[2 * j] = e2m1[b[j] & 0x0F] * s, o[2 * j + 1] = e2m1[b[j] >> 4] * s;
+  }
+}
+
+/// One matrix of every expert of a layer, stored as one tensor [E, rows, cols] (MXFP4: blocks
+/// [E, rows, cols / 32, 16] and scales [E, rows, cols / 32]), viewed as the 2-D [E rows, row
+/// bytes] (a reshape of the same bytes) so that tensor_reader and tensor_op read its rows.
+struct fused_matrix {
+  std::shared_ptr<tensor_entry> flat, flat_scales; ///< the views; flat_scales: MXFP4 only
+  std::int64_t E = 0, rows = 0, cols = 0;          ///< per expert (MXFP4: decoded values)
+  bool mxfp4() const { return flat_scales != nullptr; }
+  /// Rows [r, r + n) of expert e in double (n x cols, row-major).
+  void read(std::int64_t e, std::int64_t r, std::int64_t n, std::vector<double>& out) const {
+    out.resize(std::size_t(n * cols));
+    if (!mxfp4()) {
+      tensor_reader(*flat).read_values(e * rows + r, n, out);
+      return;
+    }
+    std::vector<unsigned char> b, s;
+    tensor_reader(*flat).read_rows(e * rows + r, n, b);
+    tensor_reader(*flat_scales).read_rows(e * rows + r, n, s);
+    for (std::int64_t i = 0; i < n; ++i)
+      mxfp4_decode(b.data() + i * (cols / 2), s.data() + i * (cols / 32), cols, out.data() + i * cols);
+  }
+  /// Squared Euclidean norms of expert e's rows and columns (read about 1 MiB at a time).
+  void square_norms(std::int64_t e, std::vector<double>& row, std::vector<double>& col) const {
+    row.assign(std::size_t(rows), 0.0);
+    col.assign(std::size_t(cols), 0.0);
+    const std::int64_t step = std::max<std::int64_t>(1, (std::int64_t(1) << 17) / std::max<std::int64_t>(1, cols));
+    std::vector<double> v;
+    for (std::int64_t r = 0; r < rows; r += step) {
+      const std::int64_t n = std::min(step, rows - r);
+      read(e, r, n, v);
+      double* c = col.data();
+      for (std::int64_t i = 0; i < n; ++i) { // the row's sum in four registers, the columns' in memory
+        const double* x = v.data() + i * cols;
+        std::array<double, 4> rs{};
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const double x2 = x[j] * x[j];
+          rs[std::size_t(j & 3)] += x2;
+          c[j] += x2;
+        }
+        row[std::size_t(r + i)] = (rs[0] + rs[1]) + (rs[2] + rs[3]);
+      }
+    }
+  }
+};
+
+/// The fused experts of one layer: the gate + up and down matrices, where channel c lies in
+/// each (its axis: rows or columns of an expert's stored matrix) and the optional biases.
+struct fused_layer {
+  fused_matrix gate_up, down;
+  bool gu_rows = false, down_rows = false; ///< the channel axis: rows (else columns)
+  bool interleaved = false;
+  std::int64_t F = 0;
+  std::int64_t gate(std::int64_t c) const { return interleaved ? 2 * c : c; }
+  std::int64_t up(std::int64_t c) const { return interleaved ? 2 * c + 1 : F + c; }
+  /// gate_up's indices of channels `ch` along its channel axis, as stored (interleaved: g, u per channel).
+  std::vector<std::int64_t> gate_up_indices(const std::vector<std::int64_t>& ch) const {
+    std::vector<std::int64_t> v;
+    if (interleaved)
+      for (std::int64_t c : ch) v.push_back(gate(c)), v.push_back(up(c));
+    else {
+      for (std::int64_t c : ch) v.push_back(gate(c));
+      for (std::int64_t c : ch) v.push_back(up(c));
+    }
+    return v;
+  }
+};
+
+inline fused_matrix fused_view(const tensor_entry& t, const tensor_entry* scales, std::int64_t E, std::int64_t rows,
+                               std::int64_t cols) {
+  fused_matrix m;
+  m.E = E, m.rows = rows, m.cols = cols;
+  m.flat = std::make_shared<tensor_entry>(t);
+  m.flat->shape = {E * rows, scales ? cols / 2 : cols};
+  if (scales) {
+    m.flat_scales = std::make_shared<tensor_entry>(*scales);
+    m.flat_scales->shape = {E * rows, cols / 32};
+  }
+  return m;
+}
+
+/// Whether layer prefix p's experts are MXFP4 (<gate_up>_blocks present).
+inline bool fused_mxfp4(const family& f, const std::map<std::string, const tensor_entry*>& by_name, const std::string& p) {
+  return by_name.count(p + std::string(f.x3_gate_up) + "_blocks") > 0;
+}
+
+/// The expected fused tensors of a MoE layer (name after the layer prefix, shape, dtype rule):
+/// plain: gate_up [E, d, 2F] (inputs first) or [E, 2F, d], down [E, F, d] or [E, d, F]; MXFP4
+/// (<name>_blocks U8 [E, out, in / 32, 16], <name>_scales U8 [E, out, in / 32]: gate_up out =
+/// 2F, in = d; down out = d, in = F); biases [E, 2F] and [E, d].
+struct fused_tensor {
+  std::string rest;
+  std::vector<std::int64_t> shape;
+  bool u8 = false;
+};
+inline std::vector<fused_tensor> fused_tensors(const family& f, const block_spec& b, bool mxfp4) {
+  const std::int64_t E = b.ffn.n_experts, d = b.attention.d_model, F = b.ffn.d_ff;
+  const std::string gu(f.x3_gate_up), dn(f.x3_down);
+  std::vector<fused_tensor> v;
+  if (mxfp4) {
+    v.push_back({gu + "_blocks", {E, 2 * F, d / 32, 16}, true});
+    v.push_back({gu + "_scales", {E, 2 * F, d / 32}, true});
+    v.push_back({dn + "_blocks", {E, d, F / 32, 16}, true});
+    v.push_back({dn + "_scales", {E, d, F / 32}, true});
+  } else if (f.x3_inputs_first) {
+    v.push_back({gu, {E, d, 2 * F}});
+    v.push_back({dn, {E, F, d}});
+  } else {
+    v.push_back({gu, {E, 2 * F, d}});
+    v.push_back({dn, {E, d, F}});
+  }
+  if (f.x3_bias && b.ffn.bias) {
+    v.push_back({gu + "_bias", {E, 2 * F}});
+    v.push_back({dn + "_bias", {E, d}});
+  }
+  return v;
+}
+
+/// The fused experts of layer prefix p (tensors checked by check_prune_checkpoint_tensors).
+inline fused_layer fused_experts_of(const family& f, const block_spec& b, const std::map<std::string, const tensor_entry*>& by_name,
+                                    const std::string& p) {
+  const std::int64_t E = b.ffn.n_experts, d = b.attention.d_model, F = b.ffn.d_ff;
+  auto need = [&](const std::string& rest) -> const tensor_entry& {
+    const auto it = by_name.find(p + rest);
+    if (it == by_name.end()) fail("tensor '" + p + rest + "' is missing from the checkpoint");
+    return *it->second;
+  };
+  fused_layer x;
+  x.F = F;
+  x.interleaved = f.x3_interleaved;
+  const std::string gu(f.x3_gate_up), dn(f.x3_down);
+  if (fused_mxfp4(f, by_name, p)) { // stored [out, in]: gate_up's channels are rows, down's columns
+    x.gate_up = fused_view(need(gu + "_blocks"), &need(gu + "_scales"), E, 2 * F, d);
+    x.down = fused_view(need(dn + "_blocks"), &need(dn + "_scales"), E, d, F);
+    x.gu_rows = true;
+  } else if (f.x3_inputs_first) {
+    x.gate_up = fused_view(need(gu), nullptr, E, d, 2 * F);
+    x.down = fused_view(need(dn), nullptr, E, F, d);
+    x.down_rows = true;
+  } else {
+    x.gate_up = fused_view(need(gu), nullptr, E, 2 * F, d);
+    x.down = fused_view(need(dn), nullptr, E, d, F);
+    x.gu_rows = true;
+  }
+  return x;
+}
+
+/// Expert e's squared channel norms of gate, up and down (channel c: a row or column of each).
+inline std::array<std::vector<double>, 3> fused_channel_norms(const fused_layer& x, std::int64_t e) {
+  std::vector<double> r, c, dr, dc;
+  x.gate_up.square_norms(e, r, c);
+  x.down.square_norms(e, dr, dc);
+  const std::vector<double>& gu = x.gu_rows ? r : c;
+  std::array<std::vector<double>, 3> out;
+  for (std::int64_t ch = 0; ch < x.F; ++ch) {
+    out[0].push_back(gu[std::size_t(x.gate(ch))]);
+    out[1].push_back(gu[std::size_t(x.up(ch))]);
+  }
+  out[2] = x.down_rows ? dr : dc;
+  return out;
+}
+
+/// Expert e's gate, up or down (m = 0, 1, 2) as F channel rows of length d, row-major, in
+/// double (one expert's matrix read at a time).
+inline std::vector<double> fused_channel_rows(const fused_layer& x, std::int64_t e, int m) {
+  const fused_matrix& s = m < 2 ? x.gate_up : x.down;
+  const bool on_rows = m < 2 ? x.gu_rows : x.down_rows;
+  std::vector<double> all, out;
+  s.read(e, 0, s.rows, all);
+  const std::int64_t d = on_rows ? s.cols : s.rows;
+  out.resize(std::size_t(x.F * d));
+  for (std::int64_t c = 0; c < x.F; ++c) {
+    const std::int64_t i = m == 0 ? x.gate(c) : m == 1 ? x.up(c) : c;
+    for (std::int64_t j = 0; j < d; ++j)
+      out[std::size_t(c * d + j)] = on_rows ? all[std::size_t(i * s.cols + j)] : all[std::size_t(j * s.cols + i)];
+  }
+  return out;
+}
+
+/// The op slicing fused tensor `rest` of a layer (a name of fused_tensors) to experts `experts`
+/// (kept, ascending) with channels `channels[i]` each: viewed as [E R, C] (R rows per expert),
+/// output rows are the kept experts' kept rows, and each expert's block of rows its own columns.
+/// (false: `rest` is not one of the layer's fused tensors.)
+inline bool fused_op(const family& f, const block_spec& b, const fused_layer& x, bool mxfp4, const std::string& rest,
+                     const std::vector<std::int64_t>& experts, const std::vector<std::vector<std::int64_t>>& channels,
+                     tensor_op& op) {
+  const std::string gu(f.x3_gate_up), dn(f.x3_down);
+  const bool is_gu = rest == gu || rest == gu + "_blocks" || rest == gu + "_scales" || rest == gu + "_bias";
+  const bool is_dn = rest == dn || rest == dn + "_blocks" || rest == dn + "_scales" || rest == dn + "_bias";
+  if (!is_gu && !is_dn) return false;
+  const std::int64_t E = b.ffn.n_experts, F = b.ffn.d_ff;
+  bool full = std::int64_t(experts.size()) == E;
+  for (const auto& ch : channels) full = full && std::int64_t(ch.size()) == F;
+  if (full) return true; // a copy
+  const tensor_entry& t = *op.src;
+  const bool bias = rest.size() > 5 && rest.compare(rest.size() - 5, 5, "_bias") == 0;
+  // R rows per expert; the channel axis: 1 (rows), the last (columns) or none (down's bias; MXFP4 down: whole blocks)
+  std::int64_t R = bias ? 1 : t.shape[1];
+  int axis = 0;
+  if (bias) axis = is_gu ? 1 : 0;
+  else if (mxfp4) axis = is_gu ? 1 : 0;
+  else axis = (is_gu ? x.gu_rows : x.down_rows) ? 1 : 2;
+  if (mxfp4 && is_dn && !bias)
+    for (const auto& ch : channels)
+      if (std::int64_t(ch.size()) != F) fail("tensor '" + t.name + "': MXFP4 blocks run along the expert width: it cannot be narrowed");
+  auto v = std::make_shared<tensor_entry>(t);
+  std::int64_t C = 1;
+  for (std::size_t i = 1; i < t.shape.size(); ++i) C *= t.shape[i];
+  C /= R;
+  v->shape = {E * R, C};
+  op.view = v;
+  op.src = v.get();
+  op.out.shape[0] = std::int64_t(experts.size());
+  op.block_rows = (axis == 2 || (axis == 1 && bias)) ? R : 0;
+  for (std::size_t i = 0; i < experts.size(); ++i) {
+    const std::int64_t e = experts[i];
+    const std::vector<std::int64_t> idx = is_gu ? x.gate_up_indices(channels[i]) : channels[i];
+    if (axis == 1 && !bias) { // rows of the expert
+      for (std::int64_t r : idx) op.rows.push_back({e * R + r});
+      op.out.shape[1] = std::int64_t(idx.size());
+      continue;
+    }
+    for (std::int64_t r = 0; r < R; ++r) op.rows.push_back({e * R + r});
+    if (axis != 0) {
+      op.block_cols.push_back(idx);
+      op.out.shape.back() = std::int64_t(idx.size());
+    }
+  }
+  if (op.block_cols.empty()) op.block_rows = 0;
+  return true;
+}
+
+/// run_op for an op with per-block columns (every row a single source row).
+inline void run_block_op(const tensor_op& op, safetensors_file_writer& w) {
+  tensor_reader rd(*op.src);
+  const std::uint64_t es = rd.esize();
+  std::vector<unsigned char> raw, out;
+  for (std::size_t r = 0; r < op.rows.size(); ++r) {
+    const std::vector<std::int64_t>& cols = op.block_cols[r / std::size_t(op.block_rows)];
+    rd.read_rows(op.rows[r].at(0), 1, raw);
+    out.resize(std::size_t(cols.size() * es));
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      std::memcpy(out.data() + j * es, raw.data() + std::size_t(cols[j]) * es, es);
+    w.write(out.data(), out.size());
+  }
+}
+
 } // namespace detail::pc
 
 /// The nested orders of a criterion, best first: the kept set of size n is the first n of an
@@ -575,6 +882,37 @@ struct channel_orders {
   std::function<std::vector<std::int64_t>(std::size_t layer, std::int64_t width)> experts;
   std::function<std::vector<std::int64_t>(std::size_t layer, std::int64_t expert)> expert_channels;
 };
+
+/// magnitude_orders's experts and expert channels for fused 3-D experts (the same rules: an
+/// expert's ||gate||_F ||up||_F ||down||_F, a channel's ||gate_c|| ||up_c|| ||down_c||), each
+/// expert's matrices streamed (detail::pc::fused_matrix::square_norms).
+inline void fused_magnitude_orders(channel_orders& o, const checkpoint& in, const search::prune_space& space,
+                                   const detail::pc::family& fam) {
+  namespace pc = detail::pc;
+  auto by_name = std::make_shared<std::map<std::string, const tensor_entry*>>();
+  for (const tensor_entry& t : in.tensors) (*by_name)[t.name] = &t;
+  const search::prune_space* sp = &space;
+  auto layer = [by_name, sp, fam](std::size_t l) {
+    return pc::fused_experts_of(fam, sp->layers[l].base, *by_name, "model.layers." + std::to_string(l) + ".");
+  };
+  o.experts = [layer, sp](std::size_t l, std::int64_t) {
+    const pc::fused_layer x = layer(l);
+    std::vector<double> imp;
+    for (std::int64_t e = 0; e < sp->layers[l].base.ffn.n_experts; ++e) {
+      double p = 1;
+      for (const std::vector<double>& n : pc::fused_channel_norms(x, e)) p *= std::sqrt(std::accumulate(n.begin(), n.end(), 0.0));
+      imp.push_back(p);
+    }
+    return pc::ranking(imp);
+  };
+  o.expert_channels = [layer](std::size_t l, std::int64_t e) {
+    const pc::fused_layer x = layer(l);
+    const auto n = pc::fused_channel_norms(x, e);
+    std::vector<double> imp;
+    for (std::size_t c = 0; c < n[0].size(); ++c) imp.push_back(std::sqrt(n[0][c]) * std::sqrt(n[1][c]) * std::sqrt(n[2][c]));
+    return pc::ranking(imp);
+  };
+}
 
 /// The magnitude criterion's orders (the file comment), read from `in` lazily (each call
 /// streams the tensors it needs). Tensor names: the layout of model_type (layouts()).
@@ -665,6 +1003,7 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
   o.expert_channels = [channel_order, fam](std::size_t l, std::int64_t x) {
     return channel_order(l, {fam.expert(x, fam.w_gate)}, {fam.expert(x, fam.w_up)}, fam.expert(x, fam.w_down));
   };
+  if (fam.fused_experts()) fused_magnitude_orders(o, in, space, fam);
   return o;
 }
 
@@ -749,6 +1088,34 @@ inline void check_prune_checkpoint_family(std::string_view model_type, search::p
                      "blocks are llama's: " + std::string(fam.not_decilm) + "): use --emit-format per-layer or nsc");
 }
 
+/// check_prune_checkpoint_tensors for a layer's fused 3-D experts (detail::pc::fused_tensors;
+/// `add(rest, shape, required)` checks a tensor's presence and shape): dtypes (plain: a float
+/// dtype; MXFP4: U8, d and F multiples of 32) and, for MXFP4, a space that keeps the width.
+template <class Add>
+void check_fused_experts(const detail::pc::family& fam, const block_spec& b, const search::prune_layer_space& ls,
+                         const std::map<std::string, const tensor_entry*>& by_name, const std::string& p, Add&& add) {
+  namespace pc = detail::pc;
+  const bool mx = pc::fused_mxfp4(fam, by_name, p);
+  const std::int64_t d = b.attention.d_model, F = b.ffn.d_ff;
+  if (mx && (d % 32 != 0 || F % 32 != 0))
+    pc::fail("tensor '" + p + std::string(fam.x3_gate_up) + "_blocks': MXFP4 needs hidden_size and the expert width to be "
+             "multiples of 32 (got " + std::to_string(d) + " and " + std::to_string(F) + ")");
+  for (const pc::fused_tensor& t : pc::fused_tensors(fam, b, mx)) {
+    add(t.rest, t.shape, true);
+    const tensor_entry& e = *by_name.at(p + t.rest);
+    if (t.u8 ? e.dtype != "U8" : !safetensors_dtype_is_float(e.dtype))
+      pc::fail("tensor '" + e.name + "' has dtype " + e.dtype + " (" +
+               (t.u8 ? "MXFP4 blocks and scales are U8" : "expert weights are read in F64, F32, F16 or BF16") + ")");
+  }
+  if (mx)
+    for (const auto& o : ls.ffn)
+      if (!o.none && o.width > 0 && o.width < F)
+        pc::fail("tensor '" + p + std::string(fam.x3_down) + "_blocks': the experts are MXFP4, whose 32-value blocks run "
+                 "along the expert width (" + std::to_string(F) + ") in down_proj, so the width " + std::to_string(o.width) +
+                 " the space offers would cut blocks: search with --keep-expert-width (experts are still dropped whole: "
+                 "--expert-step, --min-experts)");
+}
+
 /// Refuses a checkpoint whose layer tensors are not exactly those the family's layout names for
 /// the space's model (a missing, unknown or mis-shaped tensor; the file comment's messages).
 inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_view model_type,
@@ -762,7 +1129,8 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     if ((at.kind != attention_kind::standard && !mla) || b.ffn.kind != ffn_kind::standard ||
         b.parallel.kind != attention_kind::none || (b.ffn.shared_d_ff > 0 && fam.shared.empty()) ||
         (b.ffn.shared_gate && fam.shared_gate.empty()) ||
-        (b.ffn.router_bias && fam.router_bias.empty()) || b.norm != norm_kind::rmsnorm || b.n_norms != fam.norms())
+        (b.ffn.router_bias && fam.router_bias.empty()) || b.norm != norm_kind::rmsnorm || b.n_norms != fam.norms() ||
+        (at.sinks && fam.sinks.empty()))
       pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
                std::to_string(fam.norms()) + " RMSNorms of the " + std::string(model_type) +
                " layout (the layouts nsc can slice)");
@@ -844,8 +1212,13 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       add(std::string(fam.q_norm) + ".weight", {whole ? H * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
       add(std::string(fam.k_norm) + ".weight", {whole ? K * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
       add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
+      if (b.attention.sinks) add(std::string(fam.sinks), {H}, true);
     }
-    if (b.ffn.n_experts > 0) {
+    if (b.ffn.n_experts > 0 && fam.fused_experts()) {
+      add(fam.router(), {b.ffn.n_experts, d}, true);
+      if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
+      check_fused_experts(fam, b, space.layers[l], by_name, p, add);
+    } else if (b.ffn.n_experts > 0) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
       for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
         add(fam.expert(e, fam.w_gate), {F, d}, true);
@@ -917,6 +1290,8 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
 
   // The output tensors, in the input's order.
   std::vector<pc::tensor_op> ops;
+  std::map<std::string, const tensor_entry*> by_name;
+  for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
   for (const tensor_entry& t : in.tensors) {
     pc::tensor_op op;
     op.src = &t;
@@ -965,6 +1340,9 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
       } else if (rest == "self_attn.o_proj.weight") {
         op.cols = pc::head_cols(k.q_heads, hd);
         op.out.shape[1] = nq;
+      } else if (!fam.sinks.empty() && rest == fam.sinks) { // one logit per query head
+        op.rows = pc::singletons(k.q_heads);
+        op.out.shape[0] = std::int64_t(k.q_heads.size());
       }
       if (std::int64_t(op.rows.size()) == (t.shape.empty() ? 0 : t.shape[0])) { // identity rows: a copy
         bool id = true;
@@ -1004,6 +1382,9 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
           op.rows = pc::singletons(k.experts);
           op.out.shape[0] = std::int64_t(k.experts.size());
         }
+      } else if (fam.fused_experts() &&
+                 pc::fused_op(fam, b, pc::fused_experts_of(fam, b, by_name, p), pc::fused_mxfp4(fam, by_name, p), rest,
+                              k.experts, k.expert_channels, op)) { // sliced expert by expert
       } else if (const auto ex = pc::expert_of(rest, fam.moe)) {
         const auto it = std::find(k.experts.begin(), k.experts.end(), ex->first);
         if (it == k.experts.end()) continue;

@@ -49,7 +49,9 @@
 /// layer (no double or transposed copy; Llama-3-8B: 235 MB each) and its route gathers the
 /// channel rows from it, plus the route's d x d factor (67 MB) or n x n Gram; attention
 /// matrices, F64 tensors and the spectral orders are read in double, one tensor at a time (the
-/// spectral FFN order holds its three n x n Grams at once).
+/// spectral FFN order holds its three n x n Grams at once). Fused 3-D experts (gpt_oss,
+/// granitemoe; MXFP4 decoded) are read one expert at a time, each of its gate, up and down
+/// matrices in double (gpt-oss-20b: 66 MB each, its whole gate_up read once for each of gate and up).
 #ifndef NSC_IO_PRUNE_WEIGHTS_HPP
 #define NSC_IO_PRUNE_WEIGHTS_HPP
 
@@ -388,7 +390,7 @@ inline void ffn_values(const std::vector<channel_matrix>& mats, channel_criterio
   std::vector<std::future<std::vector<double>>> runs;
   for (std::size_t m = 0; m < mats.size(); ++m)
     runs.push_back(std::async(std::launch::async, [&, m] {
-      if (!float_exact(*mats[m].t)) return ordered(mats[m].load(), order, 1, sizes, tol, tallies[m]);
+      if (!mats[m].t || !float_exact(*mats[m].t)) return ordered(mats[m].load(), order, 1, sizes, tol, tallies[m]);
       return ordered(channel_rows(mats[m], n, bufs[m]), order, 1, sizes, tol, tallies[m]);
     }));
   for (std::size_t m = 0; m < runs.size(); ++m) {
@@ -398,6 +400,19 @@ inline void ffn_values(const std::vector<channel_matrix>& mats, channel_criterio
     t.floats += tallies[m].floats;
   }
   order_out = std::move(order);
+}
+
+/// Fused 3-D expert x's gate, up and down as channel matrices (F rows of length d), each
+/// loaded in double when asked (nsc/io/prune_checkpoint.hpp's fused_channel_rows).
+inline std::vector<channel_matrix> fused_channel_matrices(const detail::pc::fused_layer& f, std::int64_t x) {
+  std::vector<channel_matrix> mats(3);
+  for (int m = 0; m < 3; ++m)
+    mats[std::size_t(m)].load = [f, x, m] {
+      const std::vector<double> r = detail::pc::fused_channel_rows(f, x, m);
+      const Eigen::Index n = Eigen::Index(f.F), d = Eigen::Index(r.size()) / std::max<Eigen::Index>(1, n);
+      return mat(Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(r.data(), n, d));
+    };
+  return mats;
 }
 
 } // namespace detail::pw
@@ -561,7 +576,11 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
         const std::int64_t E = b.ffn.n_experts;
         v.expert_channel_order.resize(std::size_t(E));
         v.expert_prefix.resize(std::size_t(E));
-        for (std::int64_t x = 0; x < E; ++x)
+        for (std::int64_t x = 0; x < E && fam.fused_experts(); ++x) // fused 3-D experts: one expert's matrix at a time
+          pw::ffn_values(pw::fused_channel_matrices(detail::pc::fused_experts_of(fam, b, by_name, p), x), settings.criterion,
+                         !spectral && ffn_cut ? mag.expert_channels(l, x) : natural, pw::size_list(widths, F), tol, tl, bufs,
+                         v.expert_channel_order[std::size_t(x)], v.expert_prefix[std::size_t(x)]);
+        for (std::int64_t x = 0; x < E && !fam.fused_experts(); ++x)
           one(fam.expert(x, fam.w_gate), fam.expert(x, fam.w_up), fam.expert(x, fam.w_down),
               !spectral && ffn_cut ? mag.expert_channels(l, x) : natural, v.expert_channel_order[std::size_t(x)],
               v.expert_prefix[std::size_t(x)]);
