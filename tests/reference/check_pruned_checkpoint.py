@@ -661,6 +661,12 @@ OWN = {
                                                          ("final_layer_norm", "post_attention_layernorm")),
                 embed="model.decoder.embed_tokens.weight", final="model.decoder.final_layer_norm", head="lm_head.weight",
                 act=lambda x: np.maximum(x, 0.0)),
+    # RMSNorm, SwiGLU, wqkv in KV-group order with wo biased (remote code InternLM2ForCausalLM)
+    "internlm2": dict(prefix="model.layers.", renames=(("attention.wqkv", "self_attn.qkv"), ("attention.wo", "self_attn.o_proj"),
+                                                       ("feed_forward.w1", "mlp.gate_proj"), ("feed_forward.w3", "mlp.up_proj"),
+                                                       ("feed_forward.w2", "mlp.down_proj"), ("attention_norm", "input_layernorm"),
+                                                       ("ffn_norm", "post_attention_layernorm")),
+                      embed="model.tok_embeddings.weight", final="model.norm", head="output.weight", act=silu),
 }
 
 
@@ -741,8 +747,8 @@ def layernorm(x, w, b, eps):
 
 
 def forward_own(cfg, W, layers, tokens):
-    """Starcoder2 / GPT-NeoX / Falcon / OPT decoders (float64): LayerNorm with bias before each
-    sublayer, biased q/k/v/o and MLP, an MLP without gate (GELU tanh / erf, ReLU); RoPE on the whole
+    """Starcoder2 / GPT-NeoX / Falcon / OPT / InternLM2 decoders (float64): LayerNorm with bias (InternLM2:
+    RMSNorm, SwiGLU) before each sublayer, biased q/k/v/o and MLP, an MLP without gate (GELU tanh / erf, ReLU); RoPE on the whole
     head (starcoder2, falcon) or its first rotary_pct (gpt_neox), learned positions offset by 2 (opt);
     starcoder2's sliding window; the parallel block of gpt_neox (use_parallel_residual) and falcon
     (parallel_attn): x + attn(ln_1(x)) + mlp(ln_2(x)) with one residual add."""
@@ -759,7 +765,8 @@ def forward_own(cfg, W, layers, tokens):
     parallel = cfg.get("use_parallel_residual", True) if mt == "gpt_neox" else (cfg.get("parallel_attn", True) if mt == "falcon" else False)
     for l, ly in enumerate(layers):
         p = f"model.layers.{l}."
-        ln = lambda v, n: layernorm(v, W[p + n + ".weight"], W[p + n + ".bias"], eps)
+        ln = lambda v, n: layernorm(v, W[p + n + ".weight"], W[p + n + ".bias"], eps) if p + n + ".bias" in W else \
+            rmsnorm(v, W[p + n + ".weight"], cfg["rms_norm_eps"])
         a, f, att = ly["attn"], ly["ffn"], 0.0
         if a is not None:
             hh = ln(x, "input_layernorm")
@@ -785,11 +792,13 @@ def forward_own(cfg, W, layers, tokens):
                 att = 0.0
         if f is not None:
             hh = ln(x, "post_attention_layernorm")
-            y = (O["act"](hh @ f["up"].T + W.get(p + "mlp.up_proj.bias", 0.0)) * f["mask"]) @ f["down"].T
+            u = hh @ f["up"].T + W.get(p + "mlp.up_proj.bias", 0.0)
+            y = ((O["act"](hh @ f["gate"].T) * u if f["gate"] is not None else O["act"](u)) * f["mask"]) @ f["down"].T
             x = x + att + y + W.get(p + "mlp.down_proj.bias", 0.0)
         else:
             x = x + att
-    x = layernorm(x, W[O["final"] + ".weight"], W[O["final"] + ".bias"], eps)
+    x = layernorm(x, W[O["final"] + ".weight"], W[O["final"] + ".bias"], eps) if O["final"] + ".bias" in W else \
+        rmsnorm(x, W[O["final"] + ".weight"], cfg["rms_norm_eps"])
     return x @ W.get(O["head"], W[O["embed"]]).T
 
 

@@ -308,9 +308,10 @@ def model_own(cfg, rng):
         return [(p + ".weight", w(o, i)), (p + ".bias", w(o, s=0.3))]
 
     pre = {"starcoder2": "model.layers.", "gpt_neox": "gpt_neox.layers.", "falcon": "transformer.h.",
-           "opt": "model.decoder.layers."}[mt]
+           "opt": "model.decoder.layers.", "internlm2": "model.layers."}[mt]
     emb = {"starcoder2": "model.embed_tokens.weight", "gpt_neox": "gpt_neox.embed_in.weight",
-           "falcon": "transformer.word_embeddings.weight", "opt": "model.decoder.embed_tokens.weight"}[mt]
+           "falcon": "transformer.word_embeddings.weight", "opt": "model.decoder.embed_tokens.weight",
+           "internlm2": "model.tok_embeddings.weight"}[mt]
     t = [(emb, w(V, d, s=1.0))]
     if mt == "opt":
         t += [("model.decoder.embed_positions.weight", w(cfg["max_position_embeddings"] + 2, d, s=0.5))]
@@ -327,14 +328,23 @@ def model_own(cfg, rng):
         elif mt == "falcon":
             t += ln(p + "ln_attn") + ln(p + "ln_mlp") + lin(p + "self_attention.query_key_value", (H + 2 * K) * hd, d) + \
                 lin(p + "self_attention.dense", d, H * hd) + lin(p + "mlp.dense_h_to_4h", F, d) + lin(p + "mlp.dense_4h_to_h", d, F)
+        elif mt == "internlm2":  # RMSNorm; wqkv per KV head [its query heads; k; v], biased with wo; SwiGLU w1 / w3 / w2
+            t += [(p + "attention_norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32))] + \
+                lin(p + "attention.wqkv", (H + 2 * K) * hd, d) + lin(p + "attention.wo", d, H * hd) + \
+                [(p + "ffn_norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)),
+                 (p + "feed_forward.w1.weight", w(F, d)), (p + "feed_forward.w3.weight", w(F, d)),
+                 (p + "feed_forward.w2.weight", w(d, F))]
         else:
             t += lin(p + "self_attn.k_proj", H * hd, d) + lin(p + "self_attn.v_proj", H * hd, d) + \
                 lin(p + "self_attn.q_proj", H * hd, d) + lin(p + "self_attn.out_proj", d, H * hd) + \
                 ln(p + "self_attn_layer_norm") + lin(p + "fc1", F, d) + lin(p + "fc2", d, F) + ln(p + "final_layer_norm")
-    t += ln({"starcoder2": "model.norm", "gpt_neox": "gpt_neox.final_layer_norm", "falcon": "transformer.ln_f",
-             "opt": "model.decoder.final_layer_norm"}[mt])
+    if mt == "internlm2":
+        t += [("model.norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32))]
+    else:
+        t += ln({"starcoder2": "model.norm", "gpt_neox": "gpt_neox.final_layer_norm", "falcon": "transformer.ln_f",
+                 "opt": "model.decoder.final_layer_norm"}[mt])
     if not cfg.get("tie_word_embeddings", True):
-        t += [({"gpt_neox": "embed_out.weight"}.get(mt, "lm_head.weight"), w(V, d))]
+        t += [({"gpt_neox": "embed_out.weight", "internlm2": "output.weight"}.get(mt, "lm_head.weight"), w(V, d))]
     return t
 
 
@@ -358,6 +368,10 @@ OWN_CONFIGS = {
             "ffn_dim": 64, "num_hidden_layers": 3, "vocab_size": 47, "max_position_embeddings": 64,
             "word_embed_proj_dim": 32, "do_layer_norm_before": True, "enable_bias": True, "activation_function": "relu",
             "layer_norm_elementwise_affine": True, "tie_word_embeddings": True, "torch_dtype": "float32"},
+    "internlm2": {"architectures": ["InternLM2ForCausalLM"], "model_type": "internlm2", "hidden_size": 32,
+                  "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48, "num_hidden_layers": 3,
+                  "vocab_size": 31, "bias": True, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "hidden_act": "silu",
+                  "max_position_embeddings": 128, "tie_word_embeddings": False, "torch_dtype": "float32"},
 }
 
 

@@ -106,6 +106,10 @@ CASES = [
     ("falcon_nsc_spectral_weights", "falcon", "nsc", ["--params", "18000", "--criterion", "spectral", "--score", "weights"]),
     ("falcon_uniform_depth", "falcon", None, ["--uniform", "--params", "17000", "--min-ffn", "64"]),
     ("opt_nsc", "opt", "nsc", ["--params", "22000"]),
+    # internlm2: attention.wqkv in KV-group order, sliced and re-fused with the KV heads pooled
+    ("internlm2_per_layer_kv", "internlm2", "per-layer", ["--params", "20000", "--kv-bytes", "30000", "--head-step", "1"]),
+    ("internlm2_per_layer_spectral_weights", "internlm2", "per-layer",
+     ["--params", "16000", "--kv-bytes", "20000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

@@ -370,6 +370,15 @@ inline const std::vector<family>& layouts() {
                    {"input_layernorm", "self_attn_layer_norm"}, {"post_attention_layernorm", "final_layer_norm"}};
     opt.norm_bias = true;
     v.push_back(opt);
+    // InternLM2 (remote code InternLM2ForCausalLM): attention.wqkv in KV-group order (per KV head: its
+    // query heads, key, value), attention.wo, feed_forward.w1 / w3 / w2, attention_norm / ffn_norm
+    family internlm2{.model_type = "internlm2", .not_decilm = "no fused wqkv or q/k/v/o biases"};
+    internlm2.renames = {{"self_attn.qkv_grouped", "attention.wqkv"}, {"self_attn.o_proj", "attention.wo"},
+                         {"mlp.gate_proj", "feed_forward.w1"}, {"mlp.up_proj", "feed_forward.w3"},
+                         {"mlp.down_proj", "feed_forward.w2"}, {"input_layernorm", "attention_norm"},
+                         {"post_attention_layernorm", "ffn_norm"}, {"self_attn", "attention"}};
+    internlm2.qkv_grouped = true;
+    v.push_back(internlm2);
     return v;
   }();
   return t;
@@ -385,7 +394,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"llama4", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
       {"granitemoe", "fused 3-D expert tensors input_linear / output_linear (not sliced yet)"},
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
-      {"internlm2", "its wqkv interleaves q, k, v per KV group (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"deepseek_v32", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
