@@ -10,7 +10,9 @@ Nothing here comes from nsc but the files under test. The script
     families' tensor names from LAYOUTS (llama-like, phi3's fused qkv_proj / gate_up_proj,
     mixtral's block_sparse_moe, qwen2_moe / qwen3_moe's mlp.experts with qwen2_moe's shared
     expert and its sigmoid gate, and qwen's dense mlp_only_layers; the norms before / after each
-    sublayer of gemma3, exaone4 and glm4; DeepSeek's MLA and MoE (deepseek_v2 / v3, glm4_moe));
+    sublayer of gemma3, exaone4 and glm4; DeepSeek's MLA and MoE (deepseek_v2 / v3, glm4_moe); the
+    families under their own names in OWN (starcoder2, gpt_neox, falcon, opt, internlm2: renamed to
+    llama's, the fused query_key_value / wqkv split by KV group, LayerNorm and Linear biases));
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
     experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
     magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
@@ -23,7 +25,8 @@ Nothing here comes from nsc but the files under test. The script
     blocks: RMSNorm (gemma: 1 + w, scaled embeddings, GELU-tanh), RoPE, q/k/v biases, q_norm / k_norm, GQA causal attention, SwiGLU, top-k
     routing with or without renormalisation (norm_topk_prob), shared expert; gemma3's sliding layers
     and query_pre_attn_scalar; post-norms; multi-head latent attention; DeepSeek-V3 / GLM-4.5
-    sigmoid routing chosen by score + e_score_correction_bias, routed_scaling_factor. RoPE is
+    sigmoid routing chosen by score + e_score_correction_bias, routed_scaling_factor; forward_own's
+    LayerNorm decoders with the parallel block of gpt_neox / falcon. RoPE is
     applied in one layout over the whole rotary width: the same function on both sides) of the emitted model and of
     the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
     replaced by its group's mean, and requires the logits to agree to --tol (absolute).

@@ -16,7 +16,8 @@ exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSe
 gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers;
 hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
 k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; minimax_m2 mixtral's,
-with the routing bias). (Families are appended: the earlier ones keep their random draws.)
+with the routing bias); OWN_CONFIGS: starcoder2, gpt_neox, falcon, opt and internlm2 under their own
+tensor names (model_own). (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
