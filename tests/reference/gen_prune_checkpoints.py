@@ -378,7 +378,8 @@ OWN_CONFIGS = {
 
 def main():
     rng = np.random.default_rng(19)
-    for name, cfg in CONFIGS.items():
+    families = [(n, c, model) for n, c in CONFIGS.items()] + [(n, c, model_own) for n, c in OWN_CONFIGS.items()]
+    for name, cfg, make in families:
         d = os.path.join(ROOT, name)
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):
@@ -386,7 +387,7 @@ def main():
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(cfg, f, indent=2)
             f.write("\n")
-        t = model(cfg, rng)
+        t = make(cfg, rng)
         if name == "llama":  # two shards and an index
             half = len(t) // 2
             files = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]
@@ -400,17 +401,6 @@ def main():
                 f.write("\n")
         else:
             write_safetensors(os.path.join(d, "model.safetensors"), t)
-        print(name, sum(a.size for _, a in t), "parameters")
-    for name, cfg in OWN_CONFIGS.items():
-        d = os.path.join(ROOT, name)
-        os.makedirs(d, exist_ok=True)
-        for f in os.listdir(d):
-            os.remove(os.path.join(d, f))
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-            f.write("\n")
-        t = model_own(cfg, rng)
-        write_safetensors(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a in t), "parameters")
     # one tensor of a multi-token-prediction layer past the config's layers (the refusal's test)
     write_safetensors(os.path.join(ROOT, "deepseek_v3_mtp.safetensors"),

@@ -31,9 +31,22 @@
 /// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
-/// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
-/// reads it (unsliced_reason: fused 3-D experts;
-/// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
+/// DeepSeek's MoE). Families under their own names (family::layer_prefix and renames: every layer
+/// tensor is read under its canonical, llama, name, family::canonical, and written under its own):
+/// starcoder2 (LayerNorm weight and bias, norm_bias; q/k/v/o biases; mlp.c_fc / c_proj without a
+/// gate), gpt_neox (gpt_neox.layers.<L>.attention.query_key_value per head [q; k; v], attention.dense,
+/// mlp.dense_h_to_4h / dense_4h_to_h; mha_only: one KV head per query head, so a space pooling KV
+/// heads is refused with the flags that keep them), falcon (transformer.h.<L>.self_attention.
+/// query_key_value in KV-group order, ln_attn / ln_mlp or input_layernorm / post_attention_layernorm;
+/// one norm shared by a parallel block refused), opt (model.decoder.layers.<L>.self_attn.out_proj,
+/// fc1 / fc2, self_attn_layer_norm / final_layer_norm), internlm2 (attention.wqkv in KV-group order,
+/// attention.wo, feed_forward.w1 / w3 / w2, attention_norm / ffn_norm). A KV-group-fused q/k/v
+/// (qkv_grouped) holds per KV head its G query heads' rows, then its key's, then its value's; it is
+/// written in the same order for the kept heads (pooled K / V rows per new group). An optional bias
+/// is sliced with its rows (q/k/v, up); an output projection's bias (o_proj, down_proj) is kept
+/// whole; a LayerNorm's bias goes with its weight. Any other model_type is refused by name, with the
+/// reason when nsc prune reads it (unsliced_reason: fused 3-D experts; a LayerNorm shared by a
+/// parallel block; Conv1D storage; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
@@ -387,8 +400,10 @@ inline const std::vector<family>& layouts() {
 /// The families `nsc prune` reads whose checkpoints are not sliced, and why (the refusal names it).
 inline std::string_view unsliced_reason(std::string_view model_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> t{
-      {"cohere", "LayerNorm with whole-projection q/k norms and a parallel block"},
-      {"cohere2", "LayerNorm and a parallel attention + MLP block (not sliced yet)"},
+      {"cohere", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
+                 "space's separate attention / FFN choices cannot price) and whole-projection q/k norms (not sliced yet)"},
+      {"cohere2", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
+                  "space's separate attention / FFN choices cannot price; not sliced yet)"},
       {"gpt_oss", "fused, biased 3-D expert tensors (gate_up_proj interleaved) and attention sinks (not sliced yet)"},
       {"llama4_text", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
       {"llama4", "fused 3-D expert tensors and chunked attention (not sliced yet)"},
@@ -398,8 +413,8 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"deepseek_v32", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
       {"glm_moe_dsa", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
-      {"gpt2", "Conv1D c_attn / c_fc and LayerNorm blocks (not sliced yet)"},
-      {"bert", "an encoder (not sliced)"},
+      {"gpt2", "Conv1D c_attn / c_proj / c_fc weights stored transposed, (in, out) (not sliced yet)"},
+      {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
       {"qwen3_next", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
