@@ -1,7 +1,7 @@
 # `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
 # checkpoints of llama, qwen3, mixtral, qwen2_moe, qwen3_moe, phi3, gemma, gemma3, deepseek_v2, deepseek_v3,
-# exaone4, glm4, glm4_moe, gemma2, granite, hunyuan_v1_dense, olmo2, olmoe, minimax_m2, starcoder2, gpt_neox, falcon, opt
-# and internlm2 in every emit format, read back by nsc score and shown
+# exaone4, glm4, glm4_moe, gemma2, granite, hunyuan_v1_dense, olmo2, olmoe, minimax_m2, starcoder2, gpt_neox, falcon, opt,
+# internlm2 and gpt2 in every emit format, read back by nsc score and shown
 # equal to the masked original by an independent numpy forward pass (tests/reference/
 # check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
 # the refusals of bad input. The llama.cpp check is opt-in (label engine; README).
@@ -9,7 +9,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "51 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "53 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -47,6 +47,10 @@ nsc_cli_test(prune_checkpoint_own_name_missing
   ARGS prune ${_pc}/gpt_neox/config.json --space generic --emit-format nsc --weights ${_pc}/falcon
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "tensor 'gpt_neox[.]layers[.]0[.]input_layernorm[.]weight' is missing from the checkpoint")
+nsc_cli_test(prune_checkpoint_gpt2_spectral_refused
+  ARGS prune ${_pc}/gpt2/config.json --space generic --emit-format nsc --criterion spectral --weights ${_pc}/gpt2
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "nsc::prune_weight_values: the gpt2 checkpoint stores its weights transposed [(]Conv1D[)], which --score weights and --criterion spectral do not read yet")
 nsc_cli_test(prune_checkpoint_mtp_layer_refused
   ARGS prune ${_pc}/deepseek_v3/config.json --space generic --emit-format nsc --weights ${_pc}/deepseek_v3_mtp.safetensors
        --emit-checkpoint ${_nsc_pc_dir}/x

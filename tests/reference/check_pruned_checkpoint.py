@@ -670,18 +670,27 @@ OWN = {
                                                        ("feed_forward.w2", "mlp.down_proj"), ("attention_norm", "input_layernorm"),
                                                        ("ffn_norm", "post_attention_layernorm")),
                       embed="model.tok_embeddings.weight", final="model.norm", head="output.weight", act=silu),
+    # Conv1D weights stored (in, out), transposed back here; attn.c_attn = [q | k | v] (stacked)
+    "gpt2": dict(prefix="transformer.h.", renames=(("attn.c_attn", "self_attn.qkv_stacked"), ("attn.c_proj", "self_attn.o_proj"),
+                                                   ("mlp.c_fc", "mlp.up_proj"), ("mlp.c_proj", "mlp.down_proj"),
+                                                   ("ln_1", "input_layernorm"), ("ln_2", "post_attention_layernorm")),
+                 transposed=True, embed="transformer.wte.weight", final="transformer.ln_f", head="lm_head.weight", act=gelu_tanh),
 }
 
 
 def own_config(cfg):
     """The config with llama's keys for layer_shapes / select: intermediate_size, num_key_value_heads."""
     c = dict(cfg)
+    for a, b in (("n_embd", "hidden_size"), ("n_head", "num_attention_heads"), ("n_layer", "num_hidden_layers"),
+                 ("n_inner", "intermediate_size")):  # gpt2's keys
+        if a in c and c.get(b) is None:
+            c[b] = c[a]
     mt, H = c["model_type"], c["num_attention_heads"]
     c.setdefault("intermediate_size", c.get("ffn_dim") or c.get("ffn_hidden_size") or 4 * c["hidden_size"])
     if mt == "falcon":
         c["num_key_value_heads"] = (c.get("num_kv_heads") or H) if c.get("new_decoder_architecture") else \
             (1 if c.get("multi_query", True) else H)
-    elif mt in ("gpt_neox", "opt"):
+    elif mt in ("gpt_neox", "opt", "gpt2"):
         c["num_key_value_heads"] = H
     return c
 
@@ -700,8 +709,15 @@ def own_canonical(cfg, W, shapes):
             if rest.startswith(a + "."):
                 rest = b + rest[len(a):]
                 break
-        out[f"model.layers.{l}.{rest}"] = t
+        out[f"model.layers.{l}.{rest}"] = t.T if O.get("transposed") and t.ndim == 2 else t
     for l, s in enumerate(shapes):
+        for kind in ("weight", "bias"):  # [q; k; v] rows (gpt2 after the transposition)
+            x = out.pop(f"model.layers.{l}.self_attn.qkv_stacked.{kind}", None)
+            if x is not None:
+                h, k, hd = s["h"], s["k"], s["hd"]
+                p = f"model.layers.{l}.self_attn."
+                out[p + f"q_proj.{kind}"], out[p + f"k_proj.{kind}"], out[p + f"v_proj.{kind}"] = \
+                    x[:h * hd], x[h * hd:(h + k) * hd], x[(h + k) * hd:]
         for kind in ("weight", "bias"):
             x = out.pop(f"model.layers.{l}.self_attn.qkv.{kind}", None)
             if x is None:
@@ -761,6 +777,8 @@ def forward_own(cfg, W, layers, tokens):
     x = W[O["embed"]][tokens]
     if mt == "opt":
         x = x + W["model.decoder.embed_positions.weight"][np.arange(T) + 2]
+    if mt == "gpt2":
+        x = x + W["transformer.wpe.weight"][np.arange(T)]
     ii = np.arange(T)
     mask = np.triu(np.full((T, T), -np.inf), 1)
     if mt == "starcoder2" and cfg.get("sliding_window"):
@@ -781,7 +799,7 @@ def forward_own(cfg, W, layers, tokens):
                 th = cfg.get("rotary_emb_base", 10000.0)
                 q = np.concatenate([rope(q[..., :rot], th), q[..., rot:]], axis=-1)
                 k = np.concatenate([rope(k[..., :rot], th), k[..., rot:]], axis=-1)
-            elif mt != "opt":
+            elif mt not in ("opt", "gpt2"):  # learned positions
                 q, k = rope(q, cfg.get("rope_theta", 10000.0)), rope(k, cfg.get("rope_theta", 10000.0))
             out = np.zeros((T, H, hd))
             for i in range(H):

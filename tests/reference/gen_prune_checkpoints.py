@@ -16,7 +16,7 @@ exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSe
 gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers;
 hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
 k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; minimax_m2 mixtral's,
-with the routing bias); OWN_CONFIGS: starcoder2, gpt_neox, falcon, opt and internlm2 under their own
+with the routing bias); OWN_CONFIGS: starcoder2, gpt_neox, falcon, opt, internlm2 and gpt2 (Conv1D) under their own
 tensor names (model_own). (Families are appended: the earlier ones keep their random draws.)
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
@@ -290,6 +290,8 @@ CONFIGS = {
 # positions offset by 2, self_attn.out_proj, fc1 / fc2, self_attn_layer_norm / final_layer_norm).
 def model_own(cfg, rng):
     mt = cfg["model_type"]
+    cfg = dict(cfg, hidden_size=cfg.get("hidden_size", cfg.get("n_embd")), num_attention_heads=cfg.get("num_attention_heads", cfg.get("n_head")),
+               num_hidden_layers=cfg.get("num_hidden_layers", cfg.get("n_layer")), intermediate_size=cfg.get("intermediate_size", cfg.get("n_inner")))
     d = cfg["hidden_size"]
     H = cfg["num_attention_heads"]
     K = cfg.get("num_key_value_heads", cfg.get("num_kv_heads", H)) if mt != "gpt_neox" else H
@@ -309,13 +311,15 @@ def model_own(cfg, rng):
         return [(p + ".weight", w(o, i)), (p + ".bias", w(o, s=0.3))]
 
     pre = {"starcoder2": "model.layers.", "gpt_neox": "gpt_neox.layers.", "falcon": "transformer.h.",
-           "opt": "model.decoder.layers.", "internlm2": "model.layers."}[mt]
+           "opt": "model.decoder.layers.", "internlm2": "model.layers.", "gpt2": "transformer.h."}[mt]
     emb = {"starcoder2": "model.embed_tokens.weight", "gpt_neox": "gpt_neox.embed_in.weight",
            "falcon": "transformer.word_embeddings.weight", "opt": "model.decoder.embed_tokens.weight",
-           "internlm2": "model.tok_embeddings.weight"}[mt]
+           "internlm2": "model.tok_embeddings.weight", "gpt2": "transformer.wte.weight"}[mt]
     t = [(emb, w(V, d, s=1.0))]
     if mt == "opt":
         t += [("model.decoder.embed_positions.weight", w(cfg["max_position_embeddings"] + 2, d, s=0.5))]
+    if mt == "gpt2":
+        t += [("transformer.wpe.weight", w(cfg["n_positions"], d, s=0.5))]
     for l in range(L):
         p = f"{pre}{l}."
         if mt == "starcoder2":
@@ -329,6 +333,10 @@ def model_own(cfg, rng):
         elif mt == "falcon":
             t += ln(p + "ln_attn") + ln(p + "ln_mlp") + lin(p + "self_attention.query_key_value", (H + 2 * K) * hd, d) + \
                 lin(p + "self_attention.dense", d, H * hd) + lin(p + "mlp.dense_h_to_4h", F, d) + lin(p + "mlp.dense_4h_to_h", d, F)
+        elif mt == "gpt2":  # Conv1D: weights stored (in, out); c_attn's columns [q | k | v]
+            conv = lambda p_, i, o: [(p_ + ".weight", w(o, i).T.copy()), (p_ + ".bias", w(o, s=0.3))]
+            t += ln(p + "ln_1") + conv(p + "attn.c_attn", d, 3 * d) + conv(p + "attn.c_proj", d, d) + ln(p + "ln_2") + \
+                conv(p + "mlp.c_fc", d, F) + conv(p + "mlp.c_proj", F, d)
         elif mt == "internlm2":  # RMSNorm; wqkv per KV head [its query heads; k; v], biased with wo; SwiGLU w1 / w3 / w2
             t += [(p + "attention_norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32))] + \
                 lin(p + "attention.wqkv", (H + 2 * K) * hd, d) + lin(p + "attention.wo", d, H * hd) + \
@@ -339,7 +347,9 @@ def model_own(cfg, rng):
             t += lin(p + "self_attn.k_proj", H * hd, d) + lin(p + "self_attn.v_proj", H * hd, d) + \
                 lin(p + "self_attn.q_proj", H * hd, d) + lin(p + "self_attn.out_proj", d, H * hd) + \
                 ln(p + "self_attn_layer_norm") + lin(p + "fc1", F, d) + lin(p + "fc2", d, F) + ln(p + "final_layer_norm")
-    if mt == "internlm2":
+    if mt == "gpt2":
+        t += ln("transformer.ln_f")
+    elif mt == "internlm2":
         t += [("model.norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32))]
     else:
         t += ln({"starcoder2": "model.norm", "gpt_neox": "gpt_neox.final_layer_norm", "falcon": "transformer.ln_f",
@@ -373,6 +383,9 @@ OWN_CONFIGS = {
                   "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48, "num_hidden_layers": 3,
                   "vocab_size": 31, "bias": True, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "hidden_act": "silu",
                   "max_position_embeddings": 128, "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "gpt2": {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 32, "n_head": 4, "n_layer": 3,
+             "n_inner": 64, "n_positions": 64, "vocab_size": 53, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new",
+             "tie_word_embeddings": True, "torch_dtype": "float32"},
 }
 
 

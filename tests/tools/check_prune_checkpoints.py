@@ -110,6 +110,9 @@ CASES = [
     ("internlm2_per_layer_kv", "internlm2", "per-layer", ["--params", "20000", "--kv-bytes", "30000", "--head-step", "1"]),
     ("internlm2_per_layer_spectral_weights", "internlm2", "per-layer",
      ["--params", "16000", "--kv-bytes", "20000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # gpt2: Conv1D weights stored (in, out): c_fc's columns and c_proj's rows sliced, heads kept
+    ("gpt2_nsc", "gpt2", "nsc", ["--params", "22000"]),
+    ("gpt2_uniform_depth", "gpt2", None, ["--uniform", "--params", "24000", "--min-ffn", "64", "--head-step", "4", "--kv-heads-min", "4"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

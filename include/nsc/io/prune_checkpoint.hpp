@@ -40,7 +40,9 @@
 /// query_key_value in KV-group order, ln_attn / ln_mlp or input_layernorm / post_attention_layernorm;
 /// one norm shared by a parallel block refused), opt (model.decoder.layers.<L>.self_attn.out_proj,
 /// fc1 / fc2, self_attn_layer_norm / final_layer_norm), internlm2 (attention.wqkv in KV-group order,
-/// attention.wo, feed_forward.w1 / w3 / w2, attention_norm / ffn_norm). A KV-group-fused q/k/v
+/// attention.wo, feed_forward.w1 / w3 / w2, attention_norm / ffn_norm), gpt2 (transformer.h.<L>.,
+/// Conv1D weights stored (in, out): FFN channels are mlp.c_fc's columns and mlp.c_proj's rows;
+/// attn.c_attn / c_proj kept whole, heads kept; magnitude only). A KV-group-fused q/k/v
 /// (qkv_grouped) holds per KV head its G query heads' rows, then its key's, then its value's; it is
 /// written in the same order for the kept heads (pooled K / V rows per new group). An optional bias
 /// is sliced with its rows (q/k/v, up); an output projection's bias (o_proj, down_proj) is kept
@@ -246,6 +248,10 @@ struct family {
   /// Buffers some checkpoints hold beside the attention, copied whole with it (canonical
   /// names after "self_attn.", any shape): gpt_neox's attention.bias / masked_bias.
   std::vector<std::string_view> attn_buffers = {};
+  /// Conv1D storage (gpt2): every 2-D layer weight is stored transposed, (in, out); FFN channels are
+  /// c_fc's columns and c_proj's rows. Heads are kept (a space cutting them is refused), and the
+  /// spectral criterion / --score weights are refused.
+  bool transposed = false;
   /// The own name of a tensor with canonical full name `c` (messages; the inverse of canonical()).
   std::string own(const std::string& c) const;
   /// The canonical full name ("model.layers.<L>.<llama's module>.<weight | bias>") of a tensor of
@@ -392,6 +398,16 @@ inline const std::vector<family>& layouts() {
                          {"post_attention_layernorm", "ffn_norm"}, {"self_attn", "attention"}};
     internlm2.qkv_grouped = true;
     v.push_back(internlm2);
+    // GPT2Block: Conv1D weights stored (in, out): attn.c_attn = [q | k | v] columns, attn.c_proj,
+    // mlp.c_fc / c_proj; ln_1 / ln_2; older checkpoints' attn.bias / masked_bias buffers
+    family gpt2{.model_type = "gpt2", .fused_qkv = true, .not_decilm = "no Conv1D weights, LayerNorm, biases or GELU MLP"};
+    gpt2.layer_prefix = "transformer.h.";
+    gpt2.renames = {{"self_attn.qkv_proj", "attn.c_attn"}, {"self_attn.o_proj", "attn.c_proj"}, {"mlp.up_proj", "mlp.c_fc"},
+                    {"mlp.down_proj", "mlp.c_proj"}, {"input_layernorm", "ln_1"}, {"post_attention_layernorm", "ln_2"},
+                    {"self_attn", "attn"}};
+    gpt2.norm_bias = gpt2.transposed = true;
+    gpt2.attn_buffers = {"bias", "masked_bias"};
+    v.push_back(gpt2);
     return v;
   }();
   return t;
@@ -413,7 +429,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"deepseek_v32", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
       {"glm_moe_dsa", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
-      {"gpt2", "Conv1D c_attn / c_proj / c_fc weights stored transposed, (in, out) (not sliced yet)"},
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
@@ -762,13 +777,18 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
       r = std::vector<double>(r.begin() + m.row0, r.begin() + m.row0 + m.rows);
     return r;
   };
-  auto channel_order = [need, sp, part_rows](std::size_t l, const pc::matrix_part& gate, const pc::matrix_part& up,
-                                             const std::string& down) {
+  auto channel_order = [need, sp, part_rows, fam](std::size_t l, const pc::matrix_part& gate, const pc::matrix_part& up,
+                                                  const std::string& down) {
     const std::int64_t F = sp->layers[l].base.ffn.d_ff;
     std::vector<double> g, u, d, unused, imp(std::size_t(F), 1.0);
     if (!gate.rest.empty()) g = part_rows(l, gate);
-    u = part_rows(l, up);
-    pc::tensor_reader(need(l, down)).square_norms(unused, d);
+    if (fam.transposed) { // Conv1D: c_fc's columns, c_proj's rows
+      pc::tensor_reader(need(l, up.rest)).square_norms(unused, u);
+      pc::tensor_reader(need(l, down)).square_norms(d, unused);
+    } else {
+      u = part_rows(l, up);
+      pc::tensor_reader(need(l, down)).square_norms(unused, d);
+    }
     if (std::int64_t(u.size()) != F || std::int64_t(d.size()) != F || (!gate.rest.empty() && std::int64_t(g.size()) != F))
       pc::fail("layer " + std::to_string(l) + ": FFN matrices do not have " + std::to_string(F) + " channels");
     for (std::int64_t x = 0; x < F; ++x)
@@ -926,6 +946,13 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
                std::string(model_type) + " layout (the layouts nsc can slice" +
                (b.n_norms == 1 && fam.norms() == 2 ? "; one norm shared by a parallel attention and MLP is not sliced yet" : "") +
                ")");
+    if (fam.transposed) // Conv1D c_attn: heads are columns, kept
+      for (const auto& o : space.layers[l].attention)
+        if (!o.none && o.heads > 0 && (o.heads < at.n_heads || o.kv_heads < at.kv_heads()))
+          pc::fail("layer " + std::to_string(l) + ": " + std::string(model_type) + " stores c_attn transposed (Conv1D), "
+                   "whose heads nsc does not slice: search with every head kept (nsc prune --head-step " +
+                   std::to_string(at.n_heads) + " --kv-heads-min " + std::to_string(at.kv_heads()) +
+                   "; FFN widths and removed sublayers stay free)");
     if (fam.mha_only) // the architecture pairs every query head with its own KV head
       for (const auto& o : space.layers[l].attention)
         if (!o.none && o.heads > 0 && o.heads != o.kv_heads)
@@ -974,6 +1001,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     const std::int64_t d = b.attention.d_model, H = b.attention.n_heads, K = b.attention.kv_heads(),
                        hd = b.attention.head_size(), F = b.ffn.d_ff;
     auto add = [&](const std::string& rest, std::vector<std::int64_t> shape, bool required) {
+      if (fam.transposed && shape.size() == 2) std::swap(shape[0], shape[1]); // Conv1D: (in, out)
       if (expect(p + rest, std::move(shape), required)) known.insert(p + rest);
     };
     for (const auto& side : {fam.attn_norms, fam.ffn_norms})
@@ -1004,8 +1032,6 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       if (fam.qkv_grouped) {
         add("self_attn.qkv_grouped.weight", {(H + 2 * K) * hd, d}, true);
         add("self_attn.qkv_grouped.bias", {(H + 2 * K) * hd}, b.attention.qkv_bias);
-        for (std::string_view x : fam.attn_buffers)
-          if (const auto it = by_name.find(p + "self_attn." + std::string(x)); it != by_name.end()) known.insert(it->first);
       } else if (fam.fused_qkv) {
         add("self_attn.qkv_proj.weight", {(H + 2 * K) * hd, d}, true);
         add("self_attn.qkv_proj.bias", {(H + 2 * K) * hd}, b.attention.qkv_bias);
@@ -1023,6 +1049,8 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       add(std::string(fam.q_norm) + ".weight", {whole ? H * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
       add(std::string(fam.k_norm) + ".weight", {whole ? K * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
       add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
+      for (std::string_view x : fam.attn_buffers) // any shape: copied with the attention
+        if (const auto it = by_name.find(p + "self_attn." + std::string(x)); it != by_name.end()) known.insert(it->first);
     }
     if (b.ffn.n_experts > 0) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
@@ -1118,7 +1146,7 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
       if (!k.attention) continue;
-      if (b.attention.kind != attention_kind::standard) { // MLA: kept whole
+      if (b.attention.kind != attention_kind::standard || fam.transposed) { // MLA, Conv1D (heads kept): whole
         ops.push_back(std::move(op));
         continue;
       }
@@ -1195,9 +1223,9 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
       } // the shared expert(s) and the shared gate: copied whole
     } else if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" || rest == "mlp.gate_proj.bias" ||
                rest == "mlp.up_proj.bias") {
-      narrow(k.channels, true);
+      narrow(k.channels, !(fam.transposed && t.shape.size() == 2)); // Conv1D c_fc: channels are columns
     } else if (rest == "mlp.down_proj.weight") {
-      narrow(k.channels, false);
+      narrow(k.channels, fam.transposed);
     }
     ops.push_back(std::move(op));
   }

@@ -414,6 +414,10 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
   const detail::pc::family fam = detail::pc::find_layout(settings.model_type);
   std::map<std::string, const tensor_entry*> by_name; // by canonical name (detail::pc::family::canonical)
   for (const tensor_entry& t : in.tensors) by_name[fam.canonical(t.name)] = &t;
+  if (fam.transposed)
+    throw_invalid_argument(detail::pw::fn, "the " + settings.model_type + " checkpoint stores its weights transposed (Conv1D), which "
+                           "--score weights and --criterion spectral do not read yet: use --score shapes and --criterion "
+                           "magnitude");
   const channel_orders mag = magnitude_orders(in, space, settings.model_type);
   const bool spectral = settings.criterion == channel_criterion::spectral;
   const double tol = settings.float_tolerance;
