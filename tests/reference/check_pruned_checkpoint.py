@@ -10,7 +10,9 @@ Nothing here comes from nsc but the files under test. The script
     families' tensor names from LAYOUTS (llama-like, phi3's fused qkv_proj / gate_up_proj,
     mixtral's block_sparse_moe, qwen2_moe / qwen3_moe's mlp.experts with qwen2_moe's shared
     expert and its sigmoid gate, and qwen's dense mlp_only_layers; the norms before / after each
-    sublayer of gemma3, exaone4 and glm4; DeepSeek's MLA and MoE (deepseek_v2 / v3, glm4_moe));
+    sublayer of gemma3, exaone4 and glm4; DeepSeek's MLA and MoE (deepseek_v2 / v3, glm4_moe); the
+    families under their own names in OWN (starcoder2, gpt_neox, falcon, opt, internlm2: renamed to
+    llama's, the fused query_key_value / wqkv split by KV group, LayerNorm and Linear biases));
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
     experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
     magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
@@ -23,7 +25,8 @@ Nothing here comes from nsc but the files under test. The script
     blocks: RMSNorm (gemma: 1 + w, scaled embeddings, GELU-tanh), RoPE, q/k/v biases, q_norm / k_norm, GQA causal attention, SwiGLU, top-k
     routing with or without renormalisation (norm_topk_prob), shared expert; gemma3's sliding layers
     and query_pre_attn_scalar; post-norms; multi-head latent attention; DeepSeek-V3 / GLM-4.5
-    sigmoid routing chosen by score + e_score_correction_bias, routed_scaling_factor. RoPE is
+    sigmoid routing chosen by score + e_score_correction_bias, routed_scaling_factor; forward_own's
+    LayerNorm decoders with the parallel block of gpt_neox / falcon. RoPE is
     applied in one layout over the whole rotary width: the same function on both sides) of the emitted model and of
     the ORIGINAL model with the dropped heads / channels / experts masked and each KV head
     replaced by its group's mean, and requires the logits to agree to --tol (absolute).
@@ -34,6 +37,7 @@ stored dtype on both sides).
 Exit 0 with a one-line summary, 1 with the first disagreement.
 """
 import json
+import math
 import os
 import struct
 import sys
@@ -106,7 +110,7 @@ def gate_up(W, p, F, fused):
     if fused:
         x = W[p + "mlp.gate_up_proj.weight"]
         return x[:F], x[F:]
-    return W[p + "mlp.gate_proj.weight"], W[p + "mlp.up_proj.weight"]
+    return W.get(p + "mlp.gate_proj.weight"), W[p + "mlp.up_proj.weight"]  # no gate (GELU / ReLU MLP): None
 
 
 def expert(W, p, cfg, e, m):
@@ -251,7 +255,7 @@ def greedy_heads(q, o, groups, G, hd, key):
 def ffn_mats(W, p, cfg, e=None):
     if e is None:
         g, u = gate_up(W, p, cfg["intermediate_size"], lay(cfg)["fused_gu"])
-        return [g, u, W[p + "mlp.down_proj.weight"].T]
+        return [m for m in (g, u, W[p + "mlp.down_proj.weight"].T) if m is not None]
     return [expert(W, p, cfg, e, 0), expert(W, p, cfg, e, 1), expert(W, p, cfg, e, 2).T]
 
 
@@ -313,7 +317,10 @@ def select(orig_cfg, W, shapes, criterion="magnitude"):
                 if spectral:
                     layer["ffn"] = {"channels": spec(None)}
                 else:
-                    layer["ffn"] = {"channels": top(chan(*ffn_mats(W, p, orig_cfg)[:2], W[p + "mlp.down_proj.weight"]), w)}
+                    mats, down = ffn_mats(W, p, orig_cfg), W[p + "mlp.down_proj.weight"]
+                    imp = chan(*mats[:2], down) if len(mats) == 3 else \
+                        list(np.linalg.norm(mats[0], axis=1) * np.linalg.norm(down, axis=0))  # no gate: ||up_c|| ||down_c||
+                    layer["ffn"] = {"channels": top(imp, w)}
         sel.append(layer)
     return sel
 
@@ -344,6 +351,8 @@ def forward(cfg, W, layers, tokens):
     """layers[l]: dict(attn=None | dict(H, K, hd, q, k, v, qb, kb, vb, o, qn, kn, head_mask),
     ffn=None | dict(gate, up, down, mask) | dict(router, experts=[(w1, w3, w2, mask)], expert_mask, top_k,
     norm, shared=None | (gate, up, down, shared_gate)))."""
+    if cfg["model_type"] in OWN:  # LayerNorm families under their own names
+        return forward_own(cfg, W, layers, tokens)
     eps, theta = cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
     gemma, (anorms, fnorms) = lay(cfg)["gemma"], lay(cfg)["norms"]
     act = gelu_tanh if gemma else silu
@@ -615,7 +624,8 @@ def check_tensors(Wo, We, sel, cfg):
                 if L["fused_gu"]:
                     expect[p + "mlp.gate_up_proj.weight"] = np.concatenate([g[ch], u[ch]])
                 else:
-                    expect[p + "mlp.gate_proj.weight"] = g[ch]
+                    if g is not None:
+                        expect[p + "mlp.gate_proj.weight"] = g[ch]
                     expect[p + "mlp.up_proj.weight"] = u[ch]
                 expect[p + "mlp.down_proj.weight"] = Wo[p + "mlp.down_proj.weight"][:, ch]
     if set(expect) != set(We):
@@ -649,6 +659,189 @@ def same_selection(reported, sel):
         print("FAIL: nsc_prune.json has a different number of layers")
         return False
     return True
+# LayerNorm families under their own names (starcoder2, gpt_neox, falcon, opt): the layer prefix,
+# {own: llama's} module renames, the fused query_key_value in KV-group order (for each KV head: its
+# G query heads, its key, its value; gpt_neox G = 1), the outer tensors, the activation. Their
+# tensors are renamed to llama's (own_canonical) so that select / check_tensors / the masks apply.
+def gelu_erf(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / np.sqrt(2)))
+
+
+OWN = {
+    "starcoder2": dict(prefix="model.layers.", renames=(("mlp.c_fc", "mlp.up_proj"), ("mlp.c_proj", "mlp.down_proj")),
+                       embed="model.embed_tokens.weight", final="model.norm", head="lm_head.weight", act=gelu_tanh),
+    "gpt_neox": dict(prefix="gpt_neox.layers.", renames=(("attention.query_key_value", "self_attn.qkv"),
+                                                         ("attention.dense", "self_attn.o_proj"),
+                                                         ("mlp.dense_h_to_4h", "mlp.up_proj"),
+                                                         ("mlp.dense_4h_to_h", "mlp.down_proj")),
+                     embed="gpt_neox.embed_in.weight", final="gpt_neox.final_layer_norm", head="embed_out.weight", act=gelu_erf),
+    "falcon": dict(prefix="transformer.h.", renames=(("self_attention.query_key_value", "self_attn.qkv"),
+                                                     ("self_attention.dense", "self_attn.o_proj"),
+                                                     ("mlp.dense_h_to_4h", "mlp.up_proj"), ("mlp.dense_4h_to_h", "mlp.down_proj"),
+                                                     ("ln_attn", "input_layernorm"), ("ln_mlp", "post_attention_layernorm")),
+                   embed="transformer.word_embeddings.weight", final="transformer.ln_f", head="lm_head.weight", act=gelu_erf),
+    "opt": dict(prefix="model.decoder.layers.", renames=(("self_attn.out_proj", "self_attn.o_proj"), ("fc1", "mlp.up_proj"),
+                                                         ("fc2", "mlp.down_proj"), ("self_attn_layer_norm", "input_layernorm"),
+                                                         ("final_layer_norm", "post_attention_layernorm")),
+                embed="model.decoder.embed_tokens.weight", final="model.decoder.final_layer_norm", head="lm_head.weight",
+                act=lambda x: np.maximum(x, 0.0)),
+    # RMSNorm, SwiGLU, wqkv in KV-group order with wo biased (remote code InternLM2ForCausalLM)
+    "internlm2": dict(prefix="model.layers.", renames=(("attention.wqkv", "self_attn.qkv"), ("attention.wo", "self_attn.o_proj"),
+                                                       ("feed_forward.w1", "mlp.gate_proj"), ("feed_forward.w3", "mlp.up_proj"),
+                                                       ("feed_forward.w2", "mlp.down_proj"), ("attention_norm", "input_layernorm"),
+                                                       ("ffn_norm", "post_attention_layernorm")),
+                      embed="model.tok_embeddings.weight", final="model.norm", head="output.weight", act=silu),
+    # Conv1D weights stored (in, out), transposed back here; attn.c_attn = [q | k | v] (stacked)
+    "gpt2": dict(prefix="transformer.h.", renames=(("attn.c_attn", "self_attn.qkv_stacked"), ("attn.c_proj", "self_attn.o_proj"),
+                                                   ("mlp.c_fc", "mlp.up_proj"), ("mlp.c_proj", "mlp.down_proj"),
+                                                   ("ln_1", "input_layernorm"), ("ln_2", "post_attention_layernorm")),
+                 transposed=True, embed="transformer.wte.weight", final="transformer.ln_f", head="lm_head.weight", act=gelu_tanh),
+}
+
+
+def own_config(cfg):
+    """The config with llama's keys for layer_shapes / select: intermediate_size, num_key_value_heads."""
+    c = dict(cfg)
+    for a, b in (("n_embd", "hidden_size"), ("n_head", "num_attention_heads"), ("n_layer", "num_hidden_layers"),
+                 ("n_inner", "intermediate_size")):  # gpt2's keys
+        if a in c and c.get(b) is None:
+            c[b] = c[a]
+    mt, H = c["model_type"], c["num_attention_heads"]
+    c.setdefault("intermediate_size", c.get("ffn_dim") or c.get("ffn_hidden_size") or 4 * c["hidden_size"])
+    if mt == "falcon":
+        c["num_key_value_heads"] = (c.get("num_kv_heads") or H) if c.get("new_decoder_architecture") else \
+            (1 if c.get("multi_query", True) else H)
+    elif mt in ("gpt_neox", "opt", "gpt2"):
+        c["num_key_value_heads"] = H
+    return c
+
+
+def own_canonical(cfg, W, shapes):
+    """W under llama's layer names; each fused query_key_value split into q_proj / k_proj / v_proj
+    (weights and biases) by the layer's (h, k): rows viewed as (k, h / k + 2, head_dim)."""
+    O = OWN[cfg["model_type"]]
+    out = {}
+    for n, t in W.items():
+        if not n.startswith(O["prefix"]):
+            out[n] = t
+            continue
+        l, rest = n[len(O["prefix"]):].split(".", 1)
+        for a, b in O["renames"]:
+            if rest.startswith(a + "."):
+                rest = b + rest[len(a):]
+                break
+        out[f"model.layers.{l}.{rest}"] = t.T if O.get("transposed") and t.ndim == 2 else t
+    for l, s in enumerate(shapes):
+        for kind in ("weight", "bias"):  # [q; k; v] rows (gpt2 after the transposition)
+            x = out.pop(f"model.layers.{l}.self_attn.qkv_stacked.{kind}", None)
+            if x is not None:
+                h, k, hd = s["h"], s["k"], s["hd"]
+                p = f"model.layers.{l}.self_attn."
+                out[p + f"q_proj.{kind}"], out[p + f"k_proj.{kind}"], out[p + f"v_proj.{kind}"] = \
+                    x[:h * hd], x[h * hd:(h + k) * hd], x[(h + k) * hd:]
+        for kind in ("weight", "bias"):
+            x = out.pop(f"model.layers.{l}.self_attn.qkv.{kind}", None)
+            if x is None:
+                continue
+            h, k, hd = s["h"], s["k"], s["hd"]
+            G = h // k
+            g = x.reshape((k, G + 2, hd) + x.shape[1:])
+            p = f"model.layers.{l}.self_attn."
+            out[p + f"q_proj.{kind}"] = g[:, :G].reshape((h * hd,) + x.shape[1:])
+            out[p + f"k_proj.{kind}"] = g[:, G].reshape((k * hd,) + x.shape[1:])
+            out[p + f"v_proj.{kind}"] = g[:, G + 1].reshape((k * hd,) + x.shape[1:])
+    return out
+
+
+def check_tensors_own(Wo, We, sel, cfg):
+    """check_tensors plus the biases it does not know: LayerNorm biases kept with their sublayer,
+    o_proj's and down_proj's kept whole, up_proj's sliced with the channels."""
+    extra = lambda n: n.startswith("model.layers.") and n.endswith(".bias") and any(
+        x in n for x in (".input_layernorm.", ".post_attention_layernorm.", ".self_attn.o_proj.", ".mlp.up_proj.", ".mlp.down_proj."))
+    expect = {}
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        if s["attention"] is not None:
+            for n in ("input_layernorm.bias", "self_attn.o_proj.bias"):
+                if p + n in Wo:
+                    expect[p + n] = Wo[p + n]
+        if s["ffn"] is not None:
+            for n in ("post_attention_layernorm.bias", "mlp.down_proj.bias"):
+                if p + n in Wo:
+                    expect[p + n] = Wo[p + n]
+            if p + "mlp.up_proj.bias" in Wo:
+                expect[p + "mlp.up_proj.bias"] = Wo[p + "mlp.up_proj.bias"][s["ffn"]["channels"]]
+    got = {n: t for n, t in We.items() if extra(n)}
+    if set(got) != set(expect):
+        return f"bias tensors differ: missing {sorted(set(expect) - set(got))[:5]}, extra {sorted(set(got) - set(expect))[:5]}"
+    for n, t in expect.items():
+        if t.shape != got[n].shape or not np.array_equal(t, got[n]):
+            return f"{n}: shape {got[n].shape} or values differ from the original's slice {t.shape}"
+    return check_tensors({n: t for n, t in Wo.items() if not extra(n)}, {n: t for n, t in We.items() if not extra(n)}, sel, cfg)
+
+
+def layernorm(x, w, b, eps):
+    m = x.mean(axis=-1, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=-1, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * w + b
+
+
+def forward_own(cfg, W, layers, tokens):
+    """Starcoder2 / GPT-NeoX / Falcon / OPT / InternLM2 decoders (float64): LayerNorm with bias (InternLM2:
+    RMSNorm, SwiGLU) before each sublayer, biased q/k/v/o and MLP, an MLP without gate (GELU tanh / erf, ReLU); RoPE on the whole
+    head (starcoder2, falcon) or its first rotary_pct (gpt_neox), learned positions offset by 2 (opt);
+    starcoder2's sliding window; the parallel block of gpt_neox (use_parallel_residual) and falcon
+    (parallel_attn): x + attn(ln_1(x)) + mlp(ln_2(x)) with one residual add."""
+    mt, O = cfg["model_type"], OWN[cfg["model_type"]]
+    eps = cfg.get("norm_epsilon") or cfg.get("layer_norm_eps") or cfg.get("layer_norm_epsilon") or 1e-5
+    T = len(tokens)
+    x = W[O["embed"]][tokens]
+    if mt == "opt":
+        x = x + W["model.decoder.embed_positions.weight"][np.arange(T) + 2]
+    if mt == "gpt2":
+        x = x + W["transformer.wpe.weight"][np.arange(T)]
+    ii = np.arange(T)
+    mask = np.triu(np.full((T, T), -np.inf), 1)
+    if mt == "starcoder2" and cfg.get("sliding_window"):
+        mask = mask + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
+    parallel = cfg.get("use_parallel_residual", True) if mt == "gpt_neox" else (cfg.get("parallel_attn", True) if mt == "falcon" else False)
+    for l, ly in enumerate(layers):
+        p = f"model.layers.{l}."
+        ln = lambda v, n: layernorm(v, W[p + n + ".weight"], W[p + n + ".bias"], eps) if p + n + ".bias" in W else \
+            rmsnorm(v, W[p + n + ".weight"], cfg["rms_norm_eps"])
+        a, f, att = ly["attn"], ly["ffn"], 0.0
+        if a is not None:
+            hh = ln(x, "input_layernorm")
+            H, K, hd = a["H"], a["K"], a["hd"]
+            lin = lambda w, b: hh @ w.T + (b if b is not None else 0.0)
+            q, k, v = lin(a["q"], a["qb"]).reshape(T, H, hd), lin(a["k"], a["kb"]).reshape(T, K, hd), lin(a["v"], a["vb"]).reshape(T, K, hd)
+            if mt == "gpt_neox":
+                rot = int(hd * cfg.get("rotary_pct", 1.0))
+                th = cfg.get("rotary_emb_base", 10000.0)
+                q = np.concatenate([rope(q[..., :rot], th), q[..., rot:]], axis=-1)
+                k = np.concatenate([rope(k[..., :rot], th), k[..., rot:]], axis=-1)
+            elif mt not in ("opt", "gpt2"):  # learned positions
+                q, k = rope(q, cfg.get("rope_theta", 10000.0)), rope(k, cfg.get("rope_theta", 10000.0))
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                j = i // (H // K)
+                s = q[:, i] @ k[:, j].T / np.sqrt(hd) + mask
+                s = np.exp(s - s.max(axis=1, keepdims=True))
+                out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
+            att = out.reshape(T, H * hd) @ a["o"].T + W.get(p + "self_attn.o_proj.bias", 0.0)
+            if not parallel:
+                x = x + att
+                att = 0.0
+        if f is not None:
+            hh = ln(x, "post_attention_layernorm")
+            u = hh @ f["up"].T + W.get(p + "mlp.up_proj.bias", 0.0)
+            y = ((O["act"](hh @ f["gate"].T) * u if f["gate"] is not None else O["act"](u)) * f["mask"]) @ f["down"].T
+            x = x + att + y + W.get(p + "mlp.down_proj.bias", 0.0)
+        else:
+            x = x + att
+    x = layernorm(x, W[O["final"] + ".weight"], W[O["final"] + ".bias"], eps) if O["final"] + ".bias" in W else \
+        rmsnorm(x, W[O["final"] + ".weight"], cfg["rms_norm_eps"])
+    return x @ W.get(O["head"], W[O["embed"]]).T
 
 
 def main():
@@ -668,6 +861,10 @@ def main():
     if ocfg["model_type"] in FUSED:
         return main_fused(orig, out, ocfg, ecfg, tol, ntok)
     Wo, We = read_safetensors_dir(orig), read_safetensors_dir(out)
+    own = ocfg["model_type"] in OWN
+    if own:  # own names -> llama's, fused query_key_value -> q / k / v (OWN's layouts)
+        ocfg, ecfg = own_config(ocfg), own_config(ecfg)
+        Wo, We = own_canonical(ocfg, Wo, layer_shapes(ocfg)), own_canonical(ecfg, We, layer_shapes(ecfg))
     shapes = layer_shapes(ecfg)
     # --uniform removes the last layers: the emitted config has fewer, the original's last ones are removed
     removed = ocfg["num_hidden_layers"] - len(shapes)
@@ -677,7 +874,7 @@ def main():
     sel = select(ocfg, Wo, oshapes, criterion)
     if not same_selection(pj["layers"], sel):
         return 1
-    bad = check_tensors(Wo, We, sel, ocfg)
+    bad = check_tensors_own(Wo, We, sel, ocfg) if own else check_tensors(Wo, We, sel, ocfg)
     if bad:
         print("FAIL: " + bad)
         return 1

@@ -16,7 +16,8 @@ exaone4: post-norms only; glm4: four norms, fused gate_up_proj; glm4_moe: DeepSe
 gemma2: gemma3's norms without q/k norms, soft-capping; granite: llama's tensors with multipliers;
 hunyuan (hunyuan_v1_dense): per-head query_layernorm / key_layernorm; olmo2 / olmoe: q_norm /
 k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; minimax_m2 mixtral's,
-with the routing bias). (Families are appended: the earlier ones keep their random draws.)
+with the routing bias); OWN_CONFIGS: starcoder2, gpt_neox, falcon, opt, internlm2 and gpt2 (Conv1D) under their own
+tensor names (model_own). (Families are appended: the earlier ones keep their random draws.)
 main_fused() adds the fused-3-D-expert families with their own draws (seed 1919): gpt_oss (BF16),
 gpt_oss_mxfp4 (its experts in MXFP4) and granitemoe (F32), see FUSED_CONFIGS.
 
@@ -291,13 +292,121 @@ def fresh_dir(name, cfg):
         json.dump(cfg, f, indent=2)
         f.write("\n")
     return d
+# Own-name families (appended: the earlier families keep their random draws): LayerNorm (weight and
+# bias), biases on every Linear, a GELU / ReLU MLP without gate, under transformers' own names.
+# starcoder2: Starcoder2DecoderLayer (self_attn.q/k/v/o_proj, mlp.c_fc / c_proj; sliding window);
+# gpt_neox: GPTNeoXLayer (attention.query_key_value = per head [q; k; v], attention.dense,
+# mlp.dense_h_to_4h / dense_4h_to_h, parallel residual, partial rotary); falcon (new decoder
+# architecture): FalconDecoderLayer (self_attention.query_key_value = per KV head [its query heads;
+# k; v], ln_attn / ln_mlp before the parallel attention and MLP); opt: OPTDecoderLayer (learned
+# positions offset by 2, self_attn.out_proj, fc1 / fc2, self_attn_layer_norm / final_layer_norm).
+def model_own(cfg, rng):
+    mt = cfg["model_type"]
+    cfg = dict(cfg, hidden_size=cfg.get("hidden_size", cfg.get("n_embd")), num_attention_heads=cfg.get("num_attention_heads", cfg.get("n_head")),
+               num_hidden_layers=cfg.get("num_hidden_layers", cfg.get("n_layer")), intermediate_size=cfg.get("intermediate_size", cfg.get("n_inner")))
+    d = cfg["hidden_size"]
+    H = cfg["num_attention_heads"]
+    K = cfg.get("num_key_value_heads", cfg.get("num_kv_heads", H)) if mt != "gpt_neox" else H
+    hd = d // H
+    F = cfg.get("intermediate_size") or cfg.get("ffn_hidden_size") or cfg.get("ffn_dim")
+    V, L = cfg["vocab_size"], cfg["num_hidden_layers"]
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def ln(p):  # LayerNorm weight and bias
+        return [(p + ".weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)),
+                (p + ".bias", (0.1 * rng.standard_normal(d)).astype(np.float32))]
+
+    def lin(p, o, i):
+        return [(p + ".weight", w(o, i)), (p + ".bias", w(o, s=0.3))]
+
+    pre = {"starcoder2": "model.layers.", "gpt_neox": "gpt_neox.layers.", "falcon": "transformer.h.",
+           "opt": "model.decoder.layers.", "internlm2": "model.layers.", "gpt2": "transformer.h."}[mt]
+    emb = {"starcoder2": "model.embed_tokens.weight", "gpt_neox": "gpt_neox.embed_in.weight",
+           "falcon": "transformer.word_embeddings.weight", "opt": "model.decoder.embed_tokens.weight",
+           "internlm2": "model.tok_embeddings.weight", "gpt2": "transformer.wte.weight"}[mt]
+    t = [(emb, w(V, d, s=1.0))]
+    if mt == "opt":
+        t += [("model.decoder.embed_positions.weight", w(cfg["max_position_embeddings"] + 2, d, s=0.5))]
+    if mt == "gpt2":
+        t += [("transformer.wpe.weight", w(cfg["n_positions"], d, s=0.5))]
+    for l in range(L):
+        p = f"{pre}{l}."
+        if mt == "starcoder2":
+            t += ln(p + "input_layernorm") + lin(p + "self_attn.q_proj", H * hd, d) + lin(p + "self_attn.k_proj", K * hd, d) + \
+                lin(p + "self_attn.v_proj", K * hd, d) + lin(p + "self_attn.o_proj", d, H * hd) + \
+                ln(p + "post_attention_layernorm") + lin(p + "mlp.c_fc", F, d) + lin(p + "mlp.c_proj", d, F)
+        elif mt == "gpt_neox":
+            t += ln(p + "input_layernorm") + ln(p + "post_attention_layernorm") + \
+                lin(p + "attention.query_key_value", 3 * H * hd, d) + lin(p + "attention.dense", d, H * hd) + \
+                lin(p + "mlp.dense_h_to_4h", F, d) + lin(p + "mlp.dense_4h_to_h", d, F)
+        elif mt == "falcon":
+            t += ln(p + "ln_attn") + ln(p + "ln_mlp") + lin(p + "self_attention.query_key_value", (H + 2 * K) * hd, d) + \
+                lin(p + "self_attention.dense", d, H * hd) + lin(p + "mlp.dense_h_to_4h", F, d) + lin(p + "mlp.dense_4h_to_h", d, F)
+        elif mt == "gpt2":  # Conv1D: weights stored (in, out); c_attn's columns [q | k | v]
+            conv = lambda p_, i, o: [(p_ + ".weight", w(o, i).T.copy()), (p_ + ".bias", w(o, s=0.3))]
+            t += ln(p + "ln_1") + conv(p + "attn.c_attn", d, 3 * d) + conv(p + "attn.c_proj", d, d) + ln(p + "ln_2") + \
+                conv(p + "mlp.c_fc", d, F) + conv(p + "mlp.c_proj", F, d)
+        elif mt == "internlm2":  # RMSNorm; wqkv per KV head [its query heads; k; v], biased with wo; SwiGLU w1 / w3 / w2
+            t += [(p + "attention_norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32))] + \
+                lin(p + "attention.wqkv", (H + 2 * K) * hd, d) + lin(p + "attention.wo", d, H * hd) + \
+                [(p + "ffn_norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)),
+                 (p + "feed_forward.w1.weight", w(F, d)), (p + "feed_forward.w3.weight", w(F, d)),
+                 (p + "feed_forward.w2.weight", w(d, F))]
+        else:
+            t += lin(p + "self_attn.k_proj", H * hd, d) + lin(p + "self_attn.v_proj", H * hd, d) + \
+                lin(p + "self_attn.q_proj", H * hd, d) + lin(p + "self_attn.out_proj", d, H * hd) + \
+                ln(p + "self_attn_layer_norm") + lin(p + "fc1", F, d) + lin(p + "fc2", d, F) + ln(p + "final_layer_norm")
+    if mt == "gpt2":
+        t += ln("transformer.ln_f")
+    elif mt == "internlm2":
+        t += [("model.norm.weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32))]
+    else:
+        t += ln({"starcoder2": "model.norm", "gpt_neox": "gpt_neox.final_layer_norm", "falcon": "transformer.ln_f",
+                 "opt": "model.decoder.final_layer_norm"}[mt])
+    if not cfg.get("tie_word_embeddings", True):
+        t += [({"gpt_neox": "embed_out.weight", "internlm2": "output.weight"}.get(mt, "lm_head.weight"), w(V, d))]
+    return t
+
+
+OWN_CONFIGS = {
+    "starcoder2": {"architectures": ["Starcoder2ForCausalLM"], "model_type": "starcoder2", "hidden_size": 32,
+                   "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 64, "num_hidden_layers": 3,
+                   "vocab_size": 37, "norm_epsilon": 1e-5, "use_bias": True, "hidden_act": "gelu_pytorch_tanh",
+                   "rope_theta": 10000.0, "sliding_window": 8, "max_position_embeddings": 128, "tie_word_embeddings": True,
+                   "torch_dtype": "float32"},
+    "gpt_neox": {"architectures": ["GPTNeoXForCausalLM"], "model_type": "gpt_neox", "hidden_size": 32,
+                 "num_attention_heads": 4, "intermediate_size": 64, "num_hidden_layers": 3, "vocab_size": 41,
+                 "layer_norm_eps": 1e-5, "rotary_pct": 0.5, "rotary_emb_base": 10000, "use_parallel_residual": True,
+                 "hidden_act": "gelu", "attention_bias": True, "max_position_embeddings": 128,
+                 "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "falcon": {"architectures": ["FalconForCausalLM"], "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4,
+               "num_kv_heads": 2, "new_decoder_architecture": True, "parallel_attn": True, "multi_query": True,
+               "bias": True, "alibi": False, "ffn_hidden_size": 64, "num_hidden_layers": 3, "vocab_size": 43,
+               "layer_norm_epsilon": 1e-5, "rope_theta": 10000.0, "max_position_embeddings": 128,
+               "tie_word_embeddings": True, "torch_dtype": "float32"},
+    "opt": {"architectures": ["OPTForCausalLM"], "model_type": "opt", "hidden_size": 32, "num_attention_heads": 4,
+            "ffn_dim": 64, "num_hidden_layers": 3, "vocab_size": 47, "max_position_embeddings": 64,
+            "word_embed_proj_dim": 32, "do_layer_norm_before": True, "enable_bias": True, "activation_function": "relu",
+            "layer_norm_elementwise_affine": True, "tie_word_embeddings": True, "torch_dtype": "float32"},
+    "internlm2": {"architectures": ["InternLM2ForCausalLM"], "model_type": "internlm2", "hidden_size": 32,
+                  "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48, "num_hidden_layers": 3,
+                  "vocab_size": 31, "bias": True, "rms_norm_eps": 1e-6, "rope_theta": 10000.0, "hidden_act": "silu",
+                  "max_position_embeddings": 128, "tie_word_embeddings": False, "torch_dtype": "float32"},
+    "gpt2": {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 32, "n_head": 4, "n_layer": 3,
+             "n_inner": 64, "n_positions": 64, "vocab_size": 53, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new",
+             "tie_word_embeddings": True, "torch_dtype": "float32"},
+}
 
 
 def main():
     rng = np.random.default_rng(19)
-    for name, cfg in CONFIGS.items():
+    families = [(n, c, model) for n, c in CONFIGS.items()] + [(n, c, model_own) for n, c in OWN_CONFIGS.items()]
+    for name, cfg, make in families:
         d = fresh_dir(name, cfg)
-        t = model(cfg, rng)
+        t = make(cfg, rng)
         if name == "llama":  # two shards and an index
             half = len(t) // 2
             files = ["model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"]

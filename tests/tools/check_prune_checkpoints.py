@@ -92,6 +92,27 @@ CASES = [
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "4", "--expert-step", "1"]),
     ("minimax_m2_per_layer_experts", "minimax_m2", "per-layer",
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "2", "--expert-step", "1"]),
+    # LayerNorm families under their own names: starcoder2 (biases pooled with the KV heads, c_fc / c_proj, a
+    # removed attention takes input_layernorm's weight and bias), gpt_neox (per-head query_key_value,
+    # parallel residual; one KV head per query head, so heads kept), falcon (query_key_value in KV-group
+    # order, ln_attn / ln_mlp before the parallel block; nsc format or --uniform), opt (learned positions)
+    ("starcoder2_per_layer_kv", "starcoder2", "per-layer", ["--params", "20000", "--kv-bytes", "1100", "--head-step", "1"]),
+    ("starcoder2_per_layer_attn_noop", "starcoder2", "per-layer", ["--params", "12000", "--kv-bytes", "600", "--head-step", "1"]),
+    ("starcoder2_per_layer_spectral_weights", "starcoder2", "per-layer",
+     ["--params", "18000", "--kv-bytes", "1100", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("gpt_neox_per_layer_ffn_noop", "gpt_neox", "per-layer", ["--params", "17000", "--head-step", "4", "--kv-heads-min", "4"]),
+    ("gpt_neox_uniform_depth", "gpt_neox", None,
+     ["--uniform", "--params", "20000", "--min-ffn", "64", "--head-step", "4", "--kv-heads-min", "4"]),
+    ("falcon_nsc_spectral_weights", "falcon", "nsc", ["--params", "18000", "--criterion", "spectral", "--score", "weights"]),
+    ("falcon_uniform_depth", "falcon", None, ["--uniform", "--params", "17000", "--min-ffn", "64"]),
+    ("opt_nsc", "opt", "nsc", ["--params", "22000"]),
+    # internlm2: attention.wqkv in KV-group order, sliced and re-fused with the KV heads pooled
+    ("internlm2_per_layer_kv", "internlm2", "per-layer", ["--params", "20000", "--kv-bytes", "30000", "--head-step", "1"]),
+    ("internlm2_per_layer_spectral_weights", "internlm2", "per-layer",
+     ["--params", "16000", "--kv-bytes", "20000", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # gpt2: Conv1D weights stored (in, out): c_fc's columns and c_proj's rows sliced, heads kept
+    ("gpt2_nsc", "gpt2", "nsc", ["--params", "22000"]),
+    ("gpt2_uniform_depth", "gpt2", None, ["--uniform", "--params", "24000", "--min-ffn", "64", "--head-step", "4", "--kv-heads-min", "4"]),
 ]
 # fused 3-D expert tensors, sliced expert by expert: gpt_oss (BF16: gate_up_proj interleaved with its bias,
 # router bias, attention sinks with the kept query heads, KV heads pooled and rounded to BF16; MXFP4

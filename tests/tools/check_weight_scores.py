@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """ctest driver of `nsc prune --score weights` (nsc/io/prune_weights.hpp) on the tiny llama (3 layers),
 mixtral (2 layers, 6 experts), qwen2_moe (2 layers, 4 experts, q/k/v biases, a shared expert and
-its gate: valued in every option that keeps the FFN) and phi3 (fused qkv_proj / gate_up_proj)
+its gate: valued in every option that keeps the FFN), phi3 (fused qkv_proj / gate_up_proj) and starcoder2
+(LayerNorm with bias, q/k/v/o and MLP biases, an MLP without gate: ||up_c|| ||down_c||)
 checkpoints of tests/data/prune_ckpt, and gpt_oss (2 layers, fused 3-D experts with biases, attention sinks; BF16):
 every option of the space valued independently in numpy (psi_W
 of the kept sub-matrices by slogdet, the kept sets by tests/reference/check_pruned_checkpoint.py's
@@ -73,7 +74,9 @@ def values(cfg, W, criterion):
                 v += ref.psi_rows(np.mean([vw[x * hd:(x + 1) * hd] for x in g], axis=0))
             cols = [i * hd + r for i in s["q_heads"] for r in range(hd)]
             v += ref.psi_rows(o[:, cols].T)
-            A.append((v, 2 * h * hd * d + 2 * k * hd * d + d + (h + 2 * k) * hd * bias, hk))
+            # LayerNorm families: the norm's bias and o_proj's bias come with the attention
+            extra = d * (p + "input_layernorm.bias" in W) + d * (p + "self_attn.o_proj.bias" in W)
+            A.append((v, 2 * h * hd * d + 2 * k * hd * d + d + (h + 2 * k) * hd * bias + extra, hk))
         Fo = []
         for w in ffn:
             if w is None:
@@ -98,7 +101,11 @@ def values(cfg, W, criterion):
             shapes[l] = {"h": None, "k": None, "hd": hd, "w": w, "e": 0}
             ch = ref.select(cfg, W, shapes, criterion)[l]["ffn"]["channels"]
             v = sum(ref.psi_rows(M[ch]) for M in ref.ffn_mats(W, p, cfg))
-            Fo.append((v, 3 * w * d + d, w))
+            if len(ref.ffn_mats(W, p, cfg)) == 3:  # gate, up, down
+                Fo.append((v, 3 * w * d + d, w))
+            else:  # no gate (starcoder2): up / down, their biases (up's sliced), the LayerNorm's bias
+                Fo.append((v, 2 * w * d + d + w * (p + "mlp.up_proj.bias" in W) + d * (p + "mlp.down_proj.bias" in W) +
+                           d * (p + "post_attention_layernorm.bias" in W), w))
         out.append((A, Fo))
     return out
 
@@ -150,12 +157,17 @@ def main():
     for model, criterion, budgets in [("llama", "magnitude", BUDGETS), ("llama", "spectral", BUDGETS),
                                       ("mixtral", "magnitude", MOE_BUDGETS), ("mixtral", "spectral", MOE_BUDGETS),
                                       ("qwen2_moe", "magnitude", [20000, 26000]), ("qwen2_moe", "spectral", [23000]),
-                                      ("phi3", "magnitude", [20000, 30000]), ("phi3", "spectral", [25000])]:
+                                      ("phi3", "magnitude", [20000, 30000]), ("phi3", "spectral", [25000]),
+                                      ("starcoder2", "magnitude", [16000, 20000]), ("starcoder2", "spectral", [18000])]:
         orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
         cfg = json.load(open(os.path.join(orig, "config.json")))
         W = ref.read_safetensors_dir(orig)
         d, V = cfg["hidden_size"], cfg["vocab_size"]
         fixed = 2 * V * d + d  # embeddings, untied LM head, final norm
+        if model in ref.OWN:  # LayerNorm families: llama's names; the tensors outside the layers as they are
+            cfg = ref.own_config(cfg)
+            W = ref.own_canonical(cfg, W, ref.layer_shapes(cfg))
+            fixed = sum(t.size for n, t in W.items() if not n.startswith("model.layers."))
         vals = values(cfg, W, criterion)
         unpruned = sum(A[0][0] + Fo[0][0] for A, Fo in vals)
         for budget in budgets:

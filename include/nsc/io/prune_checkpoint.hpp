@@ -43,9 +43,24 @@
 /// [E, out, in / 32], value = e2m1 x 2^(scale - 127)) are decoded for their importances and
 /// copied byte for byte; narrowing them is refused (down_proj's 32-value blocks run along the
 /// expert width): "tensor '...down_proj_blocks': the experts are MXFP4, ... search with
-/// --keep-expert-width". Any other model_type is refused by name, with the reason when nsc prune
-/// reads it (unsliced_reason: llama4's fused 3-D experts;
-/// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
+/// --keep-expert-width". Families under their own names (family::layer_prefix and renames: every layer
+/// tensor is read under its canonical, llama, name, family::canonical, and written under its own):
+/// starcoder2 (LayerNorm weight and bias, norm_bias; q/k/v/o biases; mlp.c_fc / c_proj without a
+/// gate), gpt_neox (gpt_neox.layers.<L>.attention.query_key_value per head [q; k; v], attention.dense,
+/// mlp.dense_h_to_4h / dense_4h_to_h; mha_only: one KV head per query head, so a space pooling KV
+/// heads is refused with the flags that keep them), falcon (transformer.h.<L>.self_attention.
+/// query_key_value in KV-group order, ln_attn / ln_mlp or input_layernorm / post_attention_layernorm;
+/// one norm shared by a parallel block refused), opt (model.decoder.layers.<L>.self_attn.out_proj,
+/// fc1 / fc2, self_attn_layer_norm / final_layer_norm), internlm2 (attention.wqkv in KV-group order,
+/// attention.wo, feed_forward.w1 / w3 / w2, attention_norm / ffn_norm), gpt2 (transformer.h.<L>.,
+/// Conv1D weights stored (in, out): FFN channels are mlp.c_fc's columns and mlp.c_proj's rows;
+/// attn.c_attn / c_proj kept whole, heads kept; magnitude only). A KV-group-fused q/k/v
+/// (qkv_grouped) holds per KV head its G query heads' rows, then its key's, then its value's; it is
+/// written in the same order for the kept heads (pooled K / V rows per new group). An optional bias
+/// is sliced with its rows (q/k/v, up); an output projection's bias (o_proj, down_proj) is kept
+/// whole; a LayerNorm's bias goes with its weight. Any other model_type is refused by name, with the
+/// reason when nsc prune reads it (unsliced_reason: llama4's fused 3-D experts; a LayerNorm shared by a
+/// parallel block; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
@@ -235,7 +250,72 @@ struct family {
   /// The per-query-head attention sink logits [H] ("self_attn.sinks", gpt_oss), sliced with the query heads.
   std::string_view sinks = "";
   bool fused_experts() const { return !x3_gate_up.empty(); }
+  // --- Own names and storage (dense families with LayerNorm, biases, fused or renamed
+  // projections: starcoder2, gpt_neox, falcon, opt). The code reads every layer tensor under its
+  // canonical (llama) name, canonical(), and writes it under its own name. ---
+  /// The layer prefix ("model.layers."; gpt_neox "gpt_neox.layers.", falcon "transformer.h.",
+  /// opt "model.decoder.layers.").
+  std::string_view layer_prefix = "model.layers.";
+  /// {canonical, own} module names after the layer prefix (".weight" / ".bias" follow), e.g.
+  /// starcoder2 {"mlp.up_proj", "mlp.c_fc"}. Several own names may share a canonical one
+  /// (falcon's ln_attn or input_layernorm); messages name the first.
+  std::vector<std::pair<std::string_view, std::string_view>> renames = {};
+  /// Fused q/k/v in KV-group order (canonical "self_attn.qkv_grouped"): for each KV head x the
+  /// head_dim rows of its G = H / K query heads, then its key head, then its value head (falcon:
+  /// G = H with multi_query, 1 without, H / num_kv_heads with new_decoder_architecture;
+  /// gpt_neox: G = 1), written in the same order for the kept heads.
+  bool qkv_grouped = false;
+  /// One KV head per query head in the architecture (gpt_neox; falcon without multi_query or the
+  /// new decoder architecture): a space whose attention options pool KV heads apart from the
+  /// query heads is refused. Falcon with multi_query has one KV head (kept).
+  bool mha_only = false;
+  /// LayerNorm: every norm (attn_norms, ffn_norms) has a bias (d), kept or removed with it.
+  bool norm_bias = false;
+  /// Buffers some checkpoints hold beside the attention, copied whole with it (canonical
+  /// names after "self_attn.", any shape): gpt_neox's attention.bias / masked_bias.
+  std::vector<std::string_view> attn_buffers = {};
+  /// Conv1D storage (gpt2): every 2-D layer weight is stored transposed, (in, out); FFN channels are
+  /// c_fc's columns and c_proj's rows. Heads are kept (a space cutting them is refused), and the
+  /// spectral criterion / --score weights are refused.
+  bool transposed = false;
+  /// The own name of a tensor with canonical full name `c` (messages; the inverse of canonical()).
+  std::string own(const std::string& c) const;
+  /// The canonical full name ("model.layers.<L>.<llama's module>.<weight | bias>") of a tensor of
+  /// this family; names outside the layers are returned as they are.
+  std::string canonical(const std::string& name) const;
 };
+
+inline std::string family::canonical(const std::string& name) const {
+  if (layer_prefix == "model.layers." && renames.empty()) return name;
+  if (name.rfind(layer_prefix, 0) != 0) return name;
+  std::size_t i = layer_prefix.size();
+  const std::size_t start = i;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i - start < 9) ++i;
+  if (i == start || i >= name.size() || name[i] != '.') return name;
+  std::string rest = name.substr(i + 1);
+  for (const auto& [c, o] : renames)
+    if (rest.size() > o.size() && rest.compare(0, o.size(), o) == 0 && rest[o.size()] == '.') {
+      rest = std::string(c) + rest.substr(o.size());
+      break;
+    }
+  return "model.layers." + name.substr(start, i - start) + "." + rest;
+}
+
+inline std::string family::own(const std::string& c) const {
+  if (layer_prefix == "model.layers." && renames.empty()) return c;
+  constexpr std::string_view p = "model.layers.";
+  if (c.rfind(p, 0) != 0) return c;
+  std::size_t i = p.size();
+  while (i < c.size() && c[i] >= '0' && c[i] <= '9') ++i;
+  if (i >= c.size() || c[i] != '.') return c;
+  std::string rest = c.substr(i + 1);
+  for (const auto& [cn, o] : renames)
+    if (rest.size() > cn.size() && rest.compare(0, cn.size(), cn) == 0 && rest[cn.size()] == '.') {
+      rest = std::string(o) + rest.substr(cn.size());
+      break;
+    }
+  return std::string(layer_prefix) + c.substr(p.size(), i - p.size()) + "." + rest;
+}
 
 /// The families whose checkpoints nsc can prune.
 inline const std::vector<family>& layouts() {
@@ -316,6 +396,58 @@ inline const std::vector<family>& layouts() {
     granitemoe.x3_down = "block_sparse_moe.output_linear.weight";
     granitemoe.router_weight = "block_sparse_moe.router.layer.weight";
     v.push_back(granitemoe);
+    // Own names and storage: LayerNorm (weight and bias), biases, a GELU MLP without gate.
+    constexpr std::string_view ln_why = "no LayerNorm, biases or GELU MLP without gate";
+    family starcoder2{.model_type = "starcoder2", .not_decilm = ln_why}; // Starcoder2MLP c_fc / c_proj, q/k/v/o biases
+    starcoder2.renames = {{"mlp.up_proj", "mlp.c_fc"}, {"mlp.down_proj", "mlp.c_proj"}};
+    starcoder2.norm_bias = true;
+    v.push_back(starcoder2);
+    // GPTNeoXLayer: attention.query_key_value = per head [q_h; k_h; v_h] (KV groups of one head),
+    // attention.dense, mlp.dense_h_to_4h / dense_4h_to_h; parallel residual or not (same tensors)
+    family neox{.model_type = "gpt_neox", .not_decilm = "no fused query_key_value, LayerNorm, biases or GELU MLP"};
+    neox.layer_prefix = "gpt_neox.layers.";
+    neox.renames = {{"self_attn.qkv_grouped", "attention.query_key_value"}, {"self_attn.o_proj", "attention.dense"},
+                    {"mlp.up_proj", "mlp.dense_h_to_4h"}, {"mlp.down_proj", "mlp.dense_4h_to_h"}, {"self_attn", "attention"}};
+    neox.qkv_grouped = neox.mha_only = neox.norm_bias = true;
+    neox.attn_buffers = {"bias", "masked_bias"}; // older checkpoints' causal-mask buffers
+    v.push_back(neox);
+    // FalconDecoderLayer: self_attention.query_key_value in KV-group order (multi_query: [q; k; v];
+    // new_decoder_architecture: per KV head its query heads, key, value), self_attention.dense,
+    // mlp.dense_h_to_4h / dense_4h_to_h; ln_attn / ln_mlp (new architecture) or input_layernorm /
+    // post_attention_layernorm; one input_layernorm shared by a parallel block is refused (n_norms)
+    family falcon{.model_type = "falcon", .not_decilm = "no fused query_key_value, LayerNorm or parallel attention + MLP"};
+    falcon.layer_prefix = "transformer.h.";
+    falcon.renames = {{"self_attn.qkv_grouped", "self_attention.query_key_value"}, {"self_attn.o_proj", "self_attention.dense"},
+                      {"mlp.up_proj", "mlp.dense_h_to_4h"}, {"mlp.down_proj", "mlp.dense_4h_to_h"},
+                      {"input_layernorm", "ln_attn"}, {"post_attention_layernorm", "ln_mlp"}};
+    falcon.qkv_grouped = falcon.norm_bias = true;
+    v.push_back(falcon);
+    // OPTDecoderLayer: self_attn.q/k/v_proj, out_proj, fc1 / fc2, self_attn_layer_norm / final_layer_norm
+    family opt{.model_type = "opt", .not_decilm = ln_why};
+    opt.layer_prefix = "model.decoder.layers.";
+    opt.renames = {{"self_attn.o_proj", "self_attn.out_proj"}, {"mlp.up_proj", "fc1"}, {"mlp.down_proj", "fc2"},
+                   {"input_layernorm", "self_attn_layer_norm"}, {"post_attention_layernorm", "final_layer_norm"}};
+    opt.norm_bias = true;
+    v.push_back(opt);
+    // InternLM2 (remote code InternLM2ForCausalLM): attention.wqkv in KV-group order (per KV head: its
+    // query heads, key, value), attention.wo, feed_forward.w1 / w3 / w2, attention_norm / ffn_norm
+    family internlm2{.model_type = "internlm2", .not_decilm = "no fused wqkv or q/k/v/o biases"};
+    internlm2.renames = {{"self_attn.qkv_grouped", "attention.wqkv"}, {"self_attn.o_proj", "attention.wo"},
+                         {"mlp.gate_proj", "feed_forward.w1"}, {"mlp.up_proj", "feed_forward.w3"},
+                         {"mlp.down_proj", "feed_forward.w2"}, {"input_layernorm", "attention_norm"},
+                         {"post_attention_layernorm", "ffn_norm"}, {"self_attn", "attention"}};
+    internlm2.qkv_grouped = true;
+    v.push_back(internlm2);
+    // GPT2Block: Conv1D weights stored (in, out): attn.c_attn = [q | k | v] columns, attn.c_proj,
+    // mlp.c_fc / c_proj; ln_1 / ln_2; older checkpoints' attn.bias / masked_bias buffers
+    family gpt2{.model_type = "gpt2", .fused_qkv = true, .not_decilm = "no Conv1D weights, LayerNorm, biases or GELU MLP"};
+    gpt2.layer_prefix = "transformer.h.";
+    gpt2.renames = {{"self_attn.qkv_proj", "attn.c_attn"}, {"self_attn.o_proj", "attn.c_proj"}, {"mlp.up_proj", "mlp.c_fc"},
+                    {"mlp.down_proj", "mlp.c_proj"}, {"input_layernorm", "ln_1"}, {"post_attention_layernorm", "ln_2"},
+                    {"self_attn", "attn"}};
+    gpt2.norm_bias = gpt2.transposed = true;
+    gpt2.attn_buffers = {"bias", "masked_bias"};
+    v.push_back(gpt2);
     return v;
   }();
   return t;
@@ -324,24 +456,20 @@ inline const std::vector<family>& layouts() {
 /// The families `nsc prune` reads whose checkpoints are not sliced, and why (the refusal names it).
 inline std::string_view unsliced_reason(std::string_view model_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> t{
-      {"cohere", "LayerNorm with whole-projection q/k norms and a parallel block"},
-      {"cohere2", "LayerNorm and a parallel attention + MLP block (not sliced yet)"},
+      {"cohere", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
+                 "space's separate attention / FFN choices cannot price) and whole-projection q/k norms (not sliced yet)"},
+      {"cohere2", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
+                  "space's separate attention / FFN choices cannot price; not sliced yet)"},
       {"llama4_text", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
                   "(not sliced yet)"},
       {"llama4", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
                   "(not sliced yet)"},
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
-      {"internlm2", "its wqkv interleaves q, k, v per KV group (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"deepseek_v32", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
       {"glm_moe_dsa", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
-      {"starcoder2", "LayerNorm (weight and bias) and c_fc / c_proj MLP names (not sliced yet)"},
-      {"falcon", "fused query_key_value and LayerNorm blocks (not sliced yet)"},
-      {"gpt_neox", "fused query_key_value and LayerNorm blocks (not sliced yet)"},
-      {"gpt2", "Conv1D c_attn / c_fc and LayerNorm blocks (not sliced yet)"},
-      {"opt", "LayerNorm blocks (not sliced yet)"},
-      {"bert", "an encoder (not sliced)"},
+      {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
       {"qwen3_next", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
@@ -371,11 +499,30 @@ inline family find_layout(std::string_view model_type) {
 struct matrix_part {
   std::string rest;
   std::int64_t row0 = 0, rows = 0;
+  std::vector<std::int64_t> index = {}; ///< the part's rows of `rest` in order, when not contiguous (row0, rows unused)
 };
+
+/// The row of a KV-group-fused q/k/v (family::qkv_grouped; K KV heads of G query heads each) that
+/// holds row r of query head i (role 'q'), or of KV head i's key ('k') or value ('v').
+inline std::int64_t grouped_row(std::int64_t G, std::int64_t hd, char role, std::int64_t i, std::int64_t r) {
+  if (role == 'q') return ((i / G) * (G + 2) + i % G) * hd + r;
+  return (i * (G + 2) + G + (role == 'v')) * hd + r;
+}
+
+/// The rows of every head of a role (q: H heads, k / v: K heads) of a grouped q/k/v, in head order.
+inline std::vector<std::int64_t> grouped_rows(std::int64_t H, std::int64_t K, std::int64_t hd, char role) {
+  std::vector<std::int64_t> v;
+  const std::int64_t G = H / K;
+  for (std::int64_t i = 0; i < (role == 'q' ? H : K); ++i)
+    for (std::int64_t r = 0; r < hd; ++r) v.push_back(grouped_row(G, hd, role, i, r));
+  return v;
+}
 
 /// The q, k, v rows and the FFN gate / up rows of a dense layer in family f's layout.
 inline matrix_part part_of(const family& f, const block_spec& b, std::string_view role) {
   const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), hd = b.attention.head_size(), F = b.ffn.d_ff;
+  if (f.qkv_grouped && (role == "q" || role == "k" || role == "v"))
+    return {"self_attn.qkv_grouped.weight", 0, 0, grouped_rows(H, K, hd, role[0])};
   if (role == "q") return f.fused_qkv ? matrix_part{"self_attn.qkv_proj.weight", 0, H * hd} : matrix_part{"self_attn.q_proj.weight", 0, H * hd};
   if (role == "k") return f.fused_qkv ? matrix_part{"self_attn.qkv_proj.weight", H * hd, K * hd} : matrix_part{"self_attn.k_proj.weight", 0, K * hd};
   if (role == "v")
@@ -542,6 +689,26 @@ inline void run_op(const tensor_op& op, safetensors_file_writer& w) {
     encode_from_double(op.src->dtype, vals.data(), vals.size(), out.data());
     w.write(out.data(), out.size());
   }
+}
+
+/// The source rows of a KV-group-fused q/k/v (family::qkv_grouped) for the kept heads of `k`, in
+/// the same layout: per new KV head j, its kept query heads (k.q_heads lists them group by
+/// group), then the mean of its group's key heads, then of their value heads.
+inline std::vector<std::vector<std::int64_t>> grouped_op_rows(const block_spec& b, const layer_keep& k, std::int64_t hd) {
+  const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads(), G = H / K;
+  const std::size_t per = k.q_heads.size() / std::max<std::size_t>(1, k.kv_groups.size());
+  std::vector<std::vector<std::int64_t>> rows;
+  for (std::size_t j = 0; j < k.kv_groups.size(); ++j) {
+    for (std::size_t t = 0; t < per; ++t)
+      for (std::int64_t r = 0; r < hd; ++r) rows.push_back({grouped_row(G, hd, 'q', k.q_heads[j * per + t], r)});
+    for (const char role : {'k', 'v'})
+      for (std::int64_t r = 0; r < hd; ++r) {
+        std::vector<std::int64_t> src;
+        for (std::int64_t x : k.kv_groups[j]) src.push_back(grouped_row(G, hd, role, x, r));
+        rows.push_back(std::move(src));
+      }
+  }
+  return rows;
 }
 
 /// Parses "model.layers.<L>.<rest>": the layer and the rest, or nullopt.
@@ -921,17 +1088,17 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
   const pc::family fam = pc::find_layout(model_type);
   auto by_layer = std::make_shared<std::vector<pc::layer_tensors>>(space.layers.size());
   for (const tensor_entry& t : in.tensors) {
-    const auto lr = pc::layer_of(t.name);
+    const auto lr = pc::layer_of(fam.canonical(t.name));
     if (!lr) continue;
     if (lr->first >= std::int64_t(space.layers.size()))
       pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
                std::to_string(space.layers.size()) + " layers");
     (*by_layer)[std::size_t(lr->first)][lr->second] = &t;
   }
-  auto need = [by_layer](std::size_t l, const std::string& rest) -> const tensor_entry& {
+  auto need = [by_layer, fam](std::size_t l, const std::string& rest) -> const tensor_entry& {
     const auto it = (*by_layer)[l].find(rest);
     if (it == (*by_layer)[l].end())
-      pc::fail("tensor 'model.layers." + std::to_string(l) + "." + rest + "' is missing from the checkpoint");
+      pc::fail("tensor '" + fam.own("model.layers." + std::to_string(l) + "." + rest) + "' is missing from the checkpoint");
     return *it->second;
   };
   const search::prune_space* sp = &space;
@@ -939,17 +1106,27 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
   auto part_rows = [need](std::size_t l, const pc::matrix_part& m) {
     std::vector<double> r, unused;
     pc::tensor_reader(need(l, m.rest)).square_norms(r, unused);
+    if (!m.index.empty()) { // a grouped q/k/v's rows of one role
+      std::vector<double> x;
+      for (std::int64_t i : m.index) x.push_back(i < std::int64_t(r.size()) ? r[std::size_t(i)] : 0.0);
+      return x;
+    }
     if (m.rows > 0 && std::int64_t(r.size()) >= m.row0 + m.rows)
       r = std::vector<double>(r.begin() + m.row0, r.begin() + m.row0 + m.rows);
     return r;
   };
-  auto channel_order = [need, sp, part_rows](std::size_t l, const pc::matrix_part& gate, const pc::matrix_part& up,
-                                             const std::string& down) {
+  auto channel_order = [need, sp, part_rows, fam](std::size_t l, const pc::matrix_part& gate, const pc::matrix_part& up,
+                                                  const std::string& down) {
     const std::int64_t F = sp->layers[l].base.ffn.d_ff;
     std::vector<double> g, u, d, unused, imp(std::size_t(F), 1.0);
     if (!gate.rest.empty()) g = part_rows(l, gate);
-    u = part_rows(l, up);
-    pc::tensor_reader(need(l, down)).square_norms(unused, d);
+    if (fam.transposed) { // Conv1D: c_fc's columns, c_proj's rows
+      pc::tensor_reader(need(l, up.rest)).square_norms(unused, u);
+      pc::tensor_reader(need(l, down)).square_norms(d, unused);
+    } else {
+      u = part_rows(l, up);
+      pc::tensor_reader(need(l, down)).square_norms(unused, d);
+    }
     if (std::int64_t(u.size()) != F || std::int64_t(d.size()) != F || (!gate.rest.empty() && std::int64_t(g.size()) != F))
       pc::fail("layer " + std::to_string(l) + ": FFN matrices do not have " + std::to_string(F) + " channels");
     for (std::int64_t x = 0; x < F; ++x)
@@ -1129,11 +1306,29 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     if ((at.kind != attention_kind::standard && !mla) || b.ffn.kind != ffn_kind::standard ||
         b.parallel.kind != attention_kind::none || (b.ffn.shared_d_ff > 0 && fam.shared.empty()) ||
         (b.ffn.shared_gate && fam.shared_gate.empty()) ||
-        (b.ffn.router_bias && fam.router_bias.empty()) || b.norm != norm_kind::rmsnorm || b.n_norms != fam.norms() ||
+        (b.ffn.router_bias && fam.router_bias.empty()) ||
+        b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) || b.n_norms != fam.norms() ||
         (at.sinks && fam.sinks.empty()))
       pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
-               std::to_string(fam.norms()) + " RMSNorms of the " + std::string(model_type) +
-               " layout (the layouts nsc can slice)");
+               std::to_string(fam.norms()) + (fam.norm_bias ? " LayerNorms" : " RMSNorms") + " of the " +
+               std::string(model_type) + " layout (the layouts nsc can slice" +
+               (b.n_norms == 1 && fam.norms() == 2 ? "; one norm shared by a parallel attention and MLP is not sliced yet" : "") +
+               ")");
+    if (fam.transposed) // Conv1D c_attn: heads are columns, kept
+      for (const auto& o : space.layers[l].attention)
+        if (!o.none && o.heads > 0 && (o.heads < at.n_heads || o.kv_heads < at.kv_heads()))
+          pc::fail("layer " + std::to_string(l) + ": " + std::string(model_type) + " stores c_attn transposed (Conv1D), "
+                   "whose heads nsc does not slice: search with every head kept (nsc prune --head-step " +
+                   std::to_string(at.n_heads) + " --kv-heads-min " + std::to_string(at.kv_heads()) +
+                   "; FFN widths and removed sublayers stay free)");
+    if (fam.mha_only) // the architecture pairs every query head with its own KV head
+      for (const auto& o : space.layers[l].attention)
+        if (!o.none && o.heads > 0 && o.heads != o.kv_heads)
+          pc::fail("layer " + std::to_string(l) + ": " + std::string(model_type) + " has one KV head per query head, so an "
+                   "option with " + std::to_string(o.heads) + " query heads and " + std::to_string(o.kv_heads) +
+                   " KV heads has no checkpoint: search with every head kept (nsc prune --head-step " +
+                   std::to_string(at.n_heads) + " --kv-heads-min " + std::to_string(at.kv_heads()) +
+                   "; FFN widths and removed sublayers stay free)");
     if (at.qk_norm == qk_norm_kind::whole) // olmo2, olmoe: the norm's RMS runs over every head
       for (const auto& o : space.layers[l].attention)
         if (!o.none && o.heads > 0 && (o.heads < at.n_heads || o.kv_heads < at.kv_heads()))
@@ -1146,21 +1341,24 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
                std::string(model_type) + "'");
   }
   for (const tensor_entry& t : in.tensors) // layers past the config's (DeepSeek-V3 / GLM-4.5 MTP modules)
-    if (const auto lr = pc::layer_of(t.name); lr && lr->first >= std::int64_t(space.layers.size()))
+    if (const auto lr = pc::layer_of(fam.canonical(t.name)); lr && lr->first >= std::int64_t(space.layers.size()))
       pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
                std::to_string(space.layers.size()) + " layers (a multi-token-prediction module, which nsc does not "
                "slice: remove its tensors from the checkpoint first)");
   // Check every layer tensor (name and shape) before reading any data.
-  std::map<std::string, const tensor_entry*> by_name;
-  for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
+  std::map<std::string, const tensor_entry*> by_name; // by canonical name
+  for (const tensor_entry& t : in.tensors)
+    if (const auto [it, fresh] = by_name.emplace(fam.canonical(t.name), &t); !fresh)
+      pc::fail("tensors '" + it->second->name + "' and '" + t.name + "' are the same " + std::string(model_type) +
+               " tensor under two names");
   auto expect = [&](const std::string& name, std::vector<std::int64_t> shape, bool required) {
     const auto it = by_name.find(name);
     if (it == by_name.end()) {
-      if (required) pc::fail("tensor '" + name + "' is missing from the checkpoint");
+      if (required) pc::fail("tensor '" + fam.own(name) + "' is missing from the checkpoint");
       return false;
     }
     if (it->second->shape != shape)
-      pc::fail("tensor '" + name + "': shape " + pc::shape_text(it->second->shape) +
+      pc::fail("tensor '" + it->second->name + "': shape " + pc::shape_text(it->second->shape) +
                " disagrees with the config (expected " + pc::shape_text(shape) + ")");
     return true;
   };
@@ -1171,11 +1369,15 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     const std::int64_t d = b.attention.d_model, H = b.attention.n_heads, K = b.attention.kv_heads(),
                        hd = b.attention.head_size(), F = b.ffn.d_ff;
     auto add = [&](const std::string& rest, std::vector<std::int64_t> shape, bool required) {
+      if (fam.transposed && shape.size() == 2) std::swap(shape[0], shape[1]); // Conv1D: (in, out)
       if (expect(p + rest, std::move(shape), required)) known.insert(p + rest);
     };
     for (const auto& side : {fam.attn_norms, fam.ffn_norms})
       for (std::string_view n : side)
-        if (!n.empty()) add(std::string(n) + ".weight", {d}, true);
+        if (!n.empty()) {
+          add(std::string(n) + ".weight", {d}, true);
+          if (fam.norm_bias) add(std::string(n) + ".bias", {d}, true);
+        }
     if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
       const attention_spec& a = b.attention;
       const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
@@ -1195,7 +1397,10 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       add("self_attn.o_proj.weight", {d, H * a.v_head_dim}, true);
       add("self_attn.o_proj.bias", {d}, false);
     } else {
-      if (fam.fused_qkv) {
+      if (fam.qkv_grouped) {
+        add("self_attn.qkv_grouped.weight", {(H + 2 * K) * hd, d}, true);
+        add("self_attn.qkv_grouped.bias", {(H + 2 * K) * hd}, b.attention.qkv_bias);
+      } else if (fam.fused_qkv) {
         add("self_attn.qkv_proj.weight", {(H + 2 * K) * hd, d}, true);
         add("self_attn.qkv_proj.bias", {(H + 2 * K) * hd}, b.attention.qkv_bias);
       } else {
@@ -1213,6 +1418,8 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       add(std::string(fam.k_norm) + ".weight", {whole ? K * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
       add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
       if (b.attention.sinks) add(std::string(fam.sinks), {H}, true);
+      for (std::string_view x : fam.attn_buffers) // any shape: copied with the attention
+        if (const auto it = by_name.find(p + "self_attn." + std::string(x)); it != by_name.end()) known.insert(it->first);
     }
     if (b.ffn.n_experts > 0 && fam.fused_experts()) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
@@ -1246,7 +1453,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     }
   }
   for (const tensor_entry& t : in.tensors)
-    if (const auto lr = pc::layer_of(t.name); lr && !known.count(t.name))
+    if (const auto lr = pc::layer_of(fam.canonical(t.name)); lr && !known.count(fam.canonical(t.name)))
       pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
 }
@@ -1296,7 +1503,7 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     pc::tensor_op op;
     op.src = &t;
     op.out = {t.name, t.dtype, t.shape};
-    const auto lr = pc::layer_of(t.name);
+    const auto lr = pc::layer_of(fam.canonical(t.name));
     if (!lr) {
       ops.push_back(std::move(op));
       continue;
@@ -1308,20 +1515,23 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const auto is_norm = [](const std::string& name, const std::array<std::string_view, 2>& side) {
       for (std::string_view n : side)
-        if (!n.empty() && name == std::string(n) + ".weight") return true;
+        if (!n.empty() && (name == std::string(n) + ".weight" || name == std::string(n) + ".bias")) return true;
       return false;
     };
     const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
       if (!k.attention) continue;
-      if (b.attention.kind != attention_kind::standard) { // MLA: kept whole
+      if (b.attention.kind != attention_kind::standard || fam.transposed) { // MLA, Conv1D (heads kept): whole
         ops.push_back(std::move(op));
         continue;
       }
       std::vector<std::vector<std::int64_t>> qh;
       for (std::int64_t h : k.q_heads) qh.push_back({h});
       const std::int64_t nq = std::int64_t(k.q_heads.size()) * hd, nk = std::int64_t(k.kv_groups.size()) * hd;
-      if (rest == "self_attn.qkv_proj.weight" || rest == "self_attn.qkv_proj.bias") { // [q; k; v] rows
+      if (rest == "self_attn.qkv_grouped.weight" || rest == "self_attn.qkv_grouped.bias") {
+        op.rows = pc::grouped_op_rows(b, k, hd);
+        op.out.shape[0] = nq + 2 * nk;
+      } else if (rest == "self_attn.qkv_proj.weight" || rest == "self_attn.qkv_proj.bias") { // [q; k; v] rows
         const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads();
         op.rows = pc::head_rows(qh, hd);
         for (const std::int64_t off : {H, H + K})
@@ -1394,9 +1604,9 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
       } // the shared expert(s) and the shared gate: copied whole
     } else if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" || rest == "mlp.gate_proj.bias" ||
                rest == "mlp.up_proj.bias") {
-      narrow(k.channels, true);
+      narrow(k.channels, !(fam.transposed && t.shape.size() == 2)); // Conv1D c_fc: channels are columns
     } else if (rest == "mlp.down_proj.weight") {
-      narrow(k.channels, false);
+      narrow(k.channels, fam.transposed);
     }
     ops.push_back(std::move(op));
   }

@@ -286,7 +286,7 @@ inline tensor_matrix load(const std::map<std::string, const tensor_entry*>& by_n
   m.rows = it->second->shape.at(0);
   m.cols = it->second->shape.size() > 1 ? it->second->shape[1] : 1;
   for (double x : m.data)
-    if (!std::isfinite(x)) throw_invalid_argument(fn, "tensor '" + name + "' has non-finite entries; psi_W needs finite weights");
+    if (!std::isfinite(x)) throw_invalid_argument(fn, "tensor '" + it->second->name + "' has non-finite entries; psi_W needs finite weights");
   return m;
 }
 
@@ -426,9 +426,13 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
   namespace pw = detail::pw;
   using pw::mat;
   const auto t0 = std::chrono::steady_clock::now();
-  std::map<std::string, const tensor_entry*> by_name;
-  for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
   const detail::pc::family fam = detail::pc::find_layout(settings.model_type);
+  std::map<std::string, const tensor_entry*> by_name; // by canonical name (detail::pc::family::canonical)
+  for (const tensor_entry& t : in.tensors) by_name[fam.canonical(t.name)] = &t;
+  if (fam.transposed)
+    throw_invalid_argument(detail::pw::fn, "the " + settings.model_type + " checkpoint stores its weights transposed (Conv1D), which "
+                           "--score weights and --criterion spectral do not read yet: use --score shapes and --criterion "
+                           "magnitude");
   const channel_orders mag = magnitude_orders(in, space, settings.model_type);
   const bool spectral = settings.criterion == channel_criterion::spectral;
   const double tol = settings.float_tolerance;
@@ -448,6 +452,12 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
     // a part's rows as the columns of a d x rows matrix (q, k, v of a fused qkv_proj: their rows)
     auto load_part = [&](std::string_view role) {
       const detail::pc::matrix_part m = detail::pc::part_of(fam, b, role);
+      if (!m.index.empty()) { // a grouped q/k/v's rows of one role
+        const pw::tensor_matrix x = load(m.rest);
+        mat part(x.t().rows(), Eigen::Index(m.index.size()));
+        for (std::size_t i = 0; i < m.index.size(); ++i) part.col(Eigen::Index(i)) = x.t().col(Eigen::Index(m.index[i]));
+        return part;
+      }
       return mat(load(m.rest).t().middleCols(m.row0, m.rows));
     };
     // Attention (on its own thread beside the FFN's under the magnitude criterion: both hold
