@@ -628,6 +628,141 @@ def check_tensors(Wo, We, sel, cfg):
     return None
 
 
+# ---- Hybrid layers (issue 19i): families whose Mamba-2 / Gated DeltaNet mixers are kept whole or
+# removed (the layers renumbered), with their own forward pass: a naive Mamba-2 recurrence (depthwise
+# causal conv1d + SiLU, per-head selective scan h_t = exp(dt A) h_{t-1} + dt x_t B_t^T, y_t = h_t C_t
+# + D x_t, the gated, grouped RMSNorm y silu(z)), written from the Mamba-2 paper (Dao & Gu 2024)
+# and NemotronHMamba2Mixer's semantics (no chunked scan).
+
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def mamba2_mixer(cfg, W, p, h):
+    """NemotronHMamba2Mixer of the normed input h (T, d), by the naive recurrence."""
+    T = h.shape[0]
+    H, P, G, N, K = cfg["mamba_num_heads"], cfg["mamba_head_dim"], cfg["n_groups"], cfg["ssm_state_size"], cfg["conv_kernel"]
+    I, conv, eps = H * P, H * P + 2 * G * N, cfg["layer_norm_epsilon"]
+    zxbcdt = h @ W[p + "in_proj.weight"].T
+    z, xbc, dt = zxbcdt[:, :I], zxbcdt[:, I:I + conv], zxbcdt[:, I + conv:]
+    cw = W[p + "conv1d.weight"][:, 0, :]  # (conv, K): out_t = sum_k w_k in_{t - (K - 1) + k}
+    pad = np.vstack([np.zeros((K - 1, conv)), xbc])
+    xbc = np.stack([(pad[t:t + K] * cw.T).sum(axis=0) for t in range(T)]) + W.get(p + "conv1d.bias", 0.0)
+    xbc = silu(xbc)
+    x, B, C = xbc[:, :I].reshape(T, H, P), xbc[:, I:I + G * N].reshape(T, G, N), xbc[:, I + G * N:].reshape(T, G, N)
+    dt = np.maximum(softplus(dt + W[p + "dt_bias"]), cfg.get("time_step_min", 0.001))
+    A = -np.exp(W[p + "A_log"])
+    S, y = np.zeros((H, P, N)), np.zeros((T, H, P))
+    for t in range(T):
+        for i in range(H):
+            g = i // (H // G)
+            S[i] = np.exp(dt[t, i] * A[i]) * S[i] + dt[t, i] * np.outer(x[t, i], B[t, g])
+            y[t, i] = S[i] @ C[t, g] + W[p + "D"][i] * x[t, i]
+    y = (y.reshape(T, I) * silu(z)).reshape(T, G, I // G)  # gated RMSNorm over each group's I / G channels
+    y = (y / np.sqrt(np.mean(y * y, axis=-1, keepdims=True) + eps)).reshape(T, I) * W[p + "norm.weight"]
+    return y @ W[p + "out_proj.weight"].T
+
+
+def nemotron_h_forward(cfg, W, pre, layers, tokens):
+    """layers: [(stored layer index, kind M / * / -, FFN channel mask or None)] in order."""
+    eps, T = cfg["layer_norm_epsilon"], len(tokens)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W[pre + "embeddings.weight"][tokens]
+    for l, kind, mask in layers:
+        p = f"{pre}layers.{l}."
+        h = rmsnorm(x, W[p + "norm.weight"], eps)
+        if kind == "M":
+            y = mamba2_mixer(cfg, W, p + "mixer.", h)
+        elif kind == "*":  # GQA without rotary positions
+            H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+            q = (h @ W[p + "mixer.q_proj.weight"].T).reshape(T, H, hd)
+            k = (h @ W[p + "mixer.k_proj.weight"].T).reshape(T, K, hd)
+            v = (h @ W[p + "mixer.v_proj.weight"].T).reshape(T, K, hd)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                s = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
+                s = np.exp(s - s.max(axis=1, keepdims=True))
+                out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+            y = out.reshape(T, H * hd) @ W[p + "mixer.o_proj.weight"].T
+        else:  # relu2 MLP
+            y = (np.maximum(h @ W[p + "mixer.up_proj.weight"].T, 0.0) ** 2 * mask) @ W[p + "mixer.down_proj.weight"].T
+        x = x + y
+    return rmsnorm(x, W[pre + "norm_f.weight"], eps) @ W["lm_head.weight"].T
+
+
+def check_nemotron_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Selection, tensors and logits of a pruned nemotron_h checkpoint (the file comment, for one mixer
+    per layer: a removed Mamba-2 layer leaves hybrid_override_pattern and the later layers renumber)."""
+    pre = "backbone." if any(n.startswith("backbone.") for n in Wo) else "model."
+    opat, epat, sel = ocfg["hybrid_override_pattern"], ecfg["hybrid_override_pattern"], pj["layers"]
+    crit = pj.get("criterion", "magnitude")
+    _own_cache(Wo)
+    if len(sel) != len(opat):
+        return "nsc_prune.json: expected one entry per original layer"
+    kept = [l for l in range(len(opat)) if not (opat[l] == "M" and sel[l]["attention"] is None)]
+    if "".join(opat[l] for l in kept) != epat or ecfg["num_hidden_layers"] != len(kept):
+        return f"emitted pattern {epat} / {ecfg['num_hidden_layers']} layers is not the kept layers' {[opat[l] for l in kept]}"
+    widths = ecfg["intermediate_sizes"]
+    F, H, K = ocfg["intermediate_size"], ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    expect, olayers, elayers, full = {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith(pre + "layers."):
+            expect[n] = t
+    for j, l in enumerate(kept):
+        c, po, pe = opat[l], f"{pre}layers.{l}.", f"{pre}layers.{j}."
+        want = {"attention": None, "ffn": None}
+        if c == "-":
+            up, down = Wo[po + "mixer.up_proj.weight"], Wo[po + "mixer.down_proj.weight"]
+            if crit == "spectral":  # greedy largest psi_W of the kept up rows and down columns (brute force)
+                ch = sorted(greedy_channels([up, down.T], widths[j], (id(Wo), l, "ffn", None))) if widths[j] < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(up, axis=1) * np.linalg.norm(down, axis=0)), widths[j])
+            want["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            olayers.append((l, c, m))
+            elayers.append((j, c, np.ones(len(ch))))
+            full.append((l, c, np.ones(F)))
+            expect[pe + "norm.weight"] = Wo[po + "norm.weight"]
+            expect[pe + "mixer.up_proj.weight"], expect[pe + "mixer.down_proj.weight"] = up[ch], down[:, ch]
+        else:
+            want["attention"] = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if c == "*"
+                                 else {"q_heads": [], "kv_groups": []})
+            for n, t in Wo.items():  # the mixer and its norm, byte for byte under the new index
+                if n.startswith(po):
+                    expect[pe + n[len(po):]] = t
+            olayers.append((l, c, None))
+            elayers.append((j, c, None))
+            full.append((l, c, None))
+        if sel[l] != want:
+            return f"layer {l}: nsc_prune.json says {sel[l]}, the criterion gives {want}"
+    removed = [l for l in range(len(opat)) if l not in kept]
+    full = sorted(full + [(l, "M", None) for l in removed])
+    if set(expect) != set(We):
+        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
+    for n, t in expect.items():
+        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
+            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le = nemotron_h_forward(ecfg, We, pre, elayers, tokens)
+    lm = nemotron_h_forward(ocfg, Wo, pre, olayers, tokens)
+    lu = nemotron_h_forward(ocfg, Wo, pre, full, tokens)
+    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
+    print(f"nemotron_h ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+          f"{sum(t.size for t in We.values())} weights, pattern {opat} -> {epat} (Mamba-2 layers {removed} removed, the "
+          f"rest renumbered, every mixer tensor byte-identical), MLP widths {[widths[j] for j, l in enumerate(kept) if opat[l] == '-']}; "
+          f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
+          f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
+    if not err <= tol:
+        return "the emitted checkpoint does not compute the masked original"
+    if not moved > 100 * tol:
+        return "pruning did not change the model (the test would not see a wrong mask)"
+    return None
+
+
+HYBRID_CHECKS = {"nemotron_h": check_nemotron_h}
+
+
 def main():
     args = sys.argv[1:]
     tol, ntok = 1e-5, 16
@@ -643,6 +778,12 @@ def main():
     ocfg = json.load(open(os.path.join(orig, "config.json")))
     ecfg = json.load(open(os.path.join(out, "config.json")))
     Wo, We = read_safetensors_dir(orig), read_safetensors_dir(out)
+    if ocfg["model_type"] in HYBRID_CHECKS:  # hybrid layers (issue 19i): their own checks and forward pass
+        bad = HYBRID_CHECKS[ocfg["model_type"]](ocfg, ecfg, Wo, We, json.load(open(os.path.join(out, "nsc_prune.json"))), tol, ntok)
+        if bad:
+            print("FAIL: " + bad)
+            return 1
+        return 0
     shapes = layer_shapes(ecfg)
     # --uniform removes the last layers: the emitted config has fewer, the original's last ones are removed
     removed = ocfg["num_hidden_layers"] - len(shapes)

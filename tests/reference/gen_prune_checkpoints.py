@@ -23,6 +23,7 @@ Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic:
 import json
 import os
 import struct
+import zlib
 
 import numpy as np
 
@@ -279,6 +280,61 @@ CONFIGS = {
 }
 
 
+# ---- Hybrid layers (issue 19i): each family with its own generator (seeded by its name), so that
+# families added by other blocks keep their draws. nemotron_h: one mixer per layer (M Mamba-2, *
+# attention without RoPE, - relu2 MLP) under the hub's "backbone." names.
+HYBRID_CONFIGS = {
+    "nemotron_h": {"architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h", "hidden_size": 32,
+                   "hybrid_override_pattern": "M*M-M-", "num_hidden_layers": 6, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 8, "attention_bias": False, "intermediate_size": 48,
+                   "mlp_bias": False, "mlp_hidden_act": "relu2", "mamba_num_heads": 4, "mamba_head_dim": 8,
+                   "n_groups": 2, "ssm_state_size": 8, "conv_kernel": 4, "use_conv_bias": True, "use_bias": False,
+                   "mamba_hidden_act": "silu", "chunk_size": 16, "time_step_min": 0.001, "time_step_max": 0.1,
+                   "layer_norm_epsilon": 1e-5, "vocab_size": 37, "tie_word_embeddings": False,
+                   "max_position_embeddings": 128, "residual_in_fp32": False, "torch_dtype": "float32"},
+}
+
+
+def hybrid_model(cfg, rng):
+    d, V, L = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    def mamba2(p, H, P, G, N, K, conv_bias):  # NemotronHMamba2Mixer's parameters
+        I, conv = H * P, H * P + 2 * G * N
+        dt = np.exp(rng.uniform(np.log(cfg["time_step_min"]), np.log(cfg["time_step_max"]), H))
+        t = [(p + "in_proj.weight", w(2 * I + 2 * G * N + H, d)), (p + "conv1d.weight", w(conv, 1, K, s=0.5))]
+        if conv_bias:
+            t += [(p + "conv1d.bias", w(conv, s=0.1))]
+        return t + [(p + "A_log", np.log(rng.uniform(1, 8, H)).astype(np.float32)),
+                    (p + "D", (1 + 0.3 * rng.standard_normal(H)).astype(np.float32)),
+                    (p + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
+                    (p + "norm.weight", norm(I)), (p + "out_proj.weight", w(d, I))]
+
+    mt = cfg["model_type"]
+    if mt == "nemotron_h":
+        H, K, hd, F = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"], cfg["intermediate_size"]
+        t = [("backbone.embeddings.weight", w(V, d, s=1.0))]
+        for l, c in enumerate(cfg["hybrid_override_pattern"]):
+            p = f"backbone.layers.{l}."
+            t += [(p + "norm.weight", norm(d))]
+            if c == "M":
+                t += mamba2(p + "mixer.", cfg["mamba_num_heads"], cfg["mamba_head_dim"], cfg["n_groups"],
+                            cfg["ssm_state_size"], cfg["conv_kernel"], cfg["use_conv_bias"])
+            elif c == "*":
+                t += [(p + "mixer.q_proj.weight", w(H * hd, d)), (p + "mixer.k_proj.weight", w(K * hd, d)),
+                      (p + "mixer.v_proj.weight", w(K * hd, d)), (p + "mixer.o_proj.weight", w(d, H * hd))]
+            else:
+                t += [(p + "mixer.up_proj.weight", w(F, d)), (p + "mixer.down_proj.weight", w(d, F))]
+        return t + [("backbone.norm_f.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    raise ValueError(mt)
+
+
 def main():
     rng = np.random.default_rng(19)
     for name, cfg in CONFIGS.items():
@@ -303,6 +359,17 @@ def main():
                 f.write("\n")
         else:
             write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+    for name, cfg in HYBRID_CONFIGS.items():  # issue 19i's block: a generator per family
+        d = os.path.join(ROOT, name)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(cfg, f, indent=2)
+            f.write("\n")
+        t = hybrid_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a in t), "parameters")
     # one tensor of a multi-token-prediction layer past the config's layers (the refusal's test)
     write_safetensors(os.path.join(ROOT, "deepseek_v3_mtp.safetensors"),

@@ -92,6 +92,10 @@ CASES = [
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "4", "--expert-step", "1"]),
     ("minimax_m2_per_layer_experts", "minimax_m2", "per-layer",
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "2", "--expert-step", "1"]),
+    # hybrid layers (issue 19i): nemotron_h (one mixer per layer under the hub's backbone.* names; a removed
+    # Mamba-2 layer leaves hybrid_override_pattern and the later layers renumber; relu2 MLPs narrowed)
+    ("nemotron_h_nsc_mamba_removed", "nemotron_h", "nsc", ["--params", "17000"]),
+    ("nemotron_h_nsc_spectral_weights", "nemotron_h", "nsc", ["--params", "15000", "--criterion", "spectral", "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
@@ -101,7 +105,8 @@ def main():
     nsc, src, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
     failures = 0
-    for name, model, fmt, extra in CASES:
+    only = os.environ.get("NSC_PC_ONLY", "")  # a subset while developing (ctest runs every case)
+    for name, model, fmt, extra in [c for c in CASES if only in c[0]]:
         orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
         out = os.path.join(work, name)
         shutil.rmtree(out, ignore_errors=True)
