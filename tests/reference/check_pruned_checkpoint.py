@@ -760,7 +760,141 @@ def check_nemotron_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
     return None
 
 
-HYBRID_CHECKS = {"nemotron_h": check_nemotron_h}
+# qwen3_next: a naive Gated DeltaNet (Yang et al. 2024: per value head, S_t = exp(g_t) S_{t-1} +
+# k_t (beta_t (v_t - S^T k_t))^T, o_t = S_t^T q_t with L2-normed q, k and q scaled by dk^-1/2; conv1d +
+# SiLU on q, k, v; the gated RMSNorm norm(o) w silu(z)), gated full attention (sigmoid of q_proj's
+# second half per head, (1 + w) q / k norms, partial RoPE) and qwen's MoE with the gated shared expert.
+
+def gated_deltanet(cfg, W, p, h):
+    T = h.shape[0]
+    HK, dk, HV, dv = cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"], cfg["linear_value_head_dim"]
+    r, K = HV // HK, cfg["linear_conv_kernel_dim"]
+    qkvz = (h @ W[p + "in_proj_qkvz.weight"].T).reshape(T, HK, 2 * dk + 2 * r * dv)  # grouped per key head
+    ba = (h @ W[p + "in_proj_ba.weight"].T).reshape(T, HK, 2 * r)
+    q, k = qkvz[..., :dk], qkvz[..., dk:2 * dk]
+    v, z = qkvz[..., 2 * dk:2 * dk + r * dv].reshape(T, HV, dv), qkvz[..., 2 * dk + r * dv:].reshape(T, HV, dv)
+    b, a = ba[..., :r].reshape(T, HV), ba[..., r:].reshape(T, HV)
+    mixed = np.concatenate([q.reshape(T, -1), k.reshape(T, -1), v.reshape(T, -1)], axis=1)
+    cw = W[p + "conv1d.weight"][:, 0, :]
+    pad = np.vstack([np.zeros((K - 1, mixed.shape[1])), mixed])
+    mixed = silu(np.stack([(pad[t:t + K] * cw.T).sum(axis=0) for t in range(T)]))
+    q = mixed[:, :HK * dk].reshape(T, HK, dk)
+    k = mixed[:, HK * dk:2 * HK * dk].reshape(T, HK, dk)
+    v = mixed[:, 2 * HK * dk:].reshape(T, HV, dv)
+    beta = 1 / (1 + np.exp(-b))
+    g = -np.exp(W[p + "A_log"]) * softplus(a + W[p + "dt_bias"])
+    l2 = lambda x: x / np.sqrt((x * x).sum(axis=-1, keepdims=True) + 1e-6)
+    q, k = l2(q) / np.sqrt(dk), l2(k)
+    o = np.zeros((T, HV, dv))
+    for i in range(HV):
+        S, j = np.zeros((dk, dv)), i // r
+        for t in range(T):
+            S = S * np.exp(g[t, i])
+            S = S + np.outer(k[t, j], beta[t, i] * (v[t, i] - k[t, j] @ S))
+            o[t, i] = q[t, j] @ S
+    o = o / np.sqrt(np.mean(o * o, axis=-1, keepdims=True) + cfg["rms_norm_eps"]) * W[p + "norm.weight"] * silu(z)
+    return o.reshape(T, HV * dv) @ W[p + "out_proj.weight"].T
+
+
+def qwen3_next_forward(cfg, W, layers, tokens):
+    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE; every mixer kept."""
+    eps, T = cfg["rms_norm_eps"], len(tokens)
+    rms1 = lambda x, w: rmsnorm(x, 1 + w, eps)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    rd = int(hd * cfg.get("partial_rotary_factor", 1.0))
+    x = W["model.embed_tokens.weight"][tokens]
+    for l, (em, cm) in enumerate(layers):
+        p = f"model.layers.{l}."
+        h = rms1(x, W[p + "input_layernorm.weight"])
+        if (l + 1) % cfg["full_attention_interval"] == 0:
+            qg = (h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, 2 * hd)
+            q, gate = rms1(qg[..., :hd], W[p + "self_attn.q_norm.weight"]), qg[..., hd:].reshape(T, H * hd)
+            k = rms1((h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd), W[p + "self_attn.k_norm.weight"])
+            v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
+            q = np.concatenate([rope(q[..., :rd], cfg["rope_theta"]), q[..., rd:]], axis=-1)
+            k = np.concatenate([rope(k[..., :rd], cfg["rope_theta"]), k[..., rd:]], axis=-1)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                sc = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
+                sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+                out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+            y = (out.reshape(T, H * hd) * (1 / (1 + np.exp(-gate)))) @ W[p + "self_attn.o_proj.weight"].T
+        else:
+            y = gated_deltanet(cfg, W, p + "linear_attn.", h)
+        x = x + y
+        h = rms1(x, W[p + "post_attention_layernorm.weight"])
+        logits = h @ W[p + "mlp.gate.weight"].T + np.where(em > 0, 0.0, -np.inf)
+        pr = np.exp(logits - logits.max(axis=1, keepdims=True))
+        pr /= pr.sum(axis=1, keepdims=True)
+        y = np.zeros_like(x)
+        for t in range(T):
+            top2 = sorted(range(len(em)), key=lambda e: (-pr[t][e], e))[:cfg["num_experts_per_tok"]]
+            wsum = sum(pr[t][e] for e in top2) if cfg["norm_topk_prob"] else 1.0
+            for e in top2:
+                xp = p + f"mlp.experts.{e}."
+                a = silu(h[t] @ W[xp + "gate_proj.weight"].T) * (h[t] @ W[xp + "up_proj.weight"].T) * cm[e]
+                y[t] += pr[t][e] / wsum * (a @ W[xp + "down_proj.weight"].T)
+        sp = p + "mlp.shared_expert."
+        sg = 1 / (1 + np.exp(-(h @ W[p + "mlp.shared_expert_gate.weight"].T)))
+        y += sg * ((silu(h @ W[sp + "gate_proj.weight"].T) * (h @ W[sp + "up_proj.weight"].T)) @ W[sp + "down_proj.weight"].T)
+        x = x + y
+    return rms1(x, W["model.norm.weight"]) @ W["lm_head.weight"].T
+
+
+def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Experts and channels by the criterion (the generic select), every mixer and attention tensor
+    byte-identical, routers / experts sliced, and the logits of a numpy forward pass."""
+    LAYOUTS.setdefault("qwen3_next", dict(moe="mlp.", shared=True))
+    crit, L, E = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"], ocfg["num_experts"]
+    shapes = layer_shapes(ecfg)
+    for l in range(L):  # the FFNs by the generic select; attention kept whole (below)
+        shapes[l]["h"] = None
+    sel = select(ocfg, Wo, shapes, crit)
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    for l in range(L):  # a Gated DeltaNet layer has no heads to list
+        full_attention = (l + 1) % ocfg["full_attention_interval"] == 0
+        sel[l]["attention"] = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention
+                               else {"q_heads": [], "kv_groups": []})
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    expect = {n: t for n, t in Wo.items() if ".mlp.gate.weight" not in n and ".mlp.experts." not in n}
+    olayers, elayers, full = [], [], []
+    Fe = ocfg["moe_intermediate_size"]
+    for l, s in enumerate(sel):
+        p, f = f"model.layers.{l}.", s["ffn"]
+        expect[p + "mlp.gate.weight"] = Wo[p + "mlp.gate.weight"][f["experts"]]
+        em, cm = np.zeros(E), [np.zeros(Fe) for _ in range(E)]
+        for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
+            em[e], cm[e][ch] = 1, 1
+            for m, rows in (("gate_proj", True), ("up_proj", True), ("down_proj", False)):
+                t = Wo[p + f"mlp.experts.{e}.{m}.weight"]
+                expect[p + f"mlp.experts.{i}.{m}.weight"] = t[ch] if rows else t[:, ch]
+        olayers.append((em, cm))
+        elayers.append((np.ones(len(f["experts"])), [np.ones(len(ch)) for ch in f["expert_channels"]]))
+        full.append((np.ones(E), [np.ones(Fe)] * E))
+    if set(expect) != set(We):
+        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
+    for n, t in expect.items():
+        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
+            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm = qwen3_next_forward(ecfg, We, elayers, tokens), qwen3_next_forward(ocfg, Wo, olayers, tokens)
+    lu = qwen3_next_forward(ocfg, Wo, full, tokens)
+    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
+    print(f"qwen3_next ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+          f"{sum(t.size for t in We.values())} weights, experts {[len(s['ffn']['experts']) for s in sel]} of {E} x width "
+          f"{[len(s['ffn']['expert_channels'][0]) for s in sel]} of {Fe}, Gated DeltaNet and gated attention byte-identical; "
+          f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
+          f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
+    if not err <= tol:
+        return "the emitted checkpoint does not compute the masked original"
+    if not moved > 100 * tol:
+        return "pruning did not change the model (the test would not see a wrong mask)"
+    return None
+
+
+HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "qwen3_next": check_qwen3_next}
 
 
 def main():

@@ -292,6 +292,19 @@ HYBRID_CONFIGS = {
                    "mamba_hidden_act": "silu", "chunk_size": 16, "time_step_min": 0.001, "time_step_max": 0.1,
                    "layer_norm_epsilon": 1e-5, "vocab_size": 37, "tie_word_embeddings": False,
                    "max_position_embeddings": 128, "residual_in_fp32": False, "torch_dtype": "float32"},
+    # qwen3_next: Gated DeltaNet layers (linear_attn.*, grouped in_proj_qkvz / in_proj_ba) and gated full
+    # attention (q_proj: query and gate per head, q_norm / k_norm, partial RoPE), qwen's MoE with the shared
+    # expert and its gate on every layer; (1 + w) RMSNorms
+    "qwen3_next": {"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "hidden_size": 32,
+                   "num_hidden_layers": 4, "full_attention_interval": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 8, "partial_rotary_factor": 0.5, "attention_bias": False,
+                   "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
+                   "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "intermediate_size": 48,
+                   "num_experts": 6, "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+                   "shared_expert_intermediate_size": 24, "norm_topk_prob": True, "decoder_sparse_step": 1,
+                   "mlp_only_layers": [], "hidden_act": "silu", "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+                   "vocab_size": 41, "tie_word_embeddings": False, "max_position_embeddings": 128,
+                   "torch_dtype": "float32"},
 }
 
 
@@ -332,6 +345,38 @@ def hybrid_model(cfg, rng):
             else:
                 t += [(p + "mixer.up_proj.weight", w(F, d)), (p + "mixer.down_proj.weight", w(d, F))]
         return t + [("backbone.norm_f.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    if mt == "qwen3_next":
+        H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+        HK, dk, HV, dv = (cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"],
+                          cfg["linear_value_head_dim"])
+        E, Fe, S = cfg["num_experts"], cfg["moe_intermediate_size"], cfg["shared_expert_intermediate_size"]
+
+        def norm1(n):  # Qwen3NextRMSNorm scales by (1 + w)
+            return (0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l in range(L):
+            p = f"model.layers.{l}."
+            t += [(p + "input_layernorm.weight", norm1(d))]
+            if (l + 1) % cfg["full_attention_interval"] == 0:
+                t += [(p + "self_attn.q_proj.weight", w(2 * H * hd, d)), (p + "self_attn.k_proj.weight", w(K * hd, d)),
+                      (p + "self_attn.v_proj.weight", w(K * hd, d)), (p + "self_attn.o_proj.weight", w(d, H * hd)),
+                      (p + "self_attn.q_norm.weight", norm1(hd)), (p + "self_attn.k_norm.weight", norm1(hd))]
+            else:
+                x, conv = p + "linear_attn.", 2 * HK * dk + HV * dv
+                dt = np.exp(rng.uniform(np.log(0.001), np.log(0.1), HV))
+                t += [(x + "in_proj_qkvz.weight", w(2 * HK * dk + 2 * HV * dv, d)), (x + "in_proj_ba.weight", w(2 * HV, d)),
+                      (x + "conv1d.weight", w(conv, 1, cfg["linear_conv_kernel_dim"], s=0.5)),
+                      (x + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
+                      (x + "A_log", np.log(rng.uniform(1, 16, HV)).astype(np.float32)), (x + "norm.weight", norm(dv)),
+                      (x + "out_proj.weight", w(d, HV * dv))]
+            t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate.weight", w(E, d, s=1.0))]
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                t += [(x + "gate_proj.weight", w(Fe, d)), (x + "up_proj.weight", w(Fe, d)), (x + "down_proj.weight", w(d, Fe))]
+            x = p + "mlp.shared_expert."
+            t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S)),
+                  (p + "mlp.shared_expert_gate.weight", w(1, d))]
+        return t + [("model.norm.weight", norm1(d)), ("lm_head.weight", w(V, d))]
     raise ValueError(mt)
 
 

@@ -96,6 +96,11 @@ CASES = [
     # Mamba-2 layer leaves hybrid_override_pattern and the later layers renumber; relu2 MLPs narrowed)
     ("nemotron_h_nsc_mamba_removed", "nemotron_h", "nsc", ["--params", "17000"]),
     ("nemotron_h_nsc_spectral_weights", "nemotron_h", "nsc", ["--params", "15000", "--criterion", "spectral", "--score", "weights"]),
+    # qwen3_next (Gated DeltaNet and gated attention byte-identical; experts dropped with their router rows,
+    # narrowed; the shared expert and its gate kept)
+    ("qwen3_next_nsc_experts", "qwen3_next", "nsc", ["--params", "45000", "--ffn-multiple", "8", "--expert-step", "1", "--keep-expert-width"]),
+    ("qwen3_next_nsc_spectral_weights", "qwen3_next", "nsc",
+     ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
