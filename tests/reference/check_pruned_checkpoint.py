@@ -769,12 +769,17 @@ def gated_deltanet(cfg, W, p, h):
     T = h.shape[0]
     HK, dk, HV, dv = cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"], cfg["linear_value_head_dim"]
     r, K = HV // HK, cfg["linear_conv_kernel_dim"]
-    qkvz = (h @ W[p + "in_proj_qkvz.weight"].T).reshape(T, HK, 2 * dk + 2 * r * dv)  # grouped per key head
-    ba = (h @ W[p + "in_proj_ba.weight"].T).reshape(T, HK, 2 * r)
-    q, k = qkvz[..., :dk], qkvz[..., dk:2 * dk]
-    v, z = qkvz[..., 2 * dk:2 * dk + r * dv].reshape(T, HV, dv), qkvz[..., 2 * dk + r * dv:].reshape(T, HV, dv)
-    b, a = ba[..., :r].reshape(T, HV), ba[..., r:].reshape(T, HV)
-    mixed = np.concatenate([q.reshape(T, -1), k.reshape(T, -1), v.reshape(T, -1)], axis=1)
+    if p + "in_proj_qkv.weight" in W:  # Qwen3.5: [q; k; v] rows, z, b and a apart
+        mixed = h @ W[p + "in_proj_qkv.weight"].T
+        z = (h @ W[p + "in_proj_z.weight"].T).reshape(T, HV, dv)
+        b, a = h @ W[p + "in_proj_b.weight"].T, h @ W[p + "in_proj_a.weight"].T
+    else:  # Qwen3-Next: q, k, v, z and b, a grouped per key head
+        qkvz = (h @ W[p + "in_proj_qkvz.weight"].T).reshape(T, HK, 2 * dk + 2 * r * dv)
+        ba = (h @ W[p + "in_proj_ba.weight"].T).reshape(T, HK, 2 * r)
+        q, k = qkvz[..., :dk], qkvz[..., dk:2 * dk]
+        v, z = qkvz[..., 2 * dk:2 * dk + r * dv].reshape(T, HV, dv), qkvz[..., 2 * dk + r * dv:].reshape(T, HV, dv)
+        b, a = ba[..., :r].reshape(T, HV), ba[..., r:].reshape(T, HV)
+        mixed = np.concatenate([q.reshape(T, -1), k.reshape(T, -1), v.reshape(T, -1)], axis=1)
     cw = W[p + "conv1d.weight"][:, 0, :]
     pad = np.vstack([np.zeros((K - 1, mixed.shape[1])), mixed])
     mixed = silu(np.stack([(pad[t:t + K] * cw.T).sum(axis=0) for t in range(T)]))
@@ -796,24 +801,34 @@ def gated_deltanet(cfg, W, p, h):
     return o.reshape(T, HV * dv) @ W[p + "out_proj.weight"].T
 
 
+def full_attention(cfg, l):
+    if "layer_types" in cfg:
+        return cfg["layer_types"][l] == "full_attention"
+    return (l + 1) % cfg["full_attention_interval"] == 0
+
+
+def rope_field(cfg, key, default):
+    return cfg.get(key, cfg.get("rope_parameters", {}).get(key, default))
+
+
 def qwen3_next_forward(cfg, W, layers, tokens):
     """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE; every mixer kept."""
     eps, T = cfg["rms_norm_eps"], len(tokens)
     rms1 = lambda x, w: rmsnorm(x, 1 + w, eps)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
-    rd = int(hd * cfg.get("partial_rotary_factor", 1.0))
+    rd, theta = int(hd * rope_field(cfg, "partial_rotary_factor", 1.0)), rope_field(cfg, "rope_theta", 10000.0)
     x = W["model.embed_tokens.weight"][tokens]
     for l, (em, cm) in enumerate(layers):
         p = f"model.layers.{l}."
         h = rms1(x, W[p + "input_layernorm.weight"])
-        if (l + 1) % cfg["full_attention_interval"] == 0:
+        if full_attention(cfg, l):
             qg = (h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, 2 * hd)
             q, gate = rms1(qg[..., :hd], W[p + "self_attn.q_norm.weight"]), qg[..., hd:].reshape(T, H * hd)
             k = rms1((h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd), W[p + "self_attn.k_norm.weight"])
             v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
-            q = np.concatenate([rope(q[..., :rd], cfg["rope_theta"]), q[..., rd:]], axis=-1)
-            k = np.concatenate([rope(k[..., :rd], cfg["rope_theta"]), k[..., rd:]], axis=-1)
+            q = np.concatenate([rope(q[..., :rd], theta), q[..., rd:]], axis=-1)
+            k = np.concatenate([rope(k[..., :rd], theta), k[..., rd:]], axis=-1)
             out = np.zeros((T, H, hd))
             for i in range(H):
                 sc = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
@@ -830,7 +845,7 @@ def qwen3_next_forward(cfg, W, layers, tokens):
         y = np.zeros_like(x)
         for t in range(T):
             top2 = sorted(range(len(em)), key=lambda e: (-pr[t][e], e))[:cfg["num_experts_per_tok"]]
-            wsum = sum(pr[t][e] for e in top2) if cfg["norm_topk_prob"] else 1.0
+            wsum = sum(pr[t][e] for e in top2) if cfg.get("norm_topk_prob", True) else 1.0
             for e in top2:
                 xp = p + f"mlp.experts.{e}."
                 a = silu(h[t] @ W[xp + "gate_proj.weight"].T) * (h[t] @ W[xp + "up_proj.weight"].T) * cm[e]
@@ -845,7 +860,7 @@ def qwen3_next_forward(cfg, W, layers, tokens):
 def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
     """Experts and channels by the criterion (the generic select), every mixer and attention tensor
     byte-identical, routers / experts sliced, and the logits of a numpy forward pass."""
-    LAYOUTS.setdefault("qwen3_next", dict(moe="mlp.", shared=True))
+    LAYOUTS.setdefault(ocfg["model_type"], dict(moe="mlp.", shared=True))
     crit, L, E = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"], ocfg["num_experts"]
     shapes = layer_shapes(ecfg)
     for l in range(L):  # the FFNs by the generic select; attention kept whole (below)
@@ -853,8 +868,7 @@ def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
     sel = select(ocfg, Wo, shapes, crit)
     H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
     for l in range(L):  # a Gated DeltaNet layer has no heads to list
-        full_attention = (l + 1) % ocfg["full_attention_interval"] == 0
-        sel[l]["attention"] = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention
+        sel[l]["attention"] = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention(ocfg, l)
                                else {"q_heads": [], "kv_groups": []})
     if pj["layers"] != sel:
         return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
@@ -882,7 +896,7 @@ def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
     le, lm = qwen3_next_forward(ecfg, We, elayers, tokens), qwen3_next_forward(ocfg, Wo, olayers, tokens)
     lu = qwen3_next_forward(ocfg, Wo, full, tokens)
     err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
-    print(f"qwen3_next ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+    print(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
           f"{sum(t.size for t in We.values())} weights, experts {[len(s['ffn']['experts']) for s in sel]} of {E} x width "
           f"{[len(s['ffn']['expert_channels'][0]) for s in sel]} of {Fe}, Gated DeltaNet and gated attention byte-identical; "
           f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
@@ -894,7 +908,19 @@ def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
     return None
 
 
-HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "qwen3_next": check_qwen3_next}
+def check_qwen3_5_moe(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Qwen3.5's wrapper: the text decoder (text_config, model.language_model.*) as qwen3_next's; the
+    vision tower and MTP tensors copied byte for byte."""
+    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
+                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    for n, t in Wo.items():
+        if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
+            return f"{n} (outside the text decoder) is not copied unchanged"
+    print("vision / MTP tensors copied: " + ", ".join(n for n in Wo if n.startswith(("model.visual.", "mtp."))))
+    return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
+
+
+HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
 
 
 def main():

@@ -305,10 +305,34 @@ HYBRID_CONFIGS = {
                    "mlp_only_layers": [], "hidden_act": "silu", "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
                    "vocab_size": 41, "tie_word_embeddings": False, "max_position_embeddings": 128,
                    "torch_dtype": "float32"},
+    # qwen3_5_moe (Qwen3.5's multimodal wrapper, the text decoder pruned): qwen3_next's layers with Qwen3.5's split
+    # in_proj_qkv / in_proj_z / in_proj_b / in_proj_a under model.language_model.*, a vision and an MTP tensor copied
+    "qwen3_5_moe": {"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
+                    "tie_word_embeddings": False,
+                    "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 32, "num_hidden_layers": 4,
+                                    "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
+                                    "full_attention_interval": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                    "head_dim": 8, "attn_output_gate": True, "attention_bias": False,
+                                    "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
+                                    "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "num_experts": 6,
+                                    "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+                                    "shared_expert_intermediate_size": 24, "hidden_act": "silu", "rms_norm_eps": 1e-6,
+                                    "vocab_size": 43, "tie_word_embeddings": False, "max_position_embeddings": 128,
+                                    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                        "partial_rotary_factor": 0.5},
+                                    "dtype": "float32"},
+                    "vision_config": {"model_type": "qwen3_5", "depth": 1, "hidden_size": 16, "hidden_act": "gelu_pytorch_tanh",
+                                      "intermediate_size": 32, "num_heads": 2, "in_channels": 3, "patch_size": 4,
+                                      "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+                                      "num_position_embeddings": 16, "deepstack_visual_indexes": []}},
 }
 
 
 def hybrid_model(cfg, rng):
+    if cfg["model_type"] == "qwen3_5_moe":  # the text decoder's tensors under model.language_model.*, split projections
+        t = [(n.replace("model.", "model.language_model.", 1), a) for n, a in hybrid_model(dict(cfg["text_config"], model_type="qwen3_next"), rng)]
+        extra = [("model.visual.merger.linear_fc2.weight", (32, 16)), ("mtp.fc.weight", (32, 64))]
+        return t + [(n, (0.1 * rng.standard_normal(sh)).astype(np.float32)) for n, sh in extra]
     d, V, L = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
 
     def w(*shape, s=None):
@@ -346,6 +370,7 @@ def hybrid_model(cfg, rng):
                 t += [(p + "mixer.up_proj.weight", w(F, d)), (p + "mixer.down_proj.weight", w(d, F))]
         return t + [("backbone.norm_f.weight", norm(d)), ("lm_head.weight", w(V, d))]
     if mt == "qwen3_next":
+        split = "layer_types" in cfg  # Qwen3.5: in_proj_qkv, in_proj_z, in_proj_b, in_proj_a
         H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
         HK, dk, HV, dv = (cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"],
                           cfg["linear_value_head_dim"])
@@ -364,8 +389,10 @@ def hybrid_model(cfg, rng):
             else:
                 x, conv = p + "linear_attn.", 2 * HK * dk + HV * dv
                 dt = np.exp(rng.uniform(np.log(0.001), np.log(0.1), HV))
-                t += [(x + "in_proj_qkvz.weight", w(2 * HK * dk + 2 * HV * dv, d)), (x + "in_proj_ba.weight", w(2 * HV, d)),
-                      (x + "conv1d.weight", w(conv, 1, cfg["linear_conv_kernel_dim"], s=0.5)),
+                t += ([(x + "in_proj_qkv.weight", w(2 * HK * dk + HV * dv, d)), (x + "in_proj_z.weight", w(HV * dv, d)),
+                       (x + "in_proj_b.weight", w(HV, d)), (x + "in_proj_a.weight", w(HV, d))] if split else
+                      [(x + "in_proj_qkvz.weight", w(2 * HK * dk + 2 * HV * dv, d)), (x + "in_proj_ba.weight", w(2 * HV, d))])
+                t += [(x + "conv1d.weight", w(conv, 1, cfg["linear_conv_kernel_dim"], s=0.5)),
                       (x + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
                       (x + "A_log", np.log(rng.uniform(1, 16, HV)).astype(np.float32)), (x + "norm.weight", norm(dv)),
                       (x + "out_proj.weight", w(d, HV * dv))]

@@ -300,6 +300,11 @@ inline const std::vector<family>& layouts() {
                  .alt_layers = "backbone.layers.", .single_mixer = true}); // relu2 MLP: up_proj, down_proj
     v.push_back({.model_type = "qwen3_next", .moe = "mlp.", .shared = "mlp.shared_expert.",
                  .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true});
+    // Qwen3.5 (the text decoder of qwen3_5 / qwen3_5_moe): qwen3_next's layers under model.language_model.*
+    // (the vision tower and MTP tensors copied), Gated DeltaNet's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
+    v.push_back({.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
+                 .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true,
+                 .alt_layers = "model.language_model.layers.", .deltanet_split = true});
     return v;
   }();
   return t;
@@ -328,8 +333,7 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"bert", "an encoder (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
-      {"qwen3_5_text", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
-      {"qwen3_5_moe_text", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
+      {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
       {"falcon_h1", "a Mamba-2 mixer beside the attention of every layer (not sliced yet)"},
       {"granitemoehybrid", "Mamba-2 layers and fused 3-D experts (not sliced yet)"},
   };
