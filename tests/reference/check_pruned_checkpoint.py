@@ -920,6 +920,11 @@ def check_qwen3_5_moe(ocfg, ecfg, Wo, We, pj, tol, ntok):
     return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
 
 
+# DSA (deepseek_v32, glm_moe_dsa): deepseek_v3's check (generic path); the indexer is checked byte for byte with
+# its attention, and with index_topk >= the test's tokens the sparse attention attends every key, so the
+# forward pass is MLA's exactly.
+LAYOUTS.update({"deepseek_v32": dict(DS_MOE, mla=True), "glm_moe_dsa": dict(DS_MOE, mla=True)})
+
 HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
 
 
@@ -962,6 +967,9 @@ def main():
     bad = check_tensors(Wo, We, sel, ocfg)
     if bad:
         print("FAIL: " + bad)
+        return 1
+    if ntok > ocfg.get("index_topk", ntok):
+        print(f"FAIL: {ntok} tokens exceed index_topk {ocfg['index_topk']}: the reference attends every key (dense MLA)")
         return 1
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
     le = forward(ecfg, We, emitted_layers(ocfg, We, shapes), tokens)

@@ -305,6 +305,13 @@ HYBRID_CONFIGS = {
                    "mlp_only_layers": [], "hidden_act": "silu", "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
                    "vocab_size": 41, "tie_word_embeddings": False, "max_position_embeddings": 128,
                    "torch_dtype": "float32"},
+    # DSA (DeepSeek-V3.2, GLM-5): deepseek_v3's MLA + MoE plus the lightning indexer (self_attn.indexer.*, kept
+    # whole with its attention); glm_moe_dsa's "shared" layers have no indexer
+    "deepseek_v32": dict(CONFIGS["deepseek_v3"], architectures=["DeepseekV32ForCausalLM"], model_type="deepseek_v32",
+                         index_n_heads=2, index_head_dim=8, index_topk=16, vocab_size=39),
+    "glm_moe_dsa": dict(CONFIGS["deepseek_v3"], architectures=["GlmMoeDsaForCausalLM"], model_type="glm_moe_dsa",
+                        index_n_heads=2, index_head_dim=8, index_topk=16, indexer_types=["full", "shared", "full"],
+                        vocab_size=33),
     # qwen3_5_moe (Qwen3.5's multimodal wrapper, the text decoder pruned): qwen3_next's layers with Qwen3.5's split
     # in_proj_qkv / in_proj_z / in_proj_b / in_proj_a under model.language_model.*, a vision and an MTP tensor copied
     "qwen3_5_moe": {"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
@@ -333,6 +340,18 @@ def hybrid_model(cfg, rng):
         t = [(n.replace("model.", "model.language_model.", 1), a) for n, a in hybrid_model(dict(cfg["text_config"], model_type="qwen3_next"), rng)]
         extra = [("model.visual.merger.linear_fc2.weight", (32, 16)), ("mtp.fc.weight", (32, 64))]
         return t + [(n, (0.1 * rng.standard_normal(sh)).astype(np.float32)) for n, sh in extra]
+    if cfg["model_type"] in ("deepseek_v32", "glm_moe_dsa"):  # deepseek_v3's tensors + the indexers
+        t = model(dict(cfg, model_type="deepseek_v3"), rng)
+        n, ih, d = cfg["index_n_heads"], cfg["index_head_dim"], cfg["hidden_size"]
+        for l, kind in enumerate(cfg.get("indexer_types", ["full"] * cfg["num_hidden_layers"])):
+            if kind == "full":
+                p = f"model.layers.{l}.self_attn.indexer."
+                t += [(p + "wq_b.weight", (rng.standard_normal((n * ih, cfg["q_lora_rank"])) * 0.3).astype(np.float32)),
+                      (p + "wk.weight", (rng.standard_normal((ih, d)) * 0.2).astype(np.float32)),
+                      (p + "k_norm.weight", (1 + 0.1 * rng.standard_normal(ih)).astype(np.float32)),
+                      (p + "k_norm.bias", (0.1 * rng.standard_normal(ih)).astype(np.float32)),
+                      (p + "weights_proj.weight", (rng.standard_normal((n, d)) * 0.2).astype(np.float32))]
+        return t
     d, V, L = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
 
     def w(*shape, s=None):

@@ -101,6 +101,10 @@ CASES = [
     ("qwen3_next_nsc_experts", "qwen3_next", "nsc", ["--params", "45000", "--ffn-multiple", "8", "--expert-step", "1", "--keep-expert-width"]),
     ("qwen3_next_nsc_spectral_weights", "qwen3_next", "nsc",
      ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # DSA (deepseek_v32, glm_moe_dsa with a "shared" layer): MLA and the lightning indexer kept whole, DeepSeek's MoE
+    ("deepseek_v32_nsc_experts", "deepseek_v32", "nsc", ["--params", "28000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("glm_moe_dsa_nsc_spectral_weights", "glm_moe_dsa", "nsc",
+     ["--params", "24000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
     # Qwen3.5's multimodal wrapper: the text decoder (model.language_model.*, split in_proj_qkv / z / b / a) pruned
     # in text_config, the vision tower and MTP tensors copied
     ("qwen3_5_moe_nsc_experts", "qwen3_5_moe", "nsc", ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1"]),

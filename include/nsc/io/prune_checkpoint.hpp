@@ -300,6 +300,12 @@ inline const std::vector<family>& layouts() {
                  .alt_layers = "backbone.layers.", .single_mixer = true}); // relu2 MLP: up_proj, down_proj
     v.push_back({.model_type = "qwen3_next", .moe = "mlp.", .shared = "mlp.shared_expert.",
                  .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true});
+    for (const char* m : {"deepseek_v32", "glm_moe_dsa"}) { // DSA: deepseek's names + self_attn.indexer.* kept whole
+      family d = deepseek;
+      d.model_type = m;
+      d.hybrid = true;
+      v.push_back(d);
+    }
     // Qwen3.5 (the text decoder of qwen3_5 / qwen3_5_moe): qwen3_next's layers under model.language_model.*
     // (the vision tower and MTP tensors copied), Gated DeltaNet's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
     v.push_back({.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
@@ -323,8 +329,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"internlm2", "its wqkv interleaves q, k, v per KV group (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
-      {"deepseek_v32", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
-      {"glm_moe_dsa", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
       {"starcoder2", "LayerNorm (weight and bias) and c_fc / c_proj MLP names (not sliced yet)"},
       {"falcon", "fused query_key_value and LayerNorm blocks (not sliced yet)"},
       {"gpt_neox", "fused query_key_value and LayerNorm blocks (not sliced yet)"},
