@@ -658,8 +658,10 @@ def mamba2_mixer(cfg, W, p, h):
             g = i // (H // G)
             S[i] = np.exp(dt[t, i] * A[i]) * S[i] + dt[t, i] * np.outer(x[t, i], B[t, g])
             y[t, i] = S[i] @ C[t, g] + W[p + "D"][i] * x[t, i]
-    y = (y.reshape(T, I) * silu(z)).reshape(T, G, I // G)  # gated RMSNorm over each group's I / G channels
-    y = (y / np.sqrt(np.mean(y * y, axis=-1, keepdims=True) + eps)).reshape(T, I) * W[p + "norm.weight"]
+    y = y.reshape(T, I) * silu(z)
+    if p + "norm.weight" in W:  # the gated RMSNorm over each group's I / G channels (falcon_h1 without it)
+        y = y.reshape(T, G, I // G)
+        y = (y / np.sqrt(np.mean(y * y, axis=-1, keepdims=True) + eps)).reshape(T, I) * W[p + "norm.weight"]
     return y @ W[p + "out_proj.weight"].T
 
 
@@ -920,12 +922,89 @@ def check_qwen3_5_moe(ocfg, ecfg, Wo, We, pj, tol, ntok):
     return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
 
 
+# falcon_h1: attention (RoPE, GQA) and the Mamba-2 mixer above on the same normed input, summed, then the gated
+# MLP under feed_forward.* (the tiny config's muP multipliers are 1: the reference applies them as stated).
+
+def falcon_h1_forward(cfg, W, masks, tokens):
+    eps, T = cfg["rms_norm_eps"], len(tokens)
+    H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    mcfg = {"mamba_num_heads": cfg["mamba_n_heads"], "mamba_head_dim": cfg["mamba_d_head"], "n_groups": cfg["mamba_n_groups"],
+            "ssm_state_size": cfg["mamba_d_state"], "conv_kernel": cfg["mamba_d_conv"], "layer_norm_epsilon": eps,
+            "time_step_min": cfg["time_step_limit"][0]}
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W["model.embed_tokens.weight"][tokens] * cfg["embedding_multiplier"]
+    for l, m in enumerate(masks):
+        p = f"model.layers.{l}."
+        h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+        ha = h * cfg["attention_in_multiplier"]
+        q = rope((ha @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd), cfg["rope_theta"])
+        k = rope((ha @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd), cfg["rope_theta"]) * cfg["key_multiplier"]
+        v = (ha @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
+        out = np.zeros((T, H, hd))
+        for i in range(H):
+            sc = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
+            sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+            out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+        y = out.reshape(T, H * hd) @ W[p + "self_attn.o_proj.weight"].T * cfg["attention_out_multiplier"]
+        y = y + mamba2_mixer(mcfg, W, p + "mamba.", h * cfg["ssm_in_multiplier"]) * cfg["ssm_out_multiplier"]
+        x = x + y
+        h = rmsnorm(x, W[p + "pre_ff_layernorm.weight"], eps)
+        g, u, dn = (W[p + f"feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+        x = x + ((silu(h @ g.T * cfg["mlp_multipliers"][0]) * (h @ u.T)) * m) @ dn.T * cfg["mlp_multipliers"][1]
+    return rmsnorm(x, W["model.final_layernorm.weight"], eps) @ W["lm_head.weight"].T * cfg["lm_head_multiplier"]
+
+
+def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """FFN channels by the criterion, attention and Mamba-2 tensors byte-identical, the logits."""
+    crit, L, F = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"], ocfg["intermediate_size"]
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    _own_cache(Wo)
+    expect, om, em, sel = {}, [], [], []
+    for n, t in Wo.items():
+        if ".feed_forward." not in n:
+            expect[n] = t
+    for l in range(L):
+        p, w = f"model.layers.{l}.", ecfg["intermediate_sizes"][l]
+        g, u, dn = (Wo[p + f"feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+        if crit == "spectral":
+            ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+        else:
+            ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+        sel.append({"attention": {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}, "ffn": {"channels": ch}})
+        expect[p + "feed_forward.gate_proj.weight"], expect[p + "feed_forward.up_proj.weight"] = g[ch], u[ch]
+        expect[p + "feed_forward.down_proj.weight"] = dn[:, ch]
+        m = np.zeros(F)
+        m[ch] = 1
+        om.append(m)
+        em.append(np.ones(len(ch)))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    if set(expect) != set(We):
+        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
+    for n, t in expect.items():
+        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
+            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm = falcon_h1_forward(ecfg, We, em, tokens), falcon_h1_forward(ocfg, Wo, om, tokens)
+    lu = falcon_h1_forward(ocfg, Wo, [np.ones(F)] * L, tokens)
+    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
+    print(f"falcon_h1 ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+          f"{sum(t.size for t in We.values())} weights, MLP widths {ecfg['intermediate_sizes']} of {F}, attention and Mamba-2 "
+          f"byte-identical; max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits "
+          f"by {moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
+    if not err <= tol:
+        return "the emitted checkpoint does not compute the masked original"
+    if not moved > 100 * tol:
+        return "pruning did not change the model (the test would not see a wrong mask)"
+    return None
+
+
 # DSA (deepseek_v32, glm_moe_dsa): deepseek_v3's check (generic path); the indexer is checked byte for byte with
 # its attention, and with index_topk >= the test's tokens the sparse attention attends every key, so the
 # forward pass is MLA's exactly.
 LAYOUTS.update({"deepseek_v32": dict(DS_MOE, mla=True), "glm_moe_dsa": dict(DS_MOE, mla=True)})
 
-HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
+HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "falcon_h1": check_falcon_h1, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
 
 
 def main():

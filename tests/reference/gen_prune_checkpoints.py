@@ -305,6 +305,19 @@ HYBRID_CONFIGS = {
                    "mlp_only_layers": [], "hidden_act": "silu", "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
                    "vocab_size": 41, "tie_word_embeddings": False, "max_position_embeddings": 128,
                    "torch_dtype": "float32"},
+    # falcon_h1: a Mamba-2 mixer beside the attention of every layer (mamba.*, no gated norm), the gated MLP under
+    # feed_forward.* after pre_ff_layernorm; the muP multipliers 1
+    "falcon_h1": {"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "hidden_size": 32,
+                  "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                  "attention_bias": False, "intermediate_size": 48, "mlp_bias": False, "hidden_act": "silu",
+                  "mamba_n_heads": 4, "mamba_d_head": 8, "mamba_d_ssm": 32, "mamba_d_state": 8, "mamba_n_groups": 1,
+                  "mamba_d_conv": 4, "mamba_conv_bias": True, "mamba_proj_bias": False, "projectors_bias": False,
+                  "mamba_rms_norm": False, "mamba_chunk_size": 16, "time_step_limit": [0.0, float("inf")],
+                  "embedding_multiplier": 1.0, "lm_head_multiplier": 1.0, "attention_in_multiplier": 1.0,
+                  "attention_out_multiplier": 1.0, "key_multiplier": 1.0, "ssm_in_multiplier": 1.0,
+                  "ssm_out_multiplier": 1.0, "mlp_multipliers": [1.0, 1.0], "ssm_multipliers": [1.0] * 5,
+                  "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "vocab_size": 35, "tie_word_embeddings": False,
+                  "max_position_embeddings": 128, "torch_dtype": "float32"},
     # DSA (DeepSeek-V3.2, GLM-5): deepseek_v3's MLA + MoE plus the lightning indexer (self_attn.indexer.*, kept
     # whole with its attention); glm_moe_dsa's "shared" layers have no indexer
     "deepseek_v32": dict(CONFIGS["deepseek_v3"], architectures=["DeepseekV32ForCausalLM"], model_type="deepseek_v32",
@@ -363,7 +376,7 @@ def hybrid_model(cfg, rng):
 
     def mamba2(p, H, P, G, N, K, conv_bias):  # NemotronHMamba2Mixer's parameters
         I, conv = H * P, H * P + 2 * G * N
-        dt = np.exp(rng.uniform(np.log(cfg["time_step_min"]), np.log(cfg["time_step_max"]), H))
+        dt = np.exp(rng.uniform(np.log(cfg.get("time_step_min", 0.001)), np.log(cfg.get("time_step_max", 0.1)), H))
         t = [(p + "in_proj.weight", w(2 * I + 2 * G * N + H, d)), (p + "conv1d.weight", w(conv, 1, K, s=0.5))]
         if conv_bias:
             t += [(p + "conv1d.bias", w(conv, s=0.1))]
@@ -423,6 +436,19 @@ def hybrid_model(cfg, rng):
             t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S)),
                   (p + "mlp.shared_expert_gate.weight", w(1, d))]
         return t + [("model.norm.weight", norm1(d)), ("lm_head.weight", w(V, d))]
+    if mt == "falcon_h1":
+        H, K, hd, F = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"], cfg["intermediate_size"]
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l in range(L):
+            p = f"model.layers.{l}."
+            t += [(p + "input_layernorm.weight", norm(d)), (p + "self_attn.q_proj.weight", w(H * hd, d)),
+                  (p + "self_attn.k_proj.weight", w(K * hd, d)), (p + "self_attn.v_proj.weight", w(K * hd, d)),
+                  (p + "self_attn.o_proj.weight", w(d, H * hd))]
+            t += [x for x in mamba2(p + "mamba.", cfg["mamba_n_heads"], cfg["mamba_d_head"], cfg["mamba_n_groups"],
+                                    cfg["mamba_d_state"], cfg["mamba_d_conv"], True) if not x[0].endswith("norm.weight")]
+            t += [(p + "pre_ff_layernorm.weight", norm(d)), (p + "feed_forward.gate_proj.weight", w(F, d)),
+                  (p + "feed_forward.up_proj.weight", w(F, d)), (p + "feed_forward.down_proj.weight", w(d, F))]
+        return t + [("model.final_layernorm.weight", norm(d)), ("lm_head.weight", w(V, d))]
     raise ValueError(mt)
 
 

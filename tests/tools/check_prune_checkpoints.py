@@ -101,6 +101,9 @@ CASES = [
     ("qwen3_next_nsc_experts", "qwen3_next", "nsc", ["--params", "45000", "--ffn-multiple", "8", "--expert-step", "1", "--keep-expert-width"]),
     ("qwen3_next_nsc_spectral_weights", "qwen3_next", "nsc",
      ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # falcon_h1 (the Mamba-2 mixer beside every attention kept whole; the gated MLP under feed_forward.* narrowed)
+    ("falcon_h1_nsc_ffn", "falcon_h1", "nsc", ["--params", "30000", "--ffn-multiple", "8"]),
+    ("falcon_h1_nsc_spectral_weights", "falcon_h1", "nsc", ["--params", "28000", "--ffn-multiple", "8", "--criterion", "spectral", "--score", "weights"]),
     # DSA (deepseek_v32, glm_moe_dsa with a "shared" layer): MLA and the lightning indexer kept whole, DeepSeek's MoE
     ("deepseek_v32_nsc_experts", "deepseek_v32", "nsc", ["--params", "28000", "--ffn-multiple", "8", "--expert-step", "1"]),
     ("glm_moe_dsa_nsc_spectral_weights", "glm_moe_dsa", "nsc",

@@ -216,6 +216,8 @@ struct family {
   /// in_proj_qkv / in_proj_z / in_proj_b / in_proj_a instead of in_proj_qkvz / in_proj_ba.
   std::string_view deltanet = "linear_attn.";
   bool deltanet_split = false;
+  /// The FFN's stored prefix when not "mlp." (falcon_h1: "feed_forward."), read as "mlp.".
+  std::string_view ffn_stored = "";
   bool has_moe() const { return !moe.empty(); }
   std::string expert(std::int64_t x, std::string_view m) const {
     return std::string(moe) + "experts." + std::to_string(x) + "." + std::string(m) + ".weight";
@@ -306,6 +308,12 @@ inline const std::vector<family>& layouts() {
       d.hybrid = true;
       v.push_back(d);
     }
+    // falcon_h1: a Mamba-2 mixer ("mamba.*") beside the attention of every layer, both kept whole; the gated MLP
+    // ("feed_forward.*", norm pre_ff_layernorm) narrowed
+    family falcon_h1{.model_type = "falcon_h1", .not_decilm = "no parallel Mamba-2 mixer", .hybrid = true, .ssm = "mamba.",
+                     .ffn_stored = "feed_forward."};
+    falcon_h1.ffn_norms = {"pre_ff_layernorm", ""};
+    v.push_back(falcon_h1);
     // Qwen3.5 (the text decoder of qwen3_5 / qwen3_5_moe): qwen3_next's layers under model.language_model.*
     // (the vision tower and MTP tensors copied), Gated DeltaNet's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
     v.push_back({.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
@@ -338,7 +346,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
       {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
-      {"falcon_h1", "a Mamba-2 mixer beside the attention of every layer (not sliced yet)"},
       {"granitemoehybrid", "Mamba-2 layers and fused 3-D experts (not sliced yet)"},
   };
   for (const auto& [m, why] : t)
@@ -615,6 +622,7 @@ inline std::string stored_layers(const checkpoint& in, const family& f) {
 
 /// A stored layer tensor's canonical rest (single_mixer: norm / mixer.* by the layer's kind).
 inline std::string canonical_rest(const family& f, const block_spec& b, const std::string& rest) {
+  if (!f.ffn_stored.empty() && rest.rfind(f.ffn_stored, 0) == 0) return "mlp." + rest.substr(f.ffn_stored.size());
   if (!f.single_mixer) return rest;
   const bool mlp = b.attention.kind == attention_kind::none;
   if (rest == "norm.weight") return mlp ? "post_attention_layernorm.weight" : "input_layernorm.weight";
@@ -624,6 +632,7 @@ inline std::string canonical_rest(const family& f, const block_spec& b, const st
 
 /// The stored rest of a canonical one (canonical_rest's inverse).
 inline std::string stored_rest(const family& f, const std::string& rest) {
+  if (!f.ffn_stored.empty() && rest.rfind("mlp.", 0) == 0) return std::string(f.ffn_stored) + rest.substr(4);
   if (!f.single_mixer) return rest;
   if (rest == "input_layernorm.weight" || rest == "post_attention_layernorm.weight") return "norm.weight";
   for (std::string_view p : {"self_attn.", "mlp."})
@@ -632,7 +641,7 @@ inline std::string stored_rest(const family& f, const std::string& rest) {
 }
 
 /// Whether f's checkpoints are read through a canonical view (another prefix or one mixer per layer).
-inline bool needs_view(const family& f) { return f.single_mixer || !f.alt_layers.empty(); }
+inline bool needs_view(const family& f) { return f.single_mixer || !f.alt_layers.empty() || !f.ffn_stored.empty(); }
 
 /// `in` with its layer tensors under the canonical names ("model.layers.<L>." + canonical_rest);
 /// `stored` (optional) maps each canonical name to the stored one. Idempotent: a canonical
@@ -852,7 +861,7 @@ inline void hybrid_outputs(const checkpoint& in, const family& f, const search::
     if (!lr) continue;
     const auto [l, rest] = *lr;
     if (to[std::size_t(l)] < 0) fail("internal: a tensor of removed layer " + std::to_string(l) + " is written");
-    if (rest.rfind("self_attn.", 0) == 0) { // attention (and MLA, indexers, mixers under self_attn.): whole
+    if (rest.rfind("self_attn.", 0) == 0 || rest.rfind(f.ssm, 0) == 0) { // attention, MLA, indexers, mixers: whole
       op.rows.clear();
       op.cols.clear();
       op.out.shape = op.src->shape;
