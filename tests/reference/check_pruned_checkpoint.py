@@ -634,6 +634,29 @@ def check_tensors(Wo, We, sel, cfg):
 # + D x_t, the gated, grouped RMSNorm y silu(z)), written from the Mamba-2 paper (Dao & Gu 2024)
 # and NemotronHMamba2Mixer's semantics (no chunked scan).
 
+def same_tensors(expect, We):
+    """None when the emitted tensors are exactly `expect` (names, shapes, float32 values), else why."""
+    if set(expect) != set(We):
+        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
+    for n, t in expect.items():
+        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
+            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    return None
+
+
+def verdict(what, le, lm, lu, tol):
+    """Prints the summary line and returns None when the emitted logits le equal the masked original's
+    lm to tol while pruning moved them (lm vs the unpruned lu), else why not."""
+    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
+    print(f"{what}; max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits "
+          f"by {moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
+    if not err <= tol:
+        return "the emitted checkpoint does not compute the masked original"
+    if not moved > 100 * tol:
+        return "pruning did not change the model (the test would not see a wrong mask)"
+    return None
+
+
 def softplus(x):
     return np.logaddexp(0.0, x)
 
@@ -740,26 +763,17 @@ def check_nemotron_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
             return f"layer {l}: nsc_prune.json says {sel[l]}, the criterion gives {want}"
     removed = [l for l in range(len(opat)) if l not in kept]
     full = sorted(full + [(l, "M", None) for l in removed])
-    if set(expect) != set(We):
-        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
-    for n, t in expect.items():
-        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
-            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
     le = nemotron_h_forward(ecfg, We, pre, elayers, tokens)
     lm = nemotron_h_forward(ocfg, Wo, pre, olayers, tokens)
     lu = nemotron_h_forward(ocfg, Wo, pre, full, tokens)
-    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
-    print(f"nemotron_h ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
-          f"{sum(t.size for t in We.values())} weights, pattern {opat} -> {epat} (Mamba-2 layers {removed} removed, the "
-          f"rest renumbered, every mixer tensor byte-identical), MLP widths {[widths[j] for j, l in enumerate(kept) if opat[l] == '-']}; "
-          f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
-          f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
-    if not err <= tol:
-        return "the emitted checkpoint does not compute the masked original"
-    if not moved > 100 * tol:
-        return "pruning did not change the model (the test would not see a wrong mask)"
-    return None
+    return verdict(f"nemotron_h ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                   f"{sum(t.size for t in We.values())} weights, pattern {opat} -> {epat} (Mamba-2 layers {removed} removed, "
+                   f"the rest renumbered, every mixer tensor byte-identical), MLP widths "
+                   f"{[widths[j] for j, l in enumerate(kept) if opat[l] == '-']}", le, lm, lu, tol)
 
 
 # qwen3_next: a naive Gated DeltaNet (Yang et al. 2024: per value head, S_t = exp(g_t) S_{t-1} +
@@ -889,25 +903,16 @@ def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
         olayers.append((em, cm))
         elayers.append((np.ones(len(f["experts"])), [np.ones(len(ch)) for ch in f["expert_channels"]]))
         full.append((np.ones(E), [np.ones(Fe)] * E))
-    if set(expect) != set(We):
-        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
-    for n, t in expect.items():
-        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
-            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
     le, lm = qwen3_next_forward(ecfg, We, elayers, tokens), qwen3_next_forward(ocfg, Wo, olayers, tokens)
     lu = qwen3_next_forward(ocfg, Wo, full, tokens)
-    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
-    print(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
-          f"{sum(t.size for t in We.values())} weights, experts {[len(s['ffn']['experts']) for s in sel]} of {E} x width "
-          f"{[len(s['ffn']['expert_channels'][0]) for s in sel]} of {Fe}, Gated DeltaNet and gated attention byte-identical; "
-          f"max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits by "
-          f"{moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
-    if not err <= tol:
-        return "the emitted checkpoint does not compute the masked original"
-    if not moved > 100 * tol:
-        return "pruning did not change the model (the test would not see a wrong mask)"
-    return None
+    return verdict(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                   f"{sum(t.size for t in We.values())} weights, experts {[len(s['ffn']['experts']) for s in sel]} of {E} x "
+                   f"width {[len(s['ffn']['expert_channels'][0]) for s in sel]} of {Fe}, Gated DeltaNet and gated attention "
+                   f"byte-identical", le, lm, lu, tol)
 
 
 def check_qwen3_5_moe(ocfg, ecfg, Wo, We, pj, tol, ntok):
@@ -979,24 +984,15 @@ def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
         em.append(np.ones(len(ch)))
     if pj["layers"] != sel:
         return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    if set(expect) != set(We):
-        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
-    for n, t in expect.items():
-        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
-            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
     le, lm = falcon_h1_forward(ecfg, We, em, tokens), falcon_h1_forward(ocfg, Wo, om, tokens)
     lu = falcon_h1_forward(ocfg, Wo, [np.ones(F)] * L, tokens)
-    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
-    print(f"falcon_h1 ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
-          f"{sum(t.size for t in We.values())} weights, MLP widths {ecfg['intermediate_sizes']} of {F}, attention and Mamba-2 "
-          f"byte-identical; max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits "
-          f"by {moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
-    if not err <= tol:
-        return "the emitted checkpoint does not compute the masked original"
-    if not moved > 100 * tol:
-        return "pruning did not change the model (the test would not see a wrong mask)"
-    return None
+    return verdict(f"falcon_h1 ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                   f"{sum(t.size for t in We.values())} weights, MLP widths {ecfg['intermediate_sizes']} of {F}, attention and "
+                   f"Mamba-2 byte-identical", le, lm, lu, tol)
 
 
 # DSA (deepseek_v32, glm_moe_dsa): deepseek_v3's check (generic path); the indexer is checked byte for byte with

@@ -452,16 +452,22 @@ def hybrid_model(cfg, rng):
     raise ValueError(mt)
 
 
+def family_dir(name, cfg):
+    """tests/data/prune_ckpt/<name>/, emptied, with the config written."""
+    d = os.path.join(ROOT, name)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    return d
+
+
 def main():
     rng = np.random.default_rng(19)
     for name, cfg in CONFIGS.items():
-        d = os.path.join(ROOT, name)
-        os.makedirs(d, exist_ok=True)
-        for f in os.listdir(d):
-            os.remove(os.path.join(d, f))
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-            f.write("\n")
+        d = family_dir(name, cfg)
         t = model(cfg, rng)
         if name == "llama":  # two shards and an index
             half = len(t) // 2
@@ -478,13 +484,7 @@ def main():
             write_safetensors(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a in t), "parameters")
     for name, cfg in HYBRID_CONFIGS.items():  # issue 19i's block: a generator per family
-        d = os.path.join(ROOT, name)
-        os.makedirs(d, exist_ok=True)
-        for f in os.listdir(d):
-            os.remove(os.path.join(d, f))
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump(cfg, f, indent=2)
-            f.write("\n")
+        d = family_dir(name, cfg)
         t = hybrid_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
         write_safetensors(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a in t), "parameters")

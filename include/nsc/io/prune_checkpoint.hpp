@@ -31,9 +31,17 @@
 /// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
-/// DeepSeek's MoE). Any other model_type is refused by name, with the reason when nsc prune
+/// DeepSeek's MoE). Hybrid layers (family::hybrid; detail::pc::hybrid_*; the nsc format, whose space keeps
+/// attention heads and mixers whole): nemotron_h (one mixer per layer, "backbone.layers.<L>.norm" and
+/// "mixer.*" read through a canonical view as input_layernorm / self_attn.* or post_attention_layernorm /
+/// mlp.*; a removed Mamba-2 layer leaves the checkpoint and the later layers are renumbered, as
+/// hybrid_override_pattern), qwen3_next and qwen3_5_moe_text (Gated DeltaNet linear_attn.* and the gated
+/// q_proj kept whole; Qwen3.5 under "model.language_model.layers."), falcon_h1 (mamba.* beside the
+/// attention kept whole, feed_forward.* read as mlp.*), deepseek_v32 and glm_moe_dsa (the DSA
+/// self_attn.indexer.* kept whole with the latent attention); every tensor is written back under its
+/// stored name. Any other model_type is refused by name, with the reason when nsc prune
 /// reads it (unsliced_reason: fused 3-D experts;
-/// LayerNorm blocks; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
+/// LayerNorm blocks; ...), naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
@@ -346,7 +354,7 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
       {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
-      {"granitemoehybrid", "Mamba-2 layers and fused 3-D experts (not sliced yet)"},
+      {"granitemoehybrid", "Mamba-2 layers beside granite's fused shared_mlp.input_linear and fused 3-D experts (not sliced yet)"},
   };
   for (const auto& [m, why] : t)
     if (m == model_type) return why;
