@@ -959,25 +959,22 @@ def falcon_h1_forward(cfg, W, masks, tokens):
     return rmsnorm(x, W["model.final_layernorm.weight"], eps) @ W["lm_head.weight"].T * cfg["lm_head_multiplier"]
 
 
-def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
-    """FFN channels by the criterion, attention and Mamba-2 tensors byte-identical, the logits."""
-    crit, L, F = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"], ocfg["intermediate_size"]
-    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, attention, forward):
+    """A hybrid family whose mixers and attention are kept whole and whose dense gated FFN is narrowed:
+    per layer l, mats(l) = (gate, up, down) of the original, put(expect, l, ch) the emitted FFN tensors,
+    attention(l) the nsc_prune.json entry; the channels by the criterion, the tensors, forward's logits."""
+    crit, L = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"]
     _own_cache(Wo)
-    expect, om, em, sel = {}, [], [], []
-    for n, t in Wo.items():
-        if ".feed_forward." not in n:
-            expect[n] = t
+    expect, om, em, sel = dict(Wo), [], [], []
     for l in range(L):
-        p, w = f"model.layers.{l}.", ecfg["intermediate_sizes"][l]
-        g, u, dn = (Wo[p + f"feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+        w = ecfg["intermediate_sizes"][l]
+        g, u, dn = mats(l)
         if crit == "spectral":
             ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
         else:
             ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
-        sel.append({"attention": {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}, "ffn": {"channels": ch}})
-        expect[p + "feed_forward.gate_proj.weight"], expect[p + "feed_forward.up_proj.weight"] = g[ch], u[ch]
-        expect[p + "feed_forward.down_proj.weight"] = dn[:, ch]
+        sel.append({"attention": attention(l), "ffn": {"channels": ch}})
+        put(expect, l, ch)
         m = np.zeros(F)
         m[ch] = 1
         om.append(m)
@@ -988,11 +985,78 @@ def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
-    le, lm = falcon_h1_forward(ecfg, We, em, tokens), falcon_h1_forward(ocfg, Wo, om, tokens)
-    lu = falcon_h1_forward(ocfg, Wo, [np.ones(F)] * L, tokens)
-    return verdict(f"falcon_h1 ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
-                   f"{sum(t.size for t in We.values())} weights, MLP widths {ecfg['intermediate_sizes']} of {F}, attention and "
-                   f"Mamba-2 byte-identical", le, lm, lu, tol)
+    le, lm = forward(ecfg, We, em, tokens), forward(ocfg, Wo, om, tokens)
+    lu = forward(ocfg, Wo, [np.ones(F)] * L, tokens)
+    return verdict(f"{name} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                   f"{sum(t.size for t in We.values())} weights, FFN widths {ecfg['intermediate_sizes']} of {F}, attention "
+                   f"and Mamba-2 byte-identical", le, lm, lu, tol)
+
+
+def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """FFN channels by the criterion (feed_forward.*), attention and Mamba-2 tensors byte-identical, the logits."""
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    mats = lambda l: tuple(Wo[f"model.layers.{l}.feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+
+    def put(expect, l, ch):
+        g, u, dn = mats(l)
+        p = f"model.layers.{l}.feed_forward."
+        expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    return check_dense_hybrid("falcon_h1", ocfg, ecfg, Wo, We, pj, tol, ntok, ocfg["intermediate_size"], mats, put,
+                              lambda l: {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}, falcon_h1_forward)
+
+
+# granitemoehybrid without experts: the Mamba-2 mixer above (one group: its gated RMSNorm over the whole inner
+# width) or attention without RoPE (scale attention_multiplier), residual_multiplier on both sublayers, the fused
+# gated shared_mlp ([gate; up] rows of input_linear), embedding_multiplier, logits / logits_scaling, tied head.
+
+def granite_h_forward(cfg, W, masks, tokens):
+    eps, T, H, K = cfg["rms_norm_eps"], len(tokens), cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd, S, res = cfg["hidden_size"] // H, None, cfg["residual_multiplier"]
+    mcfg = {"mamba_num_heads": cfg["mamba_n_heads"], "mamba_head_dim": cfg["mamba_d_head"], "n_groups": cfg["mamba_n_groups"],
+            "ssm_state_size": cfg["mamba_d_state"], "conv_kernel": cfg["mamba_d_conv"], "layer_norm_epsilon": eps,
+            "time_step_min": 0.0}
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W["model.embed_tokens.weight"][tokens] * cfg["embedding_multiplier"]
+    for l, m in enumerate(masks):
+        p = f"model.layers.{l}."
+        h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+        if cfg["layer_types"][l] == "mamba":
+            y = mamba2_mixer(mcfg, W, p + "mamba.", h)
+        else:
+            q = (h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd)
+            k = (h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd)
+            v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                sc = q[:, i] @ k[:, i // (H // K)].T * cfg["attention_multiplier"] + causal
+                sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+                out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+            y = out.reshape(T, H * hd) @ W[p + "self_attn.o_proj.weight"].T
+        x = x + res * y
+        h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+        gu = h @ W[p + "shared_mlp.input_linear.weight"].T
+        S = gu.shape[1] // 2
+        x = x + res * ((silu(gu[:, :S]) * gu[:, S:] * m) @ W[p + "shared_mlp.output_linear.weight"].T)
+    x = rmsnorm(x, W["model.norm.weight"], eps)
+    return x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T / cfg["logits_scaling"]
+
+
+def check_granite_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """shared_mlp channels by the criterion (gate, up rows of input_linear, columns of output_linear), every
+    mixer tensor byte-identical, the logits."""
+    F, H, K = ocfg["shared_intermediate_size"], ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+
+    def mats(l):
+        gu = Wo[f"model.layers.{l}.shared_mlp.input_linear.weight"]
+        return gu[:F], gu[F:], Wo[f"model.layers.{l}.shared_mlp.output_linear.weight"]
+
+    def put(expect, l, ch):
+        g, u, dn = mats(l)
+        expect[f"model.layers.{l}.shared_mlp.input_linear.weight"] = np.concatenate([g[ch], u[ch]])
+        expect[f"model.layers.{l}.shared_mlp.output_linear.weight"] = dn[:, ch]
+    attention = lambda l: ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}
+                           if ocfg["layer_types"][l] == "attention" else {"q_heads": [], "kv_groups": []})
+    return check_dense_hybrid("granitemoehybrid", ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, attention, granite_h_forward)
 
 
 # DSA (deepseek_v32, glm_moe_dsa): deepseek_v3's check (generic path); the indexer is checked byte for byte with
@@ -1000,7 +1064,7 @@ def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
 # forward pass is MLA's exactly.
 LAYOUTS.update({"deepseek_v32": dict(DS_MOE, mla=True), "glm_moe_dsa": dict(DS_MOE, mla=True)})
 
-HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "falcon_h1": check_falcon_h1, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
+HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "falcon_h1": check_falcon_h1, "granitemoehybrid": check_granite_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
 
 
 def main():

@@ -318,6 +318,18 @@ HYBRID_CONFIGS = {
                   "ssm_out_multiplier": 1.0, "mlp_multipliers": [1.0, 1.0], "ssm_multipliers": [1.0] * 5,
                   "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "vocab_size": 35, "tie_word_embeddings": False,
                   "max_position_embeddings": 128, "torch_dtype": "float32"},
+    # granitemoehybrid without experts (as granite-4.0-micro, with Mamba-2 layers as Granite 4.0-H): a Mamba-2 or an
+    # attention mixer (no RoPE) per layer, each followed by the fused gated shared_mlp; granite's multipliers; tied
+    "granitemoehybrid": {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
+                         "hidden_size": 32, "num_hidden_layers": 4, "layer_types": ["mamba", "attention", "mamba", "mamba"],
+                         "num_attention_heads": 4, "num_key_value_heads": 2, "attention_bias": False,
+                         "num_local_experts": 0, "shared_intermediate_size": 48, "hidden_act": "silu",
+                         "mamba_n_heads": 4, "mamba_d_head": 8, "mamba_d_state": 8, "mamba_n_groups": 1, "mamba_d_conv": 4,
+                         "mamba_expand": 1, "mamba_conv_bias": True, "mamba_proj_bias": False, "mamba_chunk_size": 16,
+                         "position_embedding_type": "nope", "embedding_multiplier": 12.0, "attention_multiplier": 0.125,
+                         "residual_multiplier": 0.22, "logits_scaling": 4.0, "rms_norm_eps": 1e-5, "vocab_size": 31,
+                         "tie_word_embeddings": True, "normalization_function": "rmsnorm",
+                         "max_position_embeddings": 128, "torch_dtype": "float32"},
     # DSA (DeepSeek-V3.2, GLM-5): deepseek_v3's MLA + MoE plus the lightning indexer (self_attn.indexer.*, kept
     # whole with its attention); glm_moe_dsa's "shared" layers have no indexer
     "deepseek_v32": dict(CONFIGS["deepseek_v3"], architectures=["DeepseekV32ForCausalLM"], model_type="deepseek_v32",
@@ -385,6 +397,10 @@ def hybrid_model(cfg, rng):
                     (p + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
                     (p + "norm.weight", norm(I)), (p + "out_proj.weight", w(d, I))]
 
+    def attention(p, H, K, hd):  # q, k, v, o projections without biases
+        return [(p + "q_proj.weight", w(H * hd, d)), (p + "k_proj.weight", w(K * hd, d)),
+                (p + "v_proj.weight", w(K * hd, d)), (p + "o_proj.weight", w(d, H * hd))]
+
     mt = cfg["model_type"]
     if mt == "nemotron_h":
         H, K, hd, F = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"], cfg["intermediate_size"]
@@ -396,8 +412,7 @@ def hybrid_model(cfg, rng):
                 t += mamba2(p + "mixer.", cfg["mamba_num_heads"], cfg["mamba_head_dim"], cfg["n_groups"],
                             cfg["ssm_state_size"], cfg["conv_kernel"], cfg["use_conv_bias"])
             elif c == "*":
-                t += [(p + "mixer.q_proj.weight", w(H * hd, d)), (p + "mixer.k_proj.weight", w(K * hd, d)),
-                      (p + "mixer.v_proj.weight", w(K * hd, d)), (p + "mixer.o_proj.weight", w(d, H * hd))]
+                t += attention(p + "mixer.", H, K, hd)
             else:
                 t += [(p + "mixer.up_proj.weight", w(F, d)), (p + "mixer.down_proj.weight", w(d, F))]
         return t + [("backbone.norm_f.weight", norm(d)), ("lm_head.weight", w(V, d))]
@@ -441,14 +456,28 @@ def hybrid_model(cfg, rng):
         t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
         for l in range(L):
             p = f"model.layers.{l}."
-            t += [(p + "input_layernorm.weight", norm(d)), (p + "self_attn.q_proj.weight", w(H * hd, d)),
-                  (p + "self_attn.k_proj.weight", w(K * hd, d)), (p + "self_attn.v_proj.weight", w(K * hd, d)),
-                  (p + "self_attn.o_proj.weight", w(d, H * hd))]
+            t += [(p + "input_layernorm.weight", norm(d))]
+            t += attention(p + "self_attn.", H, K, hd)
             t += [x for x in mamba2(p + "mamba.", cfg["mamba_n_heads"], cfg["mamba_d_head"], cfg["mamba_n_groups"],
                                     cfg["mamba_d_state"], cfg["mamba_d_conv"], True) if not x[0].endswith("norm.weight")]
             t += [(p + "pre_ff_layernorm.weight", norm(d)), (p + "feed_forward.gate_proj.weight", w(F, d)),
                   (p + "feed_forward.up_proj.weight", w(F, d)), (p + "feed_forward.down_proj.weight", w(d, F))]
         return t + [("model.final_layernorm.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    if mt == "granitemoehybrid":
+        H, K, S = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["shared_intermediate_size"]
+        hd = d // H
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, kind in enumerate(cfg["layer_types"]):
+            p = f"model.layers.{l}."
+            t += [(p + "input_layernorm.weight", norm(d))]
+            if kind == "mamba":
+                t += mamba2(p + "mamba.", cfg["mamba_n_heads"], cfg["mamba_d_head"], cfg["mamba_n_groups"],
+                            cfg["mamba_d_state"], cfg["mamba_d_conv"], cfg["mamba_conv_bias"])
+            else:
+                t += attention(p + "self_attn.", H, K, hd)
+            t += [(p + "post_attention_layernorm.weight", norm(d)), (p + "shared_mlp.input_linear.weight", w(2 * S, d)),
+                  (p + "shared_mlp.output_linear.weight", w(d, S))]
+        return t + [("model.norm.weight", norm(d))]
     raise ValueError(mt)
 
 

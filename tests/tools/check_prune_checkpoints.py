@@ -104,6 +104,10 @@ CASES = [
     # falcon_h1 (the Mamba-2 mixer beside every attention kept whole; the gated MLP under feed_forward.* narrowed)
     ("falcon_h1_nsc_ffn", "falcon_h1", "nsc", ["--params", "30000", "--ffn-multiple", "8"]),
     ("falcon_h1_nsc_spectral_weights", "falcon_h1", "nsc", ["--params", "28000", "--ffn-multiple", "8", "--criterion", "spectral", "--score", "weights"]),
+    # granitemoehybrid without experts (Mamba-2 and attention layers kept whole, the fused shared_mlp narrowed)
+    ("granitemoehybrid_nsc_ffn", "granitemoehybrid", "nsc", ["--params", "24000", "--ffn-multiple", "8"]),
+    ("granitemoehybrid_nsc_spectral_weights", "granitemoehybrid", "nsc",
+     ["--params", "22000", "--ffn-multiple", "8", "--criterion", "spectral", "--score", "weights"]),
     # DSA (deepseek_v32, glm_moe_dsa with a "shared" layer): MLA and the lightning indexer kept whole, DeepSeek's MoE
     ("deepseek_v32_nsc_experts", "deepseek_v32", "nsc", ["--params", "28000", "--ffn-multiple", "8", "--expert-step", "1"]),
     ("glm_moe_dsa_nsc_spectral_weights", "glm_moe_dsa", "nsc",

@@ -37,7 +37,9 @@
 /// mlp.*; a removed Mamba-2 layer leaves the checkpoint and the later layers are renumbered, as
 /// hybrid_override_pattern), qwen3_next and qwen3_5_moe_text (Gated DeltaNet linear_attn.* and the gated
 /// q_proj kept whole; Qwen3.5 under "model.language_model.layers."), falcon_h1 (mamba.* beside the
-/// attention kept whole, feed_forward.* read as mlp.*), deepseek_v32 and glm_moe_dsa (the DSA
+/// attention kept whole, feed_forward.* read as mlp.*), granitemoehybrid without experts (mamba.* or
+/// self_attn.* kept whole, shared_mlp.input_linear / output_linear read as mlp.gate_up_proj / down_proj;
+/// fused 3-D experts refused by name), deepseek_v32 and glm_moe_dsa (the DSA
 /// self_attn.indexer.* kept whole with the latent attention); every tensor is written back under its
 /// stored name. Any other model_type is refused by name, with the reason when nsc prune
 /// reads it (unsliced_reason: fused 3-D experts;
@@ -226,6 +228,9 @@ struct family {
   bool deltanet_split = false;
   /// The FFN's stored prefix when not "mlp." (falcon_h1: "feed_forward."), read as "mlp.".
   std::string_view ffn_stored = "";
+  /// Whole stored names read as canonical ones (granitemoehybrid: shared_mlp.input_linear = [gate; up]
+  /// rows is mlp.gate_up_proj, shared_mlp.output_linear is mlp.down_proj).
+  std::array<std::pair<std::string_view, std::string_view>, 2> renames{};
   bool has_moe() const { return !moe.empty(); }
   std::string expert(std::int64_t x, std::string_view m) const {
     return std::string(moe) + "experts." + std::to_string(x) + "." + std::string(m) + ".weight";
@@ -322,6 +327,13 @@ inline const std::vector<family>& layouts() {
                      .ffn_stored = "feed_forward."};
     falcon_h1.ffn_norms = {"pre_ff_layernorm", ""};
     v.push_back(falcon_h1);
+    // granitemoehybrid without experts: Mamba-2 ("mamba.*") or attention layers, each with the fused gated
+    // shared_mlp narrowed (input_linear = [gate; up] rows, output_linear)
+    family granite_h{.model_type = "granitemoehybrid", .fused_gate_up = true, .not_decilm = "no Mamba-2 layers",
+                     .hybrid = true, .ssm = "mamba."};
+    granite_h.renames = {{{"shared_mlp.input_linear.weight", "mlp.gate_up_proj.weight"},
+                          {"shared_mlp.output_linear.weight", "mlp.down_proj.weight"}}};
+    v.push_back(granite_h);
     // Qwen3.5 (the text decoder of qwen3_5 / qwen3_5_moe): qwen3_next's layers under model.language_model.*
     // (the vision tower and MTP tensors copied), Gated DeltaNet's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
     v.push_back({.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
@@ -354,7 +366,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
       {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
-      {"granitemoehybrid", "Mamba-2 layers beside granite's fused shared_mlp.input_linear and fused 3-D experts (not sliced yet)"},
   };
   for (const auto& [m, why] : t)
     if (m == model_type) return why;
@@ -630,6 +641,8 @@ inline std::string stored_layers(const checkpoint& in, const family& f) {
 
 /// A stored layer tensor's canonical rest (single_mixer: norm / mixer.* by the layer's kind).
 inline std::string canonical_rest(const family& f, const block_spec& b, const std::string& rest) {
+  for (const auto& [stored, canonical] : f.renames)
+    if (!stored.empty() && rest == stored) return std::string(canonical);
   if (!f.ffn_stored.empty() && rest.rfind(f.ffn_stored, 0) == 0) return "mlp." + rest.substr(f.ffn_stored.size());
   if (!f.single_mixer) return rest;
   const bool mlp = b.attention.kind == attention_kind::none;
@@ -640,6 +653,8 @@ inline std::string canonical_rest(const family& f, const block_spec& b, const st
 
 /// The stored rest of a canonical one (canonical_rest's inverse).
 inline std::string stored_rest(const family& f, const std::string& rest) {
+  for (const auto& [stored, canonical] : f.renames)
+    if (!stored.empty() && rest == canonical) return std::string(stored);
   if (!f.ffn_stored.empty() && rest.rfind("mlp.", 0) == 0) return std::string(f.ffn_stored) + rest.substr(4);
   if (!f.single_mixer) return rest;
   if (rest == "input_layernorm.weight" || rest == "post_attention_layernorm.weight") return "norm.weight";
@@ -649,7 +664,9 @@ inline std::string stored_rest(const family& f, const std::string& rest) {
 }
 
 /// Whether f's checkpoints are read through a canonical view (another prefix or one mixer per layer).
-inline bool needs_view(const family& f) { return f.single_mixer || !f.alt_layers.empty() || !f.ffn_stored.empty(); }
+inline bool needs_view(const family& f) {
+  return f.single_mixer || !f.alt_layers.empty() || !f.ffn_stored.empty() || !f.renames[0].first.empty();
+}
 
 /// `in` with its layer tensors under the canonical names ("model.layers.<L>." + canonical_rest);
 /// `stored` (optional) maps each canonical name to the stored one. Idempotent: a canonical
@@ -781,6 +798,9 @@ inline std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> hybrid_
       add(std::string(f.shared) + "down_proj.weight", {d, S});
       if (x.shared_gate) add(std::string(f.shared_gate), {1, d});
     }
+  } else if (x.kind == ffn_kind::standard && f.fused_gate_up) {
+    add("mlp.gate_up_proj.weight", {2 * F, d});
+    add("mlp.down_proj.weight", {d, F});
   } else if (x.kind == ffn_kind::standard) {
     if (x.gated) add("mlp.gate_proj.weight", {F, d});
     add("mlp.up_proj.weight", {F, d});
@@ -806,10 +826,13 @@ inline void check_hybrid_tensors(const checkpoint& in, std::string_view model_ty
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     const block_spec& b = space.layers[l].base;
     const attention_spec& a = b.attention;
+    if (b.ffn.n_experts > 0 && !f.has_moe())
+      fail("layer " + std::to_string(l) + ": the " + std::string(model_type) + " layout slices no experts: its fused 3-D "
+           "experts are not sliced yet (a config without them, like granite-4.0-micro's dense shared_mlp, is)");
     if (b.norm != norm_kind::rmsnorm || b.ffn.kind == ffn_kind::linear || a.kind == attention_kind::linear ||
         (a.kind == attention_kind::standard && (a.qk_norm == qk_norm_kind::whole || a.k_eq_v || a.kv_shared)) ||
         (b.ffn.shared_d_ff > 0 && f.shared.empty()) || (b.ffn.router_bias && f.router_bias.empty()) ||
-        (b.ffn.n_experts > 0 && !f.has_moe()) || (b.parallel.kind != attention_kind::none && b.parallel.kind != attention_kind::mamba2) ||
+        (b.parallel.kind != attention_kind::none && b.parallel.kind != attention_kind::mamba2) ||
         (a.index_n_heads > 0 && a.q_lora_rank == 0))
       fail("layer " + std::to_string(l) + " is not a block of the " + std::string(model_type) +
            " layout (RMSNorm; standard, latent, Mamba-2 or Gated DeltaNet mixer; dense or MoE FFN)");
