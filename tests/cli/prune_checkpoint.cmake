@@ -1,7 +1,8 @@
 # `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
 # checkpoints of llama, qwen3, mixtral, gpt_oss (BF16 and MXFP4 experts), granitemoe, qwen2_moe, qwen3_moe, phi3, gemma, gemma3, deepseek_v2, deepseek_v3,
 # exaone4, glm4, glm4_moe, gemma2, granite, hunyuan_v1_dense, olmo2, olmoe, minimax_m2, starcoder2, gpt_neox, falcon, opt,
-# internlm2 and gpt2 in every emit format, read back by nsc score and shown
+# internlm2 and gpt2 in every emit format (hybrid layers: nemotron_h, qwen3_next, qwen3_5_moe, falcon_h1, granitemoehybrid,
+# deepseek_v32 and glm_moe_dsa in the nsc format), read back by nsc score and shown
 # equal to the masked original by an independent numpy forward pass (tests/reference/
 # check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
 # the refusals of bad input. The llama.cpp check is opt-in (label engine; README).
@@ -9,7 +10,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "60 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "71 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -43,6 +44,15 @@ nsc_cli_test(prune_checkpoint_mxfp4_width_refused
   ARGS prune ${_pc}/gpt_oss_mxfp4/config.json --space generic --emit-format per-layer --ffn-multiple 8 --weights ${_pc}/gpt_oss_mxfp4
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "tensor 'model.layers.0.mlp.experts.down_proj_blocks': the experts are MXFP4, whose 32-value blocks run along the expert width [(]32[)] in down_proj, so the width [0-9]+ the space offers would cut blocks: search with --keep-expert-width")
+# hybrid layers (issue 19i): a nemotron_h checkpoint's tensors are named as stored (backbone.*)
+nsc_cli_test(prune_checkpoint_hybrid_shape_disagrees
+  ARGS prune tests/fuzz/corpus/prune_space/tiny_nemotron_h.json --space generic --emit-format nsc
+       --weights ${_pc}/nemotron_h --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "nsc::write_pruned_checkpoint: tensor 'backbone.layers.0.norm.weight': shape [[]32[]] disagrees with the config [(]expected [[]128[]][)]")
+nsc_cli_test(prune_checkpoint_hybrid_fused_experts_refused
+  ARGS prune tests/fuzz/corpus/prune_space/tiny_granite_h.json --space generic --emit-format nsc
+       --weights ${_pc}/granitemoehybrid --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "layer 0: the granitemoehybrid layout slices no experts: its fused 3-D experts are not sliced yet")
 nsc_cli_test(prune_checkpoint_whole_qk_norm_keeps_heads
   ARGS prune ${_pc}/olmo2/config.json --space generic --emit-format per-layer --weights ${_pc}/olmo2
        --emit-checkpoint ${_nsc_pc_dir}/x

@@ -844,6 +844,445 @@ def forward_own(cfg, W, layers, tokens):
     return x @ W.get(O["head"], W[O["embed"]]).T
 
 
+# ---- Hybrid layers (issue 19i): families whose Mamba-2 / Gated DeltaNet mixers are kept whole or
+# removed (the layers renumbered), with their own forward pass: a naive Mamba-2 recurrence (depthwise
+# causal conv1d + SiLU, per-head selective scan h_t = exp(dt A) h_{t-1} + dt x_t B_t^T, y_t = h_t C_t
+# + D x_t, the gated, grouped RMSNorm y silu(z)), written from the Mamba-2 paper (Dao & Gu 2024)
+# and NemotronHMamba2Mixer's semantics (no chunked scan).
+
+def same_tensors(expect, We):
+    """None when the emitted tensors are exactly `expect` (names, shapes, float32 values), else why."""
+    if set(expect) != set(We):
+        return f"tensor names differ: missing {sorted(set(expect) - set(We))[:5]}, extra {sorted(set(We) - set(expect))[:5]}"
+    for n, t in expect.items():
+        if t.shape != We[n].shape or not np.array_equal(np.asarray(t, np.float32), np.asarray(We[n], np.float32)):
+            return f"{n}: shape {We[n].shape} / values differ from the original's slice {t.shape}"
+    return None
+
+
+def verdict(what, le, lm, lu, tol):
+    """Prints the summary line and returns None when the emitted logits le equal the masked original's
+    lm to tol while pruning moved them (lm vs the unpruned lu), else why not."""
+    err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
+    print(f"{what}; max |logits(emitted) - logits(masked original)| = {err:.3g} (tol {tol:g}); pruning moved the logits "
+          f"by {moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
+    if not err <= tol:
+        return "the emitted checkpoint does not compute the masked original"
+    if not moved > 100 * tol:
+        return "pruning did not change the model (the test would not see a wrong mask)"
+    return None
+
+
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+def mamba2_mixer(cfg, W, p, h):
+    """NemotronHMamba2Mixer of the normed input h (T, d), by the naive recurrence."""
+    T = h.shape[0]
+    H, P, G, N, K = cfg["mamba_num_heads"], cfg["mamba_head_dim"], cfg["n_groups"], cfg["ssm_state_size"], cfg["conv_kernel"]
+    I, conv, eps = H * P, H * P + 2 * G * N, cfg["layer_norm_epsilon"]
+    zxbcdt = h @ W[p + "in_proj.weight"].T
+    z, xbc, dt = zxbcdt[:, :I], zxbcdt[:, I:I + conv], zxbcdt[:, I + conv:]
+    cw = W[p + "conv1d.weight"][:, 0, :]  # (conv, K): out_t = sum_k w_k in_{t - (K - 1) + k}
+    pad = np.vstack([np.zeros((K - 1, conv)), xbc])
+    xbc = np.stack([(pad[t:t + K] * cw.T).sum(axis=0) for t in range(T)]) + W.get(p + "conv1d.bias", 0.0)
+    xbc = silu(xbc)
+    x, B, C = xbc[:, :I].reshape(T, H, P), xbc[:, I:I + G * N].reshape(T, G, N), xbc[:, I + G * N:].reshape(T, G, N)
+    dt = np.maximum(softplus(dt + W[p + "dt_bias"]), cfg.get("time_step_min", 0.001))
+    A = -np.exp(W[p + "A_log"])
+    S, y = np.zeros((H, P, N)), np.zeros((T, H, P))
+    for t in range(T):
+        for i in range(H):
+            g = i // (H // G)
+            S[i] = np.exp(dt[t, i] * A[i]) * S[i] + dt[t, i] * np.outer(x[t, i], B[t, g])
+            y[t, i] = S[i] @ C[t, g] + W[p + "D"][i] * x[t, i]
+    y = y.reshape(T, I) * silu(z)
+    if p + "norm.weight" in W:  # the gated RMSNorm over each group's I / G channels (falcon_h1 without it)
+        y = y.reshape(T, G, I // G)
+        y = (y / np.sqrt(np.mean(y * y, axis=-1, keepdims=True) + eps)).reshape(T, I) * W[p + "norm.weight"]
+    return y @ W[p + "out_proj.weight"].T
+
+
+def nemotron_h_forward(cfg, W, pre, layers, tokens):
+    """layers: [(stored layer index, kind M / * / -, FFN channel mask or None)] in order."""
+    eps, T = cfg["layer_norm_epsilon"], len(tokens)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W[pre + "embeddings.weight"][tokens]
+    for l, kind, mask in layers:
+        p = f"{pre}layers.{l}."
+        h = rmsnorm(x, W[p + "norm.weight"], eps)
+        if kind == "M":
+            y = mamba2_mixer(cfg, W, p + "mixer.", h)
+        elif kind == "*":  # GQA without rotary positions
+            H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+            q = (h @ W[p + "mixer.q_proj.weight"].T).reshape(T, H, hd)
+            k = (h @ W[p + "mixer.k_proj.weight"].T).reshape(T, K, hd)
+            v = (h @ W[p + "mixer.v_proj.weight"].T).reshape(T, K, hd)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                s = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
+                s = np.exp(s - s.max(axis=1, keepdims=True))
+                out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+            y = out.reshape(T, H * hd) @ W[p + "mixer.o_proj.weight"].T
+        else:  # relu2 MLP
+            y = (np.maximum(h @ W[p + "mixer.up_proj.weight"].T, 0.0) ** 2 * mask) @ W[p + "mixer.down_proj.weight"].T
+        x = x + y
+    return rmsnorm(x, W[pre + "norm_f.weight"], eps) @ W["lm_head.weight"].T
+
+
+def check_nemotron_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Selection, tensors and logits of a pruned nemotron_h checkpoint (the file comment, for one mixer
+    per layer: a removed Mamba-2 layer leaves hybrid_override_pattern and the later layers renumber)."""
+    pre = "backbone." if any(n.startswith("backbone.") for n in Wo) else "model."
+    opat, epat, sel = ocfg["hybrid_override_pattern"], ecfg["hybrid_override_pattern"], pj["layers"]
+    crit = pj.get("criterion", "magnitude")
+    _own_cache(Wo)
+    if len(sel) != len(opat):
+        return "nsc_prune.json: expected one entry per original layer"
+    kept = [l for l in range(len(opat)) if not (opat[l] == "M" and sel[l]["attention"] is None)]
+    if "".join(opat[l] for l in kept) != epat or ecfg["num_hidden_layers"] != len(kept):
+        return f"emitted pattern {epat} / {ecfg['num_hidden_layers']} layers is not the kept layers' {[opat[l] for l in kept]}"
+    widths = ecfg["intermediate_sizes"]
+    F, H, K = ocfg["intermediate_size"], ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    expect, olayers, elayers, full = {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith(pre + "layers."):
+            expect[n] = t
+    for j, l in enumerate(kept):
+        c, po, pe = opat[l], f"{pre}layers.{l}.", f"{pre}layers.{j}."
+        want = {"attention": None, "ffn": None}
+        if c == "-":
+            up, down = Wo[po + "mixer.up_proj.weight"], Wo[po + "mixer.down_proj.weight"]
+            if crit == "spectral":  # greedy largest psi_W of the kept up rows and down columns (brute force)
+                ch = sorted(greedy_channels([up, down.T], widths[j], (id(Wo), l, "ffn", None))) if widths[j] < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(up, axis=1) * np.linalg.norm(down, axis=0)), widths[j])
+            want["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            olayers.append((l, c, m))
+            elayers.append((j, c, np.ones(len(ch))))
+            full.append((l, c, np.ones(F)))
+            expect[pe + "norm.weight"] = Wo[po + "norm.weight"]
+            expect[pe + "mixer.up_proj.weight"], expect[pe + "mixer.down_proj.weight"] = up[ch], down[:, ch]
+        else:
+            want["attention"] = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if c == "*"
+                                 else {"q_heads": [], "kv_groups": []})
+            for n, t in Wo.items():  # the mixer and its norm, byte for byte under the new index
+                if n.startswith(po):
+                    expect[pe + n[len(po):]] = t
+            olayers.append((l, c, None))
+            elayers.append((j, c, None))
+            full.append((l, c, None))
+        if sel[l] != want:
+            return f"layer {l}: nsc_prune.json says {sel[l]}, the criterion gives {want}"
+    removed = [l for l in range(len(opat)) if l not in kept]
+    full = sorted(full + [(l, "M", None) for l in removed])
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le = nemotron_h_forward(ecfg, We, pre, elayers, tokens)
+    lm = nemotron_h_forward(ocfg, Wo, pre, olayers, tokens)
+    lu = nemotron_h_forward(ocfg, Wo, pre, full, tokens)
+    return verdict(f"nemotron_h ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                   f"{sum(t.size for t in We.values())} weights, pattern {opat} -> {epat} (Mamba-2 layers {removed} removed, "
+                   f"the rest renumbered, every mixer tensor byte-identical), MLP widths "
+                   f"{[widths[j] for j, l in enumerate(kept) if opat[l] == '-']}", le, lm, lu, tol)
+
+
+# qwen3_next: a naive Gated DeltaNet (Yang et al. 2024: per value head, S_t = exp(g_t) S_{t-1} +
+# k_t (beta_t (v_t - S^T k_t))^T, o_t = S_t^T q_t with L2-normed q, k and q scaled by dk^-1/2; conv1d +
+# SiLU on q, k, v; the gated RMSNorm norm(o) w silu(z)), gated full attention (sigmoid of q_proj's
+# second half per head, (1 + w) q / k norms, partial RoPE) and qwen's MoE with the gated shared expert.
+
+def gated_deltanet(cfg, W, p, h):
+    T = h.shape[0]
+    HK, dk, HV, dv = cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"], cfg["linear_value_head_dim"]
+    r, K = HV // HK, cfg["linear_conv_kernel_dim"]
+    if p + "in_proj_qkv.weight" in W:  # Qwen3.5: [q; k; v] rows, z, b and a apart
+        mixed = h @ W[p + "in_proj_qkv.weight"].T
+        z = (h @ W[p + "in_proj_z.weight"].T).reshape(T, HV, dv)
+        b, a = h @ W[p + "in_proj_b.weight"].T, h @ W[p + "in_proj_a.weight"].T
+    else:  # Qwen3-Next: q, k, v, z and b, a grouped per key head
+        qkvz = (h @ W[p + "in_proj_qkvz.weight"].T).reshape(T, HK, 2 * dk + 2 * r * dv)
+        ba = (h @ W[p + "in_proj_ba.weight"].T).reshape(T, HK, 2 * r)
+        q, k = qkvz[..., :dk], qkvz[..., dk:2 * dk]
+        v, z = qkvz[..., 2 * dk:2 * dk + r * dv].reshape(T, HV, dv), qkvz[..., 2 * dk + r * dv:].reshape(T, HV, dv)
+        b, a = ba[..., :r].reshape(T, HV), ba[..., r:].reshape(T, HV)
+        mixed = np.concatenate([q.reshape(T, -1), k.reshape(T, -1), v.reshape(T, -1)], axis=1)
+    cw = W[p + "conv1d.weight"][:, 0, :]
+    pad = np.vstack([np.zeros((K - 1, mixed.shape[1])), mixed])
+    mixed = silu(np.stack([(pad[t:t + K] * cw.T).sum(axis=0) for t in range(T)]))
+    q = mixed[:, :HK * dk].reshape(T, HK, dk)
+    k = mixed[:, HK * dk:2 * HK * dk].reshape(T, HK, dk)
+    v = mixed[:, 2 * HK * dk:].reshape(T, HV, dv)
+    beta = 1 / (1 + np.exp(-b))
+    g = -np.exp(W[p + "A_log"]) * softplus(a + W[p + "dt_bias"])
+    l2 = lambda x: x / np.sqrt((x * x).sum(axis=-1, keepdims=True) + 1e-6)
+    q, k = l2(q) / np.sqrt(dk), l2(k)
+    o = np.zeros((T, HV, dv))
+    for i in range(HV):
+        S, j = np.zeros((dk, dv)), i // r
+        for t in range(T):
+            S = S * np.exp(g[t, i])
+            S = S + np.outer(k[t, j], beta[t, i] * (v[t, i] - k[t, j] @ S))
+            o[t, i] = q[t, j] @ S
+    o = o / np.sqrt(np.mean(o * o, axis=-1, keepdims=True) + cfg["rms_norm_eps"]) * W[p + "norm.weight"] * silu(z)
+    return o.reshape(T, HV * dv) @ W[p + "out_proj.weight"].T
+
+
+def full_attention(cfg, l):
+    if "layer_types" in cfg:
+        return cfg["layer_types"][l] == "full_attention"
+    return (l + 1) % cfg["full_attention_interval"] == 0
+
+
+def rope_field(cfg, key, default):
+    return cfg.get(key, cfg.get("rope_parameters", {}).get(key, default))
+
+
+def qwen3_next_forward(cfg, W, layers, tokens):
+    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE; every mixer kept."""
+    eps, T = cfg["rms_norm_eps"], len(tokens)
+    rms1 = lambda x, w: rmsnorm(x, 1 + w, eps)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    rd, theta = int(hd * rope_field(cfg, "partial_rotary_factor", 1.0)), rope_field(cfg, "rope_theta", 10000.0)
+    x = W["model.embed_tokens.weight"][tokens]
+    for l, (em, cm) in enumerate(layers):
+        p = f"model.layers.{l}."
+        h = rms1(x, W[p + "input_layernorm.weight"])
+        if full_attention(cfg, l):
+            qg = (h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, 2 * hd)
+            q, gate = rms1(qg[..., :hd], W[p + "self_attn.q_norm.weight"]), qg[..., hd:].reshape(T, H * hd)
+            k = rms1((h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd), W[p + "self_attn.k_norm.weight"])
+            v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
+            q = np.concatenate([rope(q[..., :rd], theta), q[..., rd:]], axis=-1)
+            k = np.concatenate([rope(k[..., :rd], theta), k[..., rd:]], axis=-1)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                sc = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
+                sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+                out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+            y = (out.reshape(T, H * hd) * (1 / (1 + np.exp(-gate)))) @ W[p + "self_attn.o_proj.weight"].T
+        else:
+            y = gated_deltanet(cfg, W, p + "linear_attn.", h)
+        x = x + y
+        h = rms1(x, W[p + "post_attention_layernorm.weight"])
+        logits = h @ W[p + "mlp.gate.weight"].T + np.where(em > 0, 0.0, -np.inf)
+        pr = np.exp(logits - logits.max(axis=1, keepdims=True))
+        pr /= pr.sum(axis=1, keepdims=True)
+        y = np.zeros_like(x)
+        for t in range(T):
+            top2 = sorted(range(len(em)), key=lambda e: (-pr[t][e], e))[:cfg["num_experts_per_tok"]]
+            wsum = sum(pr[t][e] for e in top2) if cfg.get("norm_topk_prob", True) else 1.0
+            for e in top2:
+                xp = p + f"mlp.experts.{e}."
+                a = silu(h[t] @ W[xp + "gate_proj.weight"].T) * (h[t] @ W[xp + "up_proj.weight"].T) * cm[e]
+                y[t] += pr[t][e] / wsum * (a @ W[xp + "down_proj.weight"].T)
+        sp = p + "mlp.shared_expert."
+        sg = 1 / (1 + np.exp(-(h @ W[p + "mlp.shared_expert_gate.weight"].T)))
+        y += sg * ((silu(h @ W[sp + "gate_proj.weight"].T) * (h @ W[sp + "up_proj.weight"].T)) @ W[sp + "down_proj.weight"].T)
+        x = x + y
+    return rms1(x, W["model.norm.weight"]) @ W["lm_head.weight"].T
+
+
+def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Experts and channels by the criterion (the generic select), every mixer and attention tensor
+    byte-identical, routers / experts sliced, and the logits of a numpy forward pass."""
+    LAYOUTS.setdefault(ocfg["model_type"], dict(moe="mlp.", shared=True))
+    crit, L, E = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"], ocfg["num_experts"]
+    shapes = layer_shapes(ecfg)
+    for l in range(L):  # the FFNs by the generic select; attention kept whole (below)
+        shapes[l]["h"] = None
+    sel = select(ocfg, Wo, shapes, crit)
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    for l in range(L):  # a Gated DeltaNet layer has no heads to list
+        sel[l]["attention"] = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention(ocfg, l)
+                               else {"q_heads": [], "kv_groups": []})
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    expect = {n: t for n, t in Wo.items() if ".mlp.gate.weight" not in n and ".mlp.experts." not in n}
+    olayers, elayers, full = [], [], []
+    Fe = ocfg["moe_intermediate_size"]
+    for l, s in enumerate(sel):
+        p, f = f"model.layers.{l}.", s["ffn"]
+        expect[p + "mlp.gate.weight"] = Wo[p + "mlp.gate.weight"][f["experts"]]
+        em, cm = np.zeros(E), [np.zeros(Fe) for _ in range(E)]
+        for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
+            em[e], cm[e][ch] = 1, 1
+            for m, rows in (("gate_proj", True), ("up_proj", True), ("down_proj", False)):
+                t = Wo[p + f"mlp.experts.{e}.{m}.weight"]
+                expect[p + f"mlp.experts.{i}.{m}.weight"] = t[ch] if rows else t[:, ch]
+        olayers.append((em, cm))
+        elayers.append((np.ones(len(f["experts"])), [np.ones(len(ch)) for ch in f["expert_channels"]]))
+        full.append((np.ones(E), [np.ones(Fe)] * E))
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm = qwen3_next_forward(ecfg, We, elayers, tokens), qwen3_next_forward(ocfg, Wo, olayers, tokens)
+    lu = qwen3_next_forward(ocfg, Wo, full, tokens)
+    return verdict(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                   f"{sum(t.size for t in We.values())} weights, experts {[len(s['ffn']['experts']) for s in sel]} of {E} x "
+                   f"width {[len(s['ffn']['expert_channels'][0]) for s in sel]} of {Fe}, Gated DeltaNet and gated attention "
+                   f"byte-identical", le, lm, lu, tol)
+
+
+def check_qwen3_5_moe(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Qwen3.5's wrapper: the text decoder (text_config, model.language_model.*) as qwen3_next's; the
+    vision tower and MTP tensors copied byte for byte."""
+    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
+                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    for n, t in Wo.items():
+        if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
+            return f"{n} (outside the text decoder) is not copied unchanged"
+    print("vision / MTP tensors copied: " + ", ".join(n for n in Wo if n.startswith(("model.visual.", "mtp."))))
+    return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
+
+
+# falcon_h1: attention (RoPE, GQA) and the Mamba-2 mixer above on the same normed input, summed, then the gated
+# MLP under feed_forward.* (the tiny config's muP multipliers are 1: the reference applies them as stated).
+
+def falcon_h1_forward(cfg, W, masks, tokens):
+    eps, T = cfg["rms_norm_eps"], len(tokens)
+    H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    mcfg = {"mamba_num_heads": cfg["mamba_n_heads"], "mamba_head_dim": cfg["mamba_d_head"], "n_groups": cfg["mamba_n_groups"],
+            "ssm_state_size": cfg["mamba_d_state"], "conv_kernel": cfg["mamba_d_conv"], "layer_norm_epsilon": eps,
+            "time_step_min": cfg["time_step_limit"][0]}
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W["model.embed_tokens.weight"][tokens] * cfg["embedding_multiplier"]
+    for l, m in enumerate(masks):
+        p = f"model.layers.{l}."
+        h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+        ha = h * cfg["attention_in_multiplier"]
+        q = rope((ha @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd), cfg["rope_theta"])
+        k = rope((ha @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd), cfg["rope_theta"]) * cfg["key_multiplier"]
+        v = (ha @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
+        out = np.zeros((T, H, hd))
+        for i in range(H):
+            sc = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
+            sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+            out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+        y = out.reshape(T, H * hd) @ W[p + "self_attn.o_proj.weight"].T * cfg["attention_out_multiplier"]
+        y = y + mamba2_mixer(mcfg, W, p + "mamba.", h * cfg["ssm_in_multiplier"]) * cfg["ssm_out_multiplier"]
+        x = x + y
+        h = rmsnorm(x, W[p + "pre_ff_layernorm.weight"], eps)
+        g, u, dn = (W[p + f"feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+        x = x + ((silu(h @ g.T * cfg["mlp_multipliers"][0]) * (h @ u.T)) * m) @ dn.T * cfg["mlp_multipliers"][1]
+    return rmsnorm(x, W["model.final_layernorm.weight"], eps) @ W["lm_head.weight"].T * cfg["lm_head_multiplier"]
+
+
+def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, attention, forward):
+    """A hybrid family whose mixers and attention are kept whole and whose dense gated FFN is narrowed:
+    per layer l, mats(l) = (gate, up, down) of the original, put(expect, l, ch) the emitted FFN tensors,
+    attention(l) the nsc_prune.json entry; the channels by the criterion, the tensors, forward's logits."""
+    crit, L = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"]
+    _own_cache(Wo)
+    expect, om, em, sel = dict(Wo), [], [], []
+    for l in range(L):
+        w = ecfg["intermediate_sizes"][l]
+        g, u, dn = mats(l)
+        if crit == "spectral":
+            ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+        else:
+            ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+        sel.append({"attention": attention(l), "ffn": {"channels": ch}})
+        put(expect, l, ch)
+        m = np.zeros(F)
+        m[ch] = 1
+        om.append(m)
+        em.append(np.ones(len(ch)))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm = forward(ecfg, We, em, tokens), forward(ocfg, Wo, om, tokens)
+    lu = forward(ocfg, Wo, [np.ones(F)] * L, tokens)
+    return verdict(f"{name} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                   f"{sum(t.size for t in We.values())} weights, FFN widths {ecfg['intermediate_sizes']} of {F}, attention "
+                   f"and Mamba-2 byte-identical", le, lm, lu, tol)
+
+
+def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """FFN channels by the criterion (feed_forward.*), attention and Mamba-2 tensors byte-identical, the logits."""
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    mats = lambda l: tuple(Wo[f"model.layers.{l}.feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+
+    def put(expect, l, ch):
+        g, u, dn = mats(l)
+        p = f"model.layers.{l}.feed_forward."
+        expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    return check_dense_hybrid("falcon_h1", ocfg, ecfg, Wo, We, pj, tol, ntok, ocfg["intermediate_size"], mats, put,
+                              lambda l: {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}, falcon_h1_forward)
+
+
+# granitemoehybrid without experts: the Mamba-2 mixer above (one group: its gated RMSNorm over the whole inner
+# width) or attention without RoPE (scale attention_multiplier), residual_multiplier on both sublayers, the fused
+# gated shared_mlp ([gate; up] rows of input_linear), embedding_multiplier, logits / logits_scaling, tied head.
+
+def granite_h_forward(cfg, W, masks, tokens):
+    eps, T, H, K = cfg["rms_norm_eps"], len(tokens), cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd, S, res = cfg["hidden_size"] // H, None, cfg["residual_multiplier"]
+    mcfg = {"mamba_num_heads": cfg["mamba_n_heads"], "mamba_head_dim": cfg["mamba_d_head"], "n_groups": cfg["mamba_n_groups"],
+            "ssm_state_size": cfg["mamba_d_state"], "conv_kernel": cfg["mamba_d_conv"], "layer_norm_epsilon": eps,
+            "time_step_min": 0.0}
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W["model.embed_tokens.weight"][tokens] * cfg["embedding_multiplier"]
+    for l, m in enumerate(masks):
+        p = f"model.layers.{l}."
+        h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+        if cfg["layer_types"][l] == "mamba":
+            y = mamba2_mixer(mcfg, W, p + "mamba.", h)
+        else:
+            q = (h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd)
+            k = (h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd)
+            v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
+            out = np.zeros((T, H, hd))
+            for i in range(H):
+                sc = q[:, i] @ k[:, i // (H // K)].T * cfg["attention_multiplier"] + causal
+                sc = np.exp(sc - sc.max(axis=1, keepdims=True))
+                out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
+            y = out.reshape(T, H * hd) @ W[p + "self_attn.o_proj.weight"].T
+        x = x + res * y
+        h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+        gu = h @ W[p + "shared_mlp.input_linear.weight"].T
+        S = gu.shape[1] // 2
+        x = x + res * ((silu(gu[:, :S]) * gu[:, S:] * m) @ W[p + "shared_mlp.output_linear.weight"].T)
+    x = rmsnorm(x, W["model.norm.weight"], eps)
+    return x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T / cfg["logits_scaling"]
+
+
+def check_granite_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """shared_mlp channels by the criterion (gate, up rows of input_linear, columns of output_linear), every
+    mixer tensor byte-identical, the logits."""
+    F, H, K = ocfg["shared_intermediate_size"], ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+
+    def mats(l):
+        gu = Wo[f"model.layers.{l}.shared_mlp.input_linear.weight"]
+        return gu[:F], gu[F:], Wo[f"model.layers.{l}.shared_mlp.output_linear.weight"]
+
+    def put(expect, l, ch):
+        g, u, dn = mats(l)
+        expect[f"model.layers.{l}.shared_mlp.input_linear.weight"] = np.concatenate([g[ch], u[ch]])
+        expect[f"model.layers.{l}.shared_mlp.output_linear.weight"] = dn[:, ch]
+    attention = lambda l: ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}
+                           if ocfg["layer_types"][l] == "attention" else {"q_heads": [], "kv_groups": []})
+    return check_dense_hybrid("granitemoehybrid", ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, attention, granite_h_forward)
+
+
+# DSA (deepseek_v32, glm_moe_dsa): deepseek_v3's check (generic path); the indexer is checked byte for byte with
+# its attention, and with index_topk >= the test's tokens the sparse attention attends every key, so the
+# forward pass is MLA's exactly.
+LAYOUTS.update({"deepseek_v32": dict(DS_MOE, mla=True), "glm_moe_dsa": dict(DS_MOE, mla=True)})
+
+HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "falcon_h1": check_falcon_h1, "granitemoehybrid": check_granite_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
+
+
 def main():
     args = sys.argv[1:]
     tol, ntok = 1e-5, 16
@@ -861,6 +1300,12 @@ def main():
     if ocfg["model_type"] in FUSED:
         return main_fused(orig, out, ocfg, ecfg, tol, ntok)
     Wo, We = read_safetensors_dir(orig), read_safetensors_dir(out)
+    if ocfg["model_type"] in HYBRID_CHECKS:  # hybrid layers (issue 19i): their own checks and forward pass
+        bad = HYBRID_CHECKS[ocfg["model_type"]](ocfg, ecfg, Wo, We, json.load(open(os.path.join(out, "nsc_prune.json"))), tol, ntok)
+        if bad:
+            print("FAIL: " + bad)
+            return 1
+        return 0
     own = ocfg["model_type"] in OWN
     if own:  # own names -> llama's, fused query_key_value -> q / k / v (OWN's layouts)
         ocfg, ecfg = own_config(ocfg), own_config(ecfg)
@@ -877,6 +1322,9 @@ def main():
     bad = check_tensors_own(Wo, We, sel, ocfg) if own else check_tensors(Wo, We, sel, ocfg)
     if bad:
         print("FAIL: " + bad)
+        return 1
+    if ntok > ocfg.get("index_topk", ntok):
+        print(f"FAIL: {ntok} tokens exceed index_topk {ocfg['index_topk']}: the reference attends every key (dense MLA)")
         return 1
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
     le = forward(ecfg, We, emitted_layers(ocfg, We, shapes), tokens)

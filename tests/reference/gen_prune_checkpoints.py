@@ -26,6 +26,7 @@ Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic:
 import json
 import os
 import struct
+import zlib
 
 import numpy as np
 
@@ -282,8 +283,209 @@ CONFIGS = {
 }
 
 
-def fresh_dir(name, cfg):
-    """tests/data/prune_ckpt/<name>/ emptied, with config.json."""
+# ---- Hybrid layers (issue 19i): each family with its own generator (seeded by its name), so that
+# families added by other blocks keep their draws. nemotron_h: one mixer per layer (M Mamba-2, *
+# attention without RoPE, - relu2 MLP) under the hub's "backbone." names.
+HYBRID_CONFIGS = {
+    "nemotron_h": {"architectures": ["NemotronHForCausalLM"], "model_type": "nemotron_h", "hidden_size": 32,
+                   "hybrid_override_pattern": "M*M-M-", "num_hidden_layers": 6, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 8, "attention_bias": False, "intermediate_size": 48,
+                   "mlp_bias": False, "mlp_hidden_act": "relu2", "mamba_num_heads": 4, "mamba_head_dim": 8,
+                   "n_groups": 2, "ssm_state_size": 8, "conv_kernel": 4, "use_conv_bias": True, "use_bias": False,
+                   "mamba_hidden_act": "silu", "chunk_size": 16, "time_step_min": 0.001, "time_step_max": 0.1,
+                   "layer_norm_epsilon": 1e-5, "vocab_size": 37, "tie_word_embeddings": False,
+                   "max_position_embeddings": 128, "residual_in_fp32": False, "torch_dtype": "float32"},
+    # qwen3_next: Gated DeltaNet layers (linear_attn.*, grouped in_proj_qkvz / in_proj_ba) and gated full
+    # attention (q_proj: query and gate per head, q_norm / k_norm, partial RoPE), qwen's MoE with the shared
+    # expert and its gate on every layer; (1 + w) RMSNorms
+    "qwen3_next": {"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "hidden_size": 32,
+                   "num_hidden_layers": 4, "full_attention_interval": 2, "num_attention_heads": 4,
+                   "num_key_value_heads": 2, "head_dim": 8, "partial_rotary_factor": 0.5, "attention_bias": False,
+                   "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
+                   "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "intermediate_size": 48,
+                   "num_experts": 6, "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+                   "shared_expert_intermediate_size": 24, "norm_topk_prob": True, "decoder_sparse_step": 1,
+                   "mlp_only_layers": [], "hidden_act": "silu", "rms_norm_eps": 1e-6, "rope_theta": 10000.0,
+                   "vocab_size": 41, "tie_word_embeddings": False, "max_position_embeddings": 128,
+                   "torch_dtype": "float32"},
+    # falcon_h1: a Mamba-2 mixer beside the attention of every layer (mamba.*, no gated norm), the gated MLP under
+    # feed_forward.* after pre_ff_layernorm; the muP multipliers 1
+    "falcon_h1": {"architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "hidden_size": 32,
+                  "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                  "attention_bias": False, "intermediate_size": 48, "mlp_bias": False, "hidden_act": "silu",
+                  "mamba_n_heads": 4, "mamba_d_head": 8, "mamba_d_ssm": 32, "mamba_d_state": 8, "mamba_n_groups": 1,
+                  "mamba_d_conv": 4, "mamba_conv_bias": True, "mamba_proj_bias": False, "projectors_bias": False,
+                  "mamba_rms_norm": False, "mamba_chunk_size": 16, "time_step_limit": [0.0, float("inf")],
+                  "embedding_multiplier": 1.0, "lm_head_multiplier": 1.0, "attention_in_multiplier": 1.0,
+                  "attention_out_multiplier": 1.0, "key_multiplier": 1.0, "ssm_in_multiplier": 1.0,
+                  "ssm_out_multiplier": 1.0, "mlp_multipliers": [1.0, 1.0], "ssm_multipliers": [1.0] * 5,
+                  "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "vocab_size": 35, "tie_word_embeddings": False,
+                  "max_position_embeddings": 128, "torch_dtype": "float32"},
+    # granitemoehybrid without experts (as granite-4.0-micro, with Mamba-2 layers as Granite 4.0-H): a Mamba-2 or an
+    # attention mixer (no RoPE) per layer, each followed by the fused gated shared_mlp; granite's multipliers; tied
+    "granitemoehybrid": {"architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
+                         "hidden_size": 32, "num_hidden_layers": 4, "layer_types": ["mamba", "attention", "mamba", "mamba"],
+                         "num_attention_heads": 4, "num_key_value_heads": 2, "attention_bias": False,
+                         "num_local_experts": 0, "shared_intermediate_size": 48, "hidden_act": "silu",
+                         "mamba_n_heads": 4, "mamba_d_head": 8, "mamba_d_state": 8, "mamba_n_groups": 1, "mamba_d_conv": 4,
+                         "mamba_expand": 1, "mamba_conv_bias": True, "mamba_proj_bias": False, "mamba_chunk_size": 16,
+                         "position_embedding_type": "nope", "embedding_multiplier": 12.0, "attention_multiplier": 0.125,
+                         "residual_multiplier": 0.22, "logits_scaling": 4.0, "rms_norm_eps": 1e-5, "vocab_size": 31,
+                         "tie_word_embeddings": True, "normalization_function": "rmsnorm",
+                         "max_position_embeddings": 128, "torch_dtype": "float32"},
+    # DSA (DeepSeek-V3.2, GLM-5): deepseek_v3's MLA + MoE plus the lightning indexer (self_attn.indexer.*, kept
+    # whole with its attention); glm_moe_dsa's "shared" layers have no indexer
+    "deepseek_v32": dict(CONFIGS["deepseek_v3"], architectures=["DeepseekV32ForCausalLM"], model_type="deepseek_v32",
+                         index_n_heads=2, index_head_dim=8, index_topk=16, vocab_size=39),
+    "glm_moe_dsa": dict(CONFIGS["deepseek_v3"], architectures=["GlmMoeDsaForCausalLM"], model_type="glm_moe_dsa",
+                        index_n_heads=2, index_head_dim=8, index_topk=16, indexer_types=["full", "shared", "full"],
+                        vocab_size=33),
+    # qwen3_5_moe (Qwen3.5's multimodal wrapper, the text decoder pruned): qwen3_next's layers with Qwen3.5's split
+    # in_proj_qkv / in_proj_z / in_proj_b / in_proj_a under model.language_model.*, a vision and an MTP tensor copied
+    "qwen3_5_moe": {"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
+                    "tie_word_embeddings": False,
+                    "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 32, "num_hidden_layers": 4,
+                                    "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
+                                    "full_attention_interval": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                    "head_dim": 8, "attn_output_gate": True, "attention_bias": False,
+                                    "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
+                                    "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "num_experts": 6,
+                                    "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+                                    "shared_expert_intermediate_size": 24, "hidden_act": "silu", "rms_norm_eps": 1e-6,
+                                    "vocab_size": 43, "tie_word_embeddings": False, "max_position_embeddings": 128,
+                                    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                        "partial_rotary_factor": 0.5},
+                                    "dtype": "float32"},
+                    "vision_config": {"model_type": "qwen3_5", "depth": 1, "hidden_size": 16, "hidden_act": "gelu_pytorch_tanh",
+                                      "intermediate_size": 32, "num_heads": 2, "in_channels": 3, "patch_size": 4,
+                                      "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+                                      "num_position_embeddings": 16, "deepstack_visual_indexes": []}},
+}
+
+
+def hybrid_model(cfg, rng):
+    if cfg["model_type"] == "qwen3_5_moe":  # the text decoder's tensors under model.language_model.*, split projections
+        t = [(n.replace("model.", "model.language_model.", 1), a) for n, a in hybrid_model(dict(cfg["text_config"], model_type="qwen3_next"), rng)]
+        extra = [("model.visual.merger.linear_fc2.weight", (32, 16)), ("mtp.fc.weight", (32, 64))]
+        return t + [(n, (0.1 * rng.standard_normal(sh)).astype(np.float32)) for n, sh in extra]
+    if cfg["model_type"] in ("deepseek_v32", "glm_moe_dsa"):  # deepseek_v3's tensors + the indexers
+        t = model(dict(cfg, model_type="deepseek_v3"), rng)
+        n, ih, d = cfg["index_n_heads"], cfg["index_head_dim"], cfg["hidden_size"]
+        for l, kind in enumerate(cfg.get("indexer_types", ["full"] * cfg["num_hidden_layers"])):
+            if kind == "full":
+                p = f"model.layers.{l}.self_attn.indexer."
+                t += [(p + "wq_b.weight", (rng.standard_normal((n * ih, cfg["q_lora_rank"])) * 0.3).astype(np.float32)),
+                      (p + "wk.weight", (rng.standard_normal((ih, d)) * 0.2).astype(np.float32)),
+                      (p + "k_norm.weight", (1 + 0.1 * rng.standard_normal(ih)).astype(np.float32)),
+                      (p + "k_norm.bias", (0.1 * rng.standard_normal(ih)).astype(np.float32)),
+                      (p + "weights_proj.weight", (rng.standard_normal((n, d)) * 0.2).astype(np.float32))]
+        return t
+    d, V, L = cfg["hidden_size"], cfg["vocab_size"], cfg["num_hidden_layers"]
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    def mamba2(p, H, P, G, N, K, conv_bias):  # NemotronHMamba2Mixer's parameters
+        I, conv = H * P, H * P + 2 * G * N
+        dt = np.exp(rng.uniform(np.log(cfg.get("time_step_min", 0.001)), np.log(cfg.get("time_step_max", 0.1)), H))
+        t = [(p + "in_proj.weight", w(2 * I + 2 * G * N + H, d)), (p + "conv1d.weight", w(conv, 1, K, s=0.5))]
+        if conv_bias:
+            t += [(p + "conv1d.bias", w(conv, s=0.1))]
+        return t + [(p + "A_log", np.log(rng.uniform(1, 8, H)).astype(np.float32)),
+                    (p + "D", (1 + 0.3 * rng.standard_normal(H)).astype(np.float32)),
+                    (p + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
+                    (p + "norm.weight", norm(I)), (p + "out_proj.weight", w(d, I))]
+
+    def attention(p, H, K, hd):  # q, k, v, o projections without biases
+        return [(p + "q_proj.weight", w(H * hd, d)), (p + "k_proj.weight", w(K * hd, d)),
+                (p + "v_proj.weight", w(K * hd, d)), (p + "o_proj.weight", w(d, H * hd))]
+
+    mt = cfg["model_type"]
+    if mt == "nemotron_h":
+        H, K, hd, F = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"], cfg["intermediate_size"]
+        t = [("backbone.embeddings.weight", w(V, d, s=1.0))]
+        for l, c in enumerate(cfg["hybrid_override_pattern"]):
+            p = f"backbone.layers.{l}."
+            t += [(p + "norm.weight", norm(d))]
+            if c == "M":
+                t += mamba2(p + "mixer.", cfg["mamba_num_heads"], cfg["mamba_head_dim"], cfg["n_groups"],
+                            cfg["ssm_state_size"], cfg["conv_kernel"], cfg["use_conv_bias"])
+            elif c == "*":
+                t += attention(p + "mixer.", H, K, hd)
+            else:
+                t += [(p + "mixer.up_proj.weight", w(F, d)), (p + "mixer.down_proj.weight", w(d, F))]
+        return t + [("backbone.norm_f.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    if mt == "qwen3_next":
+        split = "layer_types" in cfg  # Qwen3.5: in_proj_qkv, in_proj_z, in_proj_b, in_proj_a
+        H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+        HK, dk, HV, dv = (cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"],
+                          cfg["linear_value_head_dim"])
+        E, Fe, S = cfg["num_experts"], cfg["moe_intermediate_size"], cfg["shared_expert_intermediate_size"]
+
+        def norm1(n):  # Qwen3NextRMSNorm scales by (1 + w)
+            return (0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l in range(L):
+            p = f"model.layers.{l}."
+            t += [(p + "input_layernorm.weight", norm1(d))]
+            if (l + 1) % cfg["full_attention_interval"] == 0:
+                t += [(p + "self_attn.q_proj.weight", w(2 * H * hd, d)), (p + "self_attn.k_proj.weight", w(K * hd, d)),
+                      (p + "self_attn.v_proj.weight", w(K * hd, d)), (p + "self_attn.o_proj.weight", w(d, H * hd)),
+                      (p + "self_attn.q_norm.weight", norm1(hd)), (p + "self_attn.k_norm.weight", norm1(hd))]
+            else:
+                x, conv = p + "linear_attn.", 2 * HK * dk + HV * dv
+                dt = np.exp(rng.uniform(np.log(0.001), np.log(0.1), HV))
+                t += ([(x + "in_proj_qkv.weight", w(2 * HK * dk + HV * dv, d)), (x + "in_proj_z.weight", w(HV * dv, d)),
+                       (x + "in_proj_b.weight", w(HV, d)), (x + "in_proj_a.weight", w(HV, d))] if split else
+                      [(x + "in_proj_qkvz.weight", w(2 * HK * dk + 2 * HV * dv, d)), (x + "in_proj_ba.weight", w(2 * HV, d))])
+                t += [(x + "conv1d.weight", w(conv, 1, cfg["linear_conv_kernel_dim"], s=0.5)),
+                      (x + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
+                      (x + "A_log", np.log(rng.uniform(1, 16, HV)).astype(np.float32)), (x + "norm.weight", norm(dv)),
+                      (x + "out_proj.weight", w(d, HV * dv))]
+            t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate.weight", w(E, d, s=1.0))]
+            for e in range(E):
+                x = p + f"mlp.experts.{e}."
+                t += [(x + "gate_proj.weight", w(Fe, d)), (x + "up_proj.weight", w(Fe, d)), (x + "down_proj.weight", w(d, Fe))]
+            x = p + "mlp.shared_expert."
+            t += [(x + "gate_proj.weight", w(S, d)), (x + "up_proj.weight", w(S, d)), (x + "down_proj.weight", w(d, S)),
+                  (p + "mlp.shared_expert_gate.weight", w(1, d))]
+        return t + [("model.norm.weight", norm1(d)), ("lm_head.weight", w(V, d))]
+    if mt == "falcon_h1":
+        H, K, hd, F = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"], cfg["intermediate_size"]
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l in range(L):
+            p = f"model.layers.{l}."
+            t += [(p + "input_layernorm.weight", norm(d))]
+            t += attention(p + "self_attn.", H, K, hd)
+            t += [x for x in mamba2(p + "mamba.", cfg["mamba_n_heads"], cfg["mamba_d_head"], cfg["mamba_n_groups"],
+                                    cfg["mamba_d_state"], cfg["mamba_d_conv"], True) if not x[0].endswith("norm.weight")]
+            t += [(p + "pre_ff_layernorm.weight", norm(d)), (p + "feed_forward.gate_proj.weight", w(F, d)),
+                  (p + "feed_forward.up_proj.weight", w(F, d)), (p + "feed_forward.down_proj.weight", w(d, F))]
+        return t + [("model.final_layernorm.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    if mt == "granitemoehybrid":
+        H, K, S = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["shared_intermediate_size"]
+        hd = d // H
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, kind in enumerate(cfg["layer_types"]):
+            p = f"model.layers.{l}."
+            t += [(p + "input_layernorm.weight", norm(d))]
+            if kind == "mamba":
+                t += mamba2(p + "mamba.", cfg["mamba_n_heads"], cfg["mamba_d_head"], cfg["mamba_n_groups"],
+                            cfg["mamba_d_state"], cfg["mamba_d_conv"], cfg["mamba_conv_bias"])
+            else:
+                t += attention(p + "self_attn.", H, K, hd)
+            t += [(p + "post_attention_layernorm.weight", norm(d)), (p + "shared_mlp.input_linear.weight", w(2 * S, d)),
+                  (p + "shared_mlp.output_linear.weight", w(d, S))]
+        return t + [("model.norm.weight", norm(d))]
+    raise ValueError(mt)
+
+
+def family_dir(name, cfg):
+    """tests/data/prune_ckpt/<name>/, emptied, with the config written."""
     d = os.path.join(ROOT, name)
     os.makedirs(d, exist_ok=True)
     for f in os.listdir(d):
@@ -292,6 +494,8 @@ def fresh_dir(name, cfg):
         json.dump(cfg, f, indent=2)
         f.write("\n")
     return d
+
+
 # Own-name families (appended: the earlier families keep their random draws): LayerNorm (weight and
 # bias), biases on every Linear, a GELU / ReLU MLP without gate, under transformers' own names.
 # starcoder2: Starcoder2DecoderLayer (self_attn.q/k/v/o_proj, mlp.c_fc / c_proj; sliding window);
@@ -405,7 +609,7 @@ def main():
     rng = np.random.default_rng(19)
     families = [(n, c, model) for n, c in CONFIGS.items()] + [(n, c, model_own) for n, c in OWN_CONFIGS.items()]
     for name, cfg, make in families:
-        d = fresh_dir(name, cfg)
+        d = family_dir(name, cfg)
         t = make(cfg, rng)
         if name == "llama":  # two shards and an index
             half = len(t) // 2
@@ -420,6 +624,11 @@ def main():
                 f.write("\n")
         else:
             write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+    for name, cfg in HYBRID_CONFIGS.items():  # issue 19i's block: a generator per family
+        d = family_dir(name, cfg)
+        t = hybrid_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a in t), "parameters")
     # one tensor of a multi-token-prediction layer past the config's layers (the refusal's test)
     write_safetensors(os.path.join(ROOT, "deepseek_v3_mtp.safetensors"),
@@ -545,7 +754,7 @@ FUSED_CONFIGS = {
 def main_fused():
     rng = np.random.default_rng(1919)
     for name, cfg in FUSED_CONFIGS.items():
-        d = fresh_dir(name, cfg)
+        d = family_dir(name, cfg)
         t = fused_expert_model(cfg, rng, mxfp4=name.endswith("mxfp4"))
         write_safetensors_typed(os.path.join(d, "model.safetensors"), t)
         print(name, sum(a.size for _, a, _ in t), "stored values")

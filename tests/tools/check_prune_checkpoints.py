@@ -92,6 +92,29 @@ CASES = [
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "4", "--expert-step", "1"]),
     ("minimax_m2_per_layer_experts", "minimax_m2", "per-layer",
      ["--params", "16000", "--ffn-multiple", "8", "--head-step", "4", "--kv-heads-min", "2", "--expert-step", "1"]),
+    # hybrid layers (issue 19i): nemotron_h (one mixer per layer under the hub's backbone.* names; a removed
+    # Mamba-2 layer leaves hybrid_override_pattern and the later layers renumber; relu2 MLPs narrowed)
+    ("nemotron_h_nsc_mamba_removed", "nemotron_h", "nsc", ["--params", "17000"]),
+    ("nemotron_h_nsc_spectral_weights", "nemotron_h", "nsc", ["--params", "15000", "--criterion", "spectral", "--score", "weights"]),
+    # qwen3_next (Gated DeltaNet and gated attention byte-identical; experts dropped with their router rows,
+    # narrowed; the shared expert and its gate kept)
+    ("qwen3_next_nsc_experts", "qwen3_next", "nsc", ["--params", "45000", "--ffn-multiple", "8", "--expert-step", "1", "--keep-expert-width"]),
+    ("qwen3_next_nsc_spectral_weights", "qwen3_next", "nsc",
+     ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # falcon_h1 (the Mamba-2 mixer beside every attention kept whole; the gated MLP under feed_forward.* narrowed)
+    ("falcon_h1_nsc_ffn", "falcon_h1", "nsc", ["--params", "30000", "--ffn-multiple", "8"]),
+    ("falcon_h1_nsc_spectral_weights", "falcon_h1", "nsc", ["--params", "28000", "--ffn-multiple", "8", "--criterion", "spectral", "--score", "weights"]),
+    # granitemoehybrid without experts (Mamba-2 and attention layers kept whole, the fused shared_mlp narrowed)
+    ("granitemoehybrid_nsc_ffn", "granitemoehybrid", "nsc", ["--params", "24000", "--ffn-multiple", "8"]),
+    ("granitemoehybrid_nsc_spectral_weights", "granitemoehybrid", "nsc",
+     ["--params", "22000", "--ffn-multiple", "8", "--criterion", "spectral", "--score", "weights"]),
+    # DSA (deepseek_v32, glm_moe_dsa with a "shared" layer): MLA and the lightning indexer kept whole, DeepSeek's MoE
+    ("deepseek_v32_nsc_experts", "deepseek_v32", "nsc", ["--params", "28000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("glm_moe_dsa_nsc_spectral_weights", "glm_moe_dsa", "nsc",
+     ["--params", "24000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # Qwen3.5's multimodal wrapper: the text decoder (model.language_model.*, split in_proj_qkv / z / b / a) pruned
+    # in text_config, the vision tower and MTP tensors copied
+    ("qwen3_5_moe_nsc_experts", "qwen3_5_moe", "nsc", ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1"]),
     # LayerNorm families under their own names: starcoder2 (biases pooled with the KV heads, c_fc / c_proj, a
     # removed attention takes input_layernorm's weight and bias), gpt_neox (per-head query_key_value,
     # parallel residual; one KV head per query head, so heads kept), falcon (query_key_value in KV-group
@@ -140,7 +163,8 @@ def main():
     nsc, src, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
     failures = 0
-    for name, model, fmt, extra in CASES:
+    only = os.environ.get("NSC_PC_ONLY", "")  # a subset while developing (ctest runs every case)
+    for name, model, fmt, extra in [c for c in CASES if only in c[0]]:
         orig = os.path.join(src, "tests", "data", "prune_ckpt", model)
         out = os.path.join(work, name)
         shutil.rmtree(out, ignore_errors=True)

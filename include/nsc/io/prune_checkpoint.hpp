@@ -58,9 +58,20 @@
 /// (qkv_grouped) holds per KV head its G query heads' rows, then its key's, then its value's; it is
 /// written in the same order for the kept heads (pooled K / V rows per new group). An optional bias
 /// is sliced with its rows (q/k/v, up); an output projection's bias (o_proj, down_proj) is kept
-/// whole; a LayerNorm's bias goes with its weight. Any other model_type is refused by name, with the
-/// reason when nsc prune reads it (unsliced_reason: llama4's fused 3-D experts; a LayerNorm shared by a
-/// parallel block; Mamba-2 / Gated DeltaNet layers; ...), naming the supported ones. Tensors
+/// whole; a LayerNorm's bias goes with its weight.
+/// Hybrid layers (family::hybrid; detail::pc::hybrid_*; the nsc format, whose space keeps
+/// attention heads and mixers whole): nemotron_h (one mixer per layer, "backbone.layers.<L>.norm" and
+/// "mixer.*" read through a canonical view as input_layernorm / self_attn.* or post_attention_layernorm /
+/// mlp.*; a removed Mamba-2 layer leaves the checkpoint and the later layers are renumbered, as
+/// hybrid_override_pattern), qwen3_next and qwen3_5_moe_text (Gated DeltaNet linear_attn.* and the gated
+/// q_proj kept whole; Qwen3.5 under "model.language_model.layers."), falcon_h1 (mamba.* beside the
+/// attention kept whole, feed_forward.* read as mlp.*), granitemoehybrid without experts (mamba.* or
+/// self_attn.* kept whole, shared_mlp.input_linear / output_linear read as mlp.gate_up_proj / down_proj;
+/// fused 3-D experts refused by name), deepseek_v32 and glm_moe_dsa (the DSA
+/// self_attn.indexer.* kept whole with the latent attention); every tensor is written back under its
+/// stored name. Any other model_type is refused by name, with the reason when nsc prune reads it
+/// (unsliced_reason: llama4's fused 3-D experts; a LayerNorm shared by a parallel block; ...),
+/// naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
@@ -225,6 +236,29 @@ struct family {
   std::string_view q_norm = "self_attn.q_norm", k_norm = "self_attn.k_norm";
   /// Why the decilm format cannot carry it ("": it can; DeciLM's blocks are llama's).
   std::string_view not_decilm = "";
+  // Hybrid layers (issue 19i: nemotron_h, qwen3_next, deepseek_v32, ...): recurrent mixers and DSA
+  // indexers kept whole with their sublayer, removed layers renumbered (detail::pc::hybrid_*).
+  /// Checked and written by the hybrid mechanism (check_hybrid_tensors, hybrid_outputs): attention
+  /// kept whole (heads and KV heads unchanged: the nsc format has no field for them).
+  bool hybrid = false;
+  /// The layers' stored prefix besides "model.layers." ("backbone.layers.": nemotron_h's hub
+  /// checkpoints), used when the checkpoint has tensors under its root ("backbone.").
+  std::string_view alt_layers = "";
+  /// One mixer per layer (nemotron_h): "<L>.norm.weight" and "<L>.mixer.*", read as
+  /// input_layernorm / self_attn.* on a mixer layer and post_attention_layernorm / mlp.* on an MLP
+  /// layer (the canonical names the rest of this file slices), written back under the stored names.
+  bool single_mixer = false;
+  /// The prefix of a Mamba-2 mixer's tensors (canonical: nemotron_h's "self_attn." = "mixer.").
+  std::string_view ssm = "self_attn.";
+  /// The prefix of a Gated DeltaNet mixer's tensors (qwen3_next: "linear_attn."); split: Qwen3.5's
+  /// in_proj_qkv / in_proj_z / in_proj_b / in_proj_a instead of in_proj_qkvz / in_proj_ba.
+  std::string_view deltanet = "linear_attn.";
+  bool deltanet_split = false;
+  /// The FFN's stored prefix when not "mlp." (falcon_h1: "feed_forward."), read as "mlp.".
+  std::string_view ffn_stored = "";
+  /// Whole stored names read as canonical ones (granitemoehybrid: shared_mlp.input_linear = [gate; up]
+  /// rows is mlp.gate_up_proj, shared_mlp.output_linear is mlp.down_proj).
+  std::array<std::pair<std::string_view, std::string_view>, 2> stored_renames{};
   bool has_moe() const { return !moe.empty(); }
   std::string expert(std::int64_t x, std::string_view m) const {
     return std::string(moe) + "experts." + std::to_string(x) + "." + std::string(m) + ".weight";
@@ -448,6 +482,36 @@ inline const std::vector<family>& layouts() {
     gpt2.norm_bias = gpt2.transposed = true;
     gpt2.attn_buffers = {"bias", "masked_bias"};
     v.push_back(gpt2);
+    // Hybrid layers (issue 19i; detail::pc::hybrid_*): Mamba-2 / Gated DeltaNet mixers kept whole or
+    // removed, attention kept whole, the FFNs and experts sliced as the families above.
+    v.push_back({.model_type = "nemotron_h", .not_decilm = "no Mamba-2 layers", .hybrid = true,
+                 .alt_layers = "backbone.layers.", .single_mixer = true}); // relu2 MLP: up_proj, down_proj
+    v.push_back({.model_type = "qwen3_next", .moe = "mlp.", .shared = "mlp.shared_expert.",
+                 .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true});
+    for (const char* m : {"deepseek_v32", "glm_moe_dsa"}) { // DSA: deepseek's names + self_attn.indexer.* kept whole
+      family d = deepseek;
+      d.model_type = m;
+      d.hybrid = true;
+      v.push_back(d);
+    }
+    // falcon_h1: a Mamba-2 mixer ("mamba.*") beside the attention of every layer, both kept whole; the gated MLP
+    // ("feed_forward.*", norm pre_ff_layernorm) narrowed
+    family falcon_h1{.model_type = "falcon_h1", .not_decilm = "no parallel Mamba-2 mixer", .hybrid = true, .ssm = "mamba.",
+                     .ffn_stored = "feed_forward."};
+    falcon_h1.ffn_norms = {"pre_ff_layernorm", ""};
+    v.push_back(falcon_h1);
+    // granitemoehybrid without experts: Mamba-2 ("mamba.*") or attention layers, each with the fused gated
+    // shared_mlp narrowed (input_linear = [gate; up] rows, output_linear)
+    family granite_h{.model_type = "granitemoehybrid", .fused_gate_up = true, .not_decilm = "no Mamba-2 layers",
+                     .hybrid = true, .ssm = "mamba."};
+    granite_h.stored_renames = {{{"shared_mlp.input_linear.weight", "mlp.gate_up_proj.weight"},
+                          {"shared_mlp.output_linear.weight", "mlp.down_proj.weight"}}};
+    v.push_back(granite_h);
+    // Qwen3.5 (the text decoder of qwen3_5 / qwen3_5_moe): qwen3_next's layers under model.language_model.*
+    // (the vision tower and MTP tensors copied), Gated DeltaNet's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
+    v.push_back({.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
+                 .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true,
+                 .alt_layers = "model.language_model.layers.", .deltanet_split = true});
     return v;
   }();
   return t;
@@ -467,17 +531,10 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
-      {"deepseek_v32", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
-      {"glm_moe_dsa", "the DSA indexer (self_attn.indexer) (not sliced yet)"},
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
-      {"qwen3_next", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
-      {"qwen3_5_text", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
-      {"qwen3_5_moe_text", "Gated DeltaNet layers (a linear-attention layer can only be kept; not sliced yet)"},
-      {"nemotron_h", "Mamba-2 layers (kept or removed whole, renumbering the layers; not sliced yet)"},
-      {"falcon_h1", "a Mamba-2 mixer beside the attention of every layer (not sliced yet)"},
-      {"granitemoehybrid", "Mamba-2 layers and fused 3-D experts (not sliced yet)"},
+      {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
   };
   for (const auto& [m, why] : t)
     if (m == model_type) return why;
@@ -908,6 +965,75 @@ inline std::vector<fused_tensor> fused_tensors(const family& f, const block_spec
   return v;
 }
 
+// ---- Hybrid layers (issue 19i): recurrent mixers and DSA indexers kept whole, removed layers
+// renumbered, checkpoints under another layer prefix or with one mixer per layer (family::hybrid).
+
+/// Parses "<prefix><L>.<rest>": the layer and the rest, or nullopt.
+inline std::optional<std::pair<std::int64_t, std::string>> layer_in(const std::string& name, std::string_view prefix) {
+  if (name.rfind(prefix, 0) != 0) return std::nullopt;
+  return layer_of("model.layers." + name.substr(prefix.size()));
+}
+
+/// The stored prefix of f's layer tensors in `in`: f.alt_layers when a tensor is under its root
+/// ("backbone." of "backbone.layers."), else "model.layers.".
+inline std::string stored_layers(const checkpoint& in, const family& f) {
+  if (!f.alt_layers.empty()) {
+    const std::string_view root = f.alt_layers.substr(0, f.alt_layers.size() - std::string_view("layers.").size());
+    for (const tensor_entry& t : in.tensors)
+      if (t.name.rfind(root, 0) == 0) return std::string(f.alt_layers);
+  }
+  return "model.layers.";
+}
+
+/// A stored layer tensor's canonical rest (single_mixer: norm / mixer.* by the layer's kind).
+inline std::string canonical_rest(const family& f, const block_spec& b, const std::string& rest) {
+  for (const auto& [stored, canonical] : f.stored_renames)
+    if (!stored.empty() && rest == stored) return std::string(canonical);
+  if (!f.ffn_stored.empty() && rest.rfind(f.ffn_stored, 0) == 0) return "mlp." + rest.substr(f.ffn_stored.size());
+  if (!f.single_mixer) return rest;
+  const bool mlp = b.attention.kind == attention_kind::none;
+  if (rest == "norm.weight") return mlp ? "post_attention_layernorm.weight" : "input_layernorm.weight";
+  if (rest.rfind("mixer.", 0) == 0) return (mlp ? "mlp." : "self_attn.") + rest.substr(6);
+  return rest;
+}
+
+/// The stored rest of a canonical one (canonical_rest's inverse).
+inline std::string stored_rest(const family& f, const std::string& rest) {
+  for (const auto& [stored, canonical] : f.stored_renames)
+    if (!stored.empty() && rest == canonical) return std::string(stored);
+  if (!f.ffn_stored.empty() && rest.rfind("mlp.", 0) == 0) return std::string(f.ffn_stored) + rest.substr(4);
+  if (!f.single_mixer) return rest;
+  if (rest == "input_layernorm.weight" || rest == "post_attention_layernorm.weight") return "norm.weight";
+  for (std::string_view p : {"self_attn.", "mlp."})
+    if (rest.rfind(p, 0) == 0) return "mixer." + rest.substr(p.size());
+  return rest;
+}
+
+/// Whether f's checkpoints are read through a canonical view (another prefix or one mixer per layer).
+inline bool needs_view(const family& f) {
+  return f.single_mixer || !f.alt_layers.empty() || !f.ffn_stored.empty() || !f.stored_renames[0].first.empty();
+}
+
+/// `in` with its layer tensors under the canonical names ("model.layers.<L>." + canonical_rest);
+/// `stored` (optional) maps each canonical name to the stored one. Idempotent: a canonical
+/// checkpoint maps to itself.
+inline checkpoint hybrid_view(const checkpoint& in, const family& f, const search::prune_space& space,
+                              std::map<std::string, std::string>* stored = nullptr) {
+  checkpoint v = in;
+  const std::string pre = stored_layers(in, f);
+  for (tensor_entry& t : v.tensors) {
+    const std::string orig = t.name;
+    if (const auto lr = layer_in(t.name, pre)) {
+      const std::string rest = lr->first < std::int64_t(space.layers.size())
+                                   ? canonical_rest(f, space.layers[std::size_t(lr->first)].base, lr->second)
+                                   : lr->second;
+      t.name = "model.layers." + std::to_string(lr->first) + "." + rest;
+    }
+    if (stored) (*stored)[t.name] = orig;
+  }
+  return v;
+}
+
 /// The fused experts of layer prefix p (tensors checked by check_prune_checkpoint_tensors).
 inline fused_layer fused_experts_of(const family& f, const block_spec& b, const std::map<std::string, const tensor_entry*>& by_name,
                                     const std::string& p) {
@@ -1034,6 +1160,219 @@ inline void run_block_op(const tensor_op& op, safetensors_file_writer& w) {
     for (std::size_t j = 0; j < cols.size(); ++j)
       std::memcpy(out.data() + j * es, raw.data() + std::size_t(cols[j]) * es, es);
     w.write(out.data(), out.size());
+  }
+}
+
+/// Whether `in` already has the canonical names.
+inline bool is_canonical(const checkpoint& in, const family& f, const search::prune_space& space) {
+  const checkpoint v = hybrid_view(in, f, space);
+  for (std::size_t i = 0; i < in.tensors.size(); ++i)
+    if (v.tensors[i].name != in.tensors[i].name) return false;
+  return true;
+}
+
+/// The layer tensors a hybrid family's layer holds, canonical rest -> (shape, required).
+inline std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> hybrid_layer_tensors(const family& f,
+                                                                                              const block_spec& b) {
+  std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> out;
+  auto add = [&](const std::string& rest, std::vector<std::int64_t> shape, bool required = true) {
+    out[rest] = {std::move(shape), required};
+  };
+  const attention_spec& a = b.attention;
+  const std::int64_t d = a.d_model;
+  if (a.kind != attention_kind::none)
+    for (std::string_view n : f.attn_norms)
+      if (!n.empty() && (!f.single_mixer || n == f.attn_norms[0])) add(std::string(n) + ".weight", {d});
+  if (b.ffn.kind != ffn_kind::none)
+    for (std::string_view n : f.ffn_norms)
+      if (!n.empty() && (!f.single_mixer || n == f.ffn_norms[0])) add(std::string(n) + ".weight", {d});
+  auto mamba = [&](const attention_spec& m, const std::string& p) { // Mamba-2 (attention_kind::mamba2)
+    const std::int64_t H = m.ssm_heads, I = H * m.ssm_head_dim, GN = m.ssm_groups * m.ssm_state, conv = I + 2 * GN;
+    add(p + "in_proj.weight", {2 * I + 2 * GN + H, d});
+    add(p + "in_proj.bias", {2 * I + 2 * GN + H}, m.qkv_bias);
+    add(p + "conv1d.weight", {conv, 1, m.conv_kernel});
+    add(p + "conv1d.bias", {conv}, m.conv_bias);
+    for (const char* x : {"A_log", "D", "dt_bias"}) add(p + x, {H});
+    if (m.ssm_norm) add(p + "norm.weight", {I});
+    add(p + "out_proj.weight", {d, I});
+    add(p + "out_proj.bias", {d}, m.out_bias);
+  };
+  if (a.kind == attention_kind::standard) {
+    const std::int64_t H = a.n_heads, K = a.kv_heads(), hd = a.head_size();
+    add("self_attn.q_proj.weight", {(a.output_gate ? 2 : 1) * H * hd, d}); // Qwen3-Next: query and gate per head
+    add("self_attn.k_proj.weight", {K * hd, d});
+    add("self_attn.v_proj.weight", {K * hd, d});
+    add("self_attn.o_proj.weight", {d, H * hd});
+    if (a.qkv_bias) {
+      add("self_attn.q_proj.bias", {(a.output_gate ? 2 : 1) * H * hd});
+      add("self_attn.k_proj.bias", {K * hd});
+      add("self_attn.v_proj.bias", {K * hd});
+    }
+    if (a.out_bias) add("self_attn.o_proj.bias", {d});
+    if (a.qk_norm == qk_norm_kind::per_head) {
+      add(std::string(f.q_norm) + ".weight", {hd});
+      add(std::string(f.k_norm) + ".weight", {hd});
+    }
+    add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
+  } else if (a.kind == attention_kind::latent) { // MLA (+ the DSA indexer), kept whole
+    const std::int64_t H = a.n_heads, qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+    if (a.q_lora_rank > 0) {
+      add("self_attn.q_a_proj.weight", {a.q_lora_rank, d});
+      add("self_attn.q_a_layernorm.weight", {a.q_lora_rank});
+      add("self_attn.q_b_proj.weight", {H * qk, a.q_lora_rank});
+    } else {
+      add("self_attn.q_proj.weight", {H * qk, d});
+    }
+    add("self_attn.kv_a_proj_with_mqa.weight", {a.kv_lora_rank + a.qk_rope_head_dim, d});
+    add("self_attn.kv_a_layernorm.weight", {a.kv_lora_rank});
+    add("self_attn.kv_b_proj.weight", {H * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank});
+    add("self_attn.o_proj.weight", {d, H * a.v_head_dim});
+    if (a.index_n_heads > 0) { // DeepSeek-V3.2's lightning indexer
+      const std::int64_t n = a.index_n_heads, ih = a.index_head_dim;
+      add("self_attn.indexer.wq_b.weight", {n * ih, a.q_lora_rank});
+      add("self_attn.indexer.wk.weight", {ih, d});
+      add("self_attn.indexer.k_norm.weight", {ih});
+      add("self_attn.indexer.k_norm.bias", {ih});
+      add("self_attn.indexer.weights_proj.weight", {n, d});
+    }
+  } else if (a.kind == attention_kind::mamba2) {
+    mamba(a, std::string(f.ssm));
+  } else if (a.kind == attention_kind::gated_deltanet) { // Qwen3-Next / Qwen3.5 GatedDeltaNet
+    const std::int64_t HK = a.ssm_groups, dk = a.ssm_state, HV = a.ssm_heads, dv = a.ssm_head_dim;
+    const std::string p(f.deltanet);
+    if (f.deltanet_split) {
+      add(p + "in_proj_qkv.weight", {2 * HK * dk + HV * dv, d});
+      add(p + "in_proj_z.weight", {HV * dv, d});
+      add(p + "in_proj_b.weight", {HV, d});
+      add(p + "in_proj_a.weight", {HV, d});
+    } else {
+      add(p + "in_proj_qkvz.weight", {2 * HK * dk + 2 * HV * dv, d});
+      add(p + "in_proj_ba.weight", {2 * HV, d});
+    }
+    add(p + "conv1d.weight", {2 * HK * dk + HV * dv, 1, a.conv_kernel});
+    add(p + "dt_bias", {HV});
+    add(p + "A_log", {HV});
+    add(p + "norm.weight", {dv});
+    add(p + "out_proj.weight", {d, HV * dv});
+  }
+  if (b.parallel.kind == attention_kind::mamba2) mamba(b.parallel, std::string(f.ssm));
+  const ffn_spec& x = b.ffn;
+  const std::int64_t F = x.d_ff;
+  if (x.kind == ffn_kind::standard && x.n_experts > 0) {
+    add(f.router(), {x.n_experts, d});
+    for (std::int64_t e = 0; e < x.n_experts; ++e) {
+      add(f.expert(e, f.w_gate), {F, d});
+      add(f.expert(e, f.w_up), {F, d});
+      add(f.expert(e, f.w_down), {d, F});
+    }
+    if (x.router_bias) add(std::string(f.router_bias), {x.n_experts});
+    if (x.shared_d_ff > 0) {
+      const std::int64_t S = x.shared_d_ff;
+      add(std::string(f.shared) + "gate_proj.weight", {S, d});
+      add(std::string(f.shared) + "up_proj.weight", {S, d});
+      add(std::string(f.shared) + "down_proj.weight", {d, S});
+      if (x.shared_gate) add(std::string(f.shared_gate), {1, d});
+    }
+  } else if (x.kind == ffn_kind::standard && f.fused_gate_up) {
+    add("mlp.gate_up_proj.weight", {2 * F, d});
+    add("mlp.down_proj.weight", {d, F});
+  } else if (x.kind == ffn_kind::standard) {
+    if (x.gated) add("mlp.gate_proj.weight", {F, d});
+    add("mlp.up_proj.weight", {F, d});
+    add("mlp.down_proj.weight", {d, F});
+    if (x.bias) {
+      if (x.gated) add("mlp.gate_proj.bias", {F});
+      add("mlp.up_proj.bias", {F});
+      add("mlp.down_proj.bias", {d});
+    }
+  }
+  return out;
+}
+
+/// check_prune_checkpoint_tensors for a hybrid family: every layer tensor (under its stored name)
+/// named by hybrid_layer_tensors with its shape, nothing else; messages name the stored tensors.
+inline void check_hybrid_tensors(const checkpoint& in, std::string_view model_type, const family& f,
+                                 const search::prune_space& space) {
+  std::map<std::string, std::string> stored;
+  const checkpoint v = hybrid_view(in, f, space, &stored);
+  const std::string pre = stored_layers(in, f);
+  std::map<std::string, const tensor_entry*> by_name;
+  for (const tensor_entry& t : v.tensors) by_name[t.name] = &t;
+  for (std::size_t l = 0; l < space.layers.size(); ++l) {
+    const block_spec& b = space.layers[l].base;
+    const attention_spec& a = b.attention;
+    if (b.ffn.n_experts > 0 && !f.has_moe())
+      fail("layer " + std::to_string(l) + ": the " + std::string(model_type) + " layout slices no experts: its fused 3-D "
+           "experts are not sliced yet (a config without them, like granite-4.0-micro's dense shared_mlp, is)");
+    if (b.norm != norm_kind::rmsnorm || b.ffn.kind == ffn_kind::linear || a.kind == attention_kind::linear ||
+        (a.kind == attention_kind::standard && (a.qk_norm == qk_norm_kind::whole || a.k_eq_v || a.kv_shared)) ||
+        (b.ffn.shared_d_ff > 0 && f.shared.empty()) || (b.ffn.router_bias && f.router_bias.empty()) ||
+        (b.parallel.kind != attention_kind::none && b.parallel.kind != attention_kind::mamba2) ||
+        (a.index_n_heads > 0 && a.q_lora_rank == 0))
+      fail("layer " + std::to_string(l) + " is not a block of the " + std::string(model_type) +
+           " layout (RMSNorm; standard, latent, Mamba-2 or Gated DeltaNet mixer; dense or MoE FFN)");
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    for (const auto& [rest, want] : hybrid_layer_tensors(f, b)) {
+      const auto it = by_name.find(p + rest);
+      const std::string name = pre + std::to_string(l) + "." + stored_rest(f, rest);
+      if (it == by_name.end()) {
+        if (want.second) fail("tensor '" + name + "' is missing from the checkpoint");
+        continue;
+      }
+      if (it->second->shape != want.first)
+        fail("tensor '" + name + "': shape " + shape_text(it->second->shape) + " disagrees with the config (expected " +
+             shape_text(want.first) + ")");
+    }
+  }
+  for (const tensor_entry& t : v.tensors) {
+    const auto lr = layer_of(t.name);
+    if (!lr) continue;
+    if (lr->first >= std::int64_t(space.layers.size()))
+      fail("tensor '" + stored[t.name] + "' is in layer " + std::to_string(lr->first) + " but the config has " +
+           std::to_string(space.layers.size()) + " layers (a multi-token-prediction module, which nsc does not "
+           "slice: remove its tensors from the checkpoint first)");
+    if (!hybrid_layer_tensors(f, space.layers[std::size_t(lr->first)].base).count(lr->second))
+      fail("tensor '" + stored[t.name] + "' (dtype " + t.dtype + ", shape " + shape_text(t.shape) + ") is not one the " +
+           std::string(model_type) + " layout with this config names: nsc cannot prune it");
+  }
+}
+
+/// The writer's last step for a hybrid family (the ops of a canonical checkpoint `in`): attention
+/// copied whole (refused if the selection changes its heads), a layer whose only sublayer was a
+/// removed recurrent mixer dropped and the later layers renumbered, every name stored as the input's.
+inline void hybrid_outputs(const checkpoint& in, const family& f, const search::prune_space& space,
+                           const std::vector<layer_keep>& sel, std::vector<tensor_op>& ops) {
+  if (!f.hybrid) return;
+  std::vector<std::int64_t> to(space.layers.size(), -1);
+  std::int64_t next = 0;
+  for (std::size_t l = 0; l < space.layers.size(); ++l) {
+    const layer_keep& k = sel[l];
+    const block_spec& b = space.layers[l].base;
+    if (!k.attention && !k.ffn && b.attention.recurrent()) continue; // the layer leaves the model
+    to[l] = next++;
+    if (k.attention && b.attention.kind == attention_kind::standard) {
+      bool whole = std::int64_t(k.q_heads.size()) == b.attention.n_heads &&
+                   std::int64_t(k.kv_groups.size()) == b.attention.kv_heads();
+      for (std::size_t i = 0; whole && i < k.q_heads.size(); ++i) whole = k.q_heads[i] == std::int64_t(i);
+      for (std::size_t j = 0; whole && j < k.kv_groups.size(); ++j)
+        whole = k.kv_groups[j].size() == 1 && k.kv_groups[j][0] == std::int64_t(j);
+      if (!whole)
+        fail("layer " + std::to_string(l) + ": the " + std::string(f.model_type) +
+             " layout keeps attention heads and KV heads whole (its output format, nsc, has no field for them)");
+    }
+  }
+  const std::string pre = stored_layers(in, f);
+  for (tensor_op& op : ops) {
+    const auto lr = layer_of(op.out.name);
+    if (!lr) continue;
+    const auto [l, rest] = *lr;
+    if (to[std::size_t(l)] < 0) fail("internal: a tensor of removed layer " + std::to_string(l) + " is written");
+    if (rest.rfind("self_attn.", 0) == 0 || rest.rfind(f.ssm, 0) == 0) { // attention, MLA, indexers, mixers: whole
+      op.rows.clear();
+      op.cols.clear();
+      op.out.shape = op.src->shape;
+    }
+    op.out.name = pre + std::to_string(to[std::size_t(l)]) + "." + stored_rest(f, rest);
   }
 }
 
@@ -1192,7 +1531,8 @@ inline std::vector<layer_keep> select_channels(const checkpoint& in, std::string
                                                const prune_checkpoint_settings& settings = {},
                                                const channel_orders* orders = nullptr) {
   namespace pc = detail::pc;
-  (void)settings;
+  if (const pc::family f = pc::find_layout(model_type); pc::needs_view(f) && !pc::is_canonical(in, f, space))
+    return select_channels(pc::hybrid_view(in, f, space), model_type, space, c, settings, orders); // stored names (issue 19i)
   if (c.layers.size() != space.layers.size())
     pc::fail("the candidate needs one choice per layer (" + std::to_string(space.layers.size()) + "), got " +
              std::to_string(c.layers.size()));
@@ -1211,7 +1551,7 @@ inline std::vector<layer_keep> select_channels(const checkpoint& in, std::string
     if (ch.lora_rank != 0) pc::fail("LoRA adapters (the LoNAS space) have no checkpoint: use --space generic");
     // attention
     k.attention = !ch.attention_none;
-    if (k.attention) {
+    if (k.attention && b.attention.attends()) { // a recurrent mixer (issue 19i): kept whole
       const std::int64_t H = b.attention.n_heads, K = b.attention.kv_heads();
       const std::int64_t h = ch.heads > 0 ? ch.heads : H, kk = ch.kv_heads > 0 ? ch.kv_heads : K;
       if (kk < 1 || kk > K || h % kk != 0)
@@ -1299,6 +1639,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
                                            const search::prune_space& space) {
   namespace pc = detail::pc;
   const pc::family fam = pc::find_layout(model_type);
+  if (fam.hybrid) return pc::check_hybrid_tensors(in, model_type, fam, space); // hybrid layers (issue 19i)
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     const block_spec& b = space.layers[l].base;
     const attention_spec& at = b.attention;
@@ -1458,6 +1799,16 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
 }
 
+/// `in` under the canonical layer names that select_channels, write_pruned_checkpoint and the
+/// spectral criterion (nsc/io/prune_weights.hpp) read: `in` itself but for families stored under
+/// another prefix or with one mixer per layer (nemotron_h: "backbone.layers.<L>.mixer.up_proj" is
+/// "model.layers.<L>.mlp.up_proj"); the writer stores the output under the input's names.
+inline checkpoint prune_checkpoint_view(const checkpoint& in, std::string_view model_type,
+                                        const search::prune_space& space) {
+  const detail::pc::family f = detail::pc::find_layout(model_type);
+  return detail::pc::needs_view(f) ? detail::pc::hybrid_view(in, f, space) : in;
+}
+
 /// Result of write_pruned_checkpoint.
 struct prune_checkpoint_result {
   std::vector<layer_keep> selection;
@@ -1481,6 +1832,8 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
   check_prune_checkpoint_family(model_type, space.settings.format);
   const pc::family fam = pc::find_layout(model_type);
   check_prune_checkpoint_tensors(in, model_type, space);
+  if (pc::needs_view(fam) && !pc::is_canonical(in, fam, space)) // hybrid layers' stored names (issue 19i)
+    return write_pruned_checkpoint(pc::hybrid_view(in, fam, space), model_type, space, c, config, out_dir, settings);
   prune_checkpoint_result res;
   if (settings.criterion == channel_criterion::spectral && !settings.orders)
     pc::fail("the spectral criterion needs its orders (nsc/io/prune_weights.hpp: spectral_orders)");
@@ -1610,6 +1963,7 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     }
     ops.push_back(std::move(op));
   }
+  pc::hybrid_outputs(in, fam, space, res.selection, ops); // hybrid layers (issue 19i)
   std::vector<written_tensor> decl;
   for (const auto& op : ops) decl.push_back(op.out);
   const shard_plan plan = plan_shards(decl, settings.shard_bytes);
