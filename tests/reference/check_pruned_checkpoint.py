@@ -860,7 +860,7 @@ def same_tensors(expect, We):
     return None
 
 
-def verdict(what, le, lm, lu, tol):
+def hybrid_verdict(what, le, lm, lu, tol):
     """Prints the summary line and returns None when the emitted logits le equal the masked original's
     lm to tol while pruning moved them (lm vs the unpruned lu), else why not."""
     err, moved = float(np.max(np.abs(le - lm))), float(np.max(np.abs(lm - lu)))
@@ -986,7 +986,7 @@ def check_nemotron_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
     le = nemotron_h_forward(ecfg, We, pre, elayers, tokens)
     lm = nemotron_h_forward(ocfg, Wo, pre, olayers, tokens)
     lu = nemotron_h_forward(ocfg, Wo, pre, full, tokens)
-    return verdict(f"nemotron_h ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+    return hybrid_verdict(f"nemotron_h ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
                    f"{sum(t.size for t in We.values())} weights, pattern {opat} -> {epat} (Mamba-2 layers {removed} removed, "
                    f"the rest renumbered, every mixer tensor byte-identical), MLP widths "
                    f"{[widths[j] for j, l in enumerate(kept) if opat[l] == '-']}", le, lm, lu, tol)
@@ -1125,7 +1125,7 @@ def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
     le, lm = qwen3_next_forward(ecfg, We, elayers, tokens), qwen3_next_forward(ocfg, Wo, olayers, tokens)
     lu = qwen3_next_forward(ocfg, Wo, full, tokens)
-    return verdict(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+    return hybrid_verdict(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
                    f"{sum(t.size for t in We.values())} weights, experts {[len(s['ffn']['experts']) for s in sel]} of {E} x "
                    f"width {[len(s['ffn']['expert_channels'][0]) for s in sel]} of {Fe}, Gated DeltaNet and gated attention "
                    f"byte-identical", le, lm, lu, tol)
@@ -1203,7 +1203,7 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
     le, lm = forward(ecfg, We, em, tokens), forward(ocfg, Wo, om, tokens)
     lu = forward(ocfg, Wo, [np.ones(F)] * L, tokens)
-    return verdict(f"{name} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+    return hybrid_verdict(f"{name} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
                    f"{sum(t.size for t in We.values())} weights, FFN widths {ecfg['intermediate_sizes']} of {F}, attention "
                    f"and Mamba-2 byte-identical", le, lm, lu, tol)
 
