@@ -188,7 +188,7 @@ TEST_CASE("bootstrap: deterministic under a seed, independent of threads", "[boo
   CHECK(other.tau_b != r1.tau_b);
 }
 
-TEST_CASE("bootstrap: intervals contain the estimate; verdicts on constructed cases", "[bootstrap][verdict]") {
+TEST_CASE("bootstrap: intervals contain the estimate, verdicts on constructed cases", "[bootstrap][verdict]") {
   const std::size_t n = 3000;
   const std::vector<double> truth = noise(n, 11), rnd = noise(n, 12), e = noise(n, 13);
   std::vector<double> strong(n), weak(n);

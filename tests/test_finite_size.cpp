@@ -125,7 +125,7 @@ TEST_CASE("psi_fs - psi_mp is O(1): independent of the size at fixed beta and x"
   }
 }
 
-TEST_CASE("psi_fs: kappa enters linearly; normal entries lower psi_mp", "[psi_fs][property]") {
+TEST_CASE("psi_fs: kappa enters linearly, normal entries lower psi_mp", "[psi_fs][property]") {
   for (double m : {8.0, 64.0, 1000.0})
     for (double n : {8.0, 300.0})
       for (double v : {1e-3, 2 / (m + n), 1.0}) {

@@ -401,7 +401,7 @@ TEST_CASE("identical groups: doubling reports the multiset in ascending option o
   REQUIRE(r.info().describe() == "sparse (identical groups doubled)");
 }
 
-TEST_CASE("the algorithm used is reported; automatic follows the stated rule", "[mmck][path]") {
+TEST_CASE("the algorithm used is reported, automatic follows the stated rule", "[mmck][path]") {
   mmck_groups<double> distinct{{{1.0, {1, 1}}, {2.0, {2, 3}}}, {{1.5, {1, 0}}, {0.5, {0, 0}}}};
   REQUIRE(solve_mmck(distinct, {3, 3}).info().path == mmck_path::dense);
   mmck_groups<double> one{{{1.0, {1}}, {2.0, {2}}}, {{1.5, {1}}}};
@@ -830,7 +830,7 @@ TEST_CASE("k best: errors and limits", "[mmck][kbest][errors]") {
   REQUIRE(nsc::search::k_best(g, {0}, s).empty());
 }
 
-TEST_CASE("cost model: a large lattice table waits for the sparse bounded DP; both paths equal brute force",
+TEST_CASE("cost model: a large lattice table waits for the sparse bounded DP, both paths equal brute force",
           "[mmck][costmodel][brute]") {
   // lattice_direct_bytes = 0 sends every lattice-eligible single query to the sparse bounded DP
   // first (within the lattice's estimated work); max_work = 1 makes that attempt fail at once, so
@@ -909,7 +909,7 @@ TEST_CASE("epsilon_cover: every point within (1 + eps) in each cost of a kept po
                       Contains("nsc::search::epsilon_cover") && Contains("eps must be"));
 }
 
-TEST_CASE("front listing: refused past the memory cap with the epsilon that fits; the cover is a true cover",
+TEST_CASE("front listing: refused past the memory cap with the epsilon that fits, the cover is a true cover",
           "[mmck][epsilon][memory]") {
   std::mt19937_64 rng(11);
   mmck_groups<i64> g;
@@ -1068,7 +1068,7 @@ TEST_CASE("epsilon-front root merge: max_root_boxes stops exactly when the neste
   CHECK(checked > 1000);
 }
 
-TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that does, with its guarantee; refusals",
+TEST_CASE("solve_mmck_front: exact when it fits, else the first epsilon that does, with its guarantee, refusals",
           "[mmck][epsilon][memory]") {
   std::mt19937_64 rng(2125);
   mmck_groups<i64> g;

@@ -127,7 +127,7 @@ TEST_CASE("JSON Lines tables: columns in order of first appearance, cell texts",
         "nsc::read_table: t.jsonl: the file has no JSON object (no rows)");
 }
 
-TEST_CASE("table files: format by extension, then content; path in every message", "[table][file]") {
+TEST_CASE("table files: format by extension, then content, path in every message", "[table][file]") {
   const temp_file csv("t.csv", "a,b\n1,2\n");
   CHECK(io::read_table_file(csv.path()).format == io::table_format::csv);
   const temp_file jl("t.ndjson", "{\"a\":1}\n");

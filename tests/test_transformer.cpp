@@ -362,7 +362,7 @@ TEST_CASE("MoE with one expert and top-1 equals the dense FFN", "[transformer][m
   CHECK(r8.macs == Approx(2 * rd.macs + 8 * 512).epsilon(1e-15));
 }
 
-TEST_CASE("LoRA adapters: scored, counted only on request; LoNAS reproduces the paper's NSC",
+TEST_CASE("LoRA adapters: scored, counted only on request, LoNAS reproduces the paper's NSC",
           "[transformer][lora]") {
   const int64_t H = 4096;
   auto lonas_layer = [&](int64_t rank, int64_t width) {
@@ -438,7 +438,7 @@ TEST_CASE("LLaMA-7B FLOPs per token at T against the hand formula", "[transforme
   CHECK(std::round(r256.macs * 256 / 1e11) / 10 == 1.7);
 }
 
-TEST_CASE("Tied heads count MACs, not parameters; embeddings count neither MACs nor NSC",
+TEST_CASE("Tied heads count MACs, not parameters, embeddings count neither MACs nor NSC",
           "[transformer][flops]") {
   const network net = make_transformer(gpt2_like(768, 12, 12), 1024);
   const resources emb = count(net.layers.front());
