@@ -347,6 +347,30 @@ def gelu_tanh(x):
     return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
 
 
+def attend(q, k, v, mask, scale=None, head_mask=None, softcap=None, sinks=None):
+    """Softmax attention of q (T, H, hd) on k, v (T, K, .): query head i reads KV head i // (H / K).
+    Scores q k^T / sqrt(hd), or times `scale`; gemma2's soft-capping; plus `mask`; gpt_oss's `sinks`
+    (one learned logit per head in the softmax's denominator); head i's output times head_mask[i].
+    Returns (T, H v_dim)."""
+    T, H, hd = q.shape
+    G = H // k.shape[1]
+    out = np.zeros((T, H, v.shape[2]))
+    for i in range(H):
+        j = i // G
+        s = q[:, i] @ k[:, j].T / np.sqrt(hd) if scale is None else q[:, i] @ k[:, j].T * scale
+        if softcap:
+            s = np.tanh(s / softcap) * softcap
+        s = s + mask
+        m = s.max(axis=1, keepdims=True)
+        if sinks is not None:
+            m = np.maximum(m, sinks[i])
+            pr = np.exp(s - m) / (np.exp(s - m).sum(axis=1, keepdims=True) + np.exp(sinks[i] - m))
+        else:
+            pr = np.exp(s - m) / np.exp(s - m).sum(axis=1, keepdims=True)
+        out[:, i] = pr @ v[:, j] if head_mask is None else pr @ v[:, j] * head_mask[i]
+    return out.reshape(T, H * v.shape[2])
+
+
 def forward(cfg, W, layers, tokens):
     """layers[l]: dict(attn=None | dict(H, K, hd, q, k, v, qb, kb, vb, o, qn, kn, head_mask),
     ffn=None | dict(gate, up, down, mask) | dict(router, experts=[(w1, w3, w2, mask)], expert_mask, top_k,
@@ -391,16 +415,7 @@ def forward(cfg, W, layers, tokens):
             q, k = rope(q, th), rope(k, th)
             if a["qn"] is not None and after:
                 q, k = rms(q, a["qn"], eps), rms(k, a["kn"], eps)
-            out = np.zeros((T, H, hd))
-            for i in range(H):
-                j = i // (H // K)
-                s = q[:, i] @ k[:, j].T * scale
-                if cfg.get("attn_logit_softcapping"):  # gemma2
-                    s = np.tanh(s / cfg["attn_logit_softcapping"]) * cfg["attn_logit_softcapping"]
-                s = s + mask
-                s = np.exp(s - s.max(axis=1, keepdims=True))
-                out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
-            y = out.reshape(T, H * hd) @ a["o"].T
+            y = attend(q, k, v, mask, scale, a["head_mask"], cfg.get("attn_logit_softcapping")) @ a["o"].T  # gemma2's cap
             x = x + res * (rms(y, W[p + anorms[1] + ".weight"], eps) if anorms[1] else y)
         f = ly["ffn"]
         if f is not None:
@@ -457,12 +472,7 @@ def mla_attention(cfg, W, p, h, causal):
     q_pe, k_pe = rope(q[..., nope:], theta), rope(ckv[:, None, C:], theta)
     qq = np.concatenate([q[..., :nope], q_pe], axis=-1)
     kk = np.concatenate([kv[..., :nope], np.broadcast_to(k_pe, (T, H, rp))], axis=-1)
-    out = np.zeros((T, H, vd))
-    for i in range(H):
-        s = qq[:, i] @ kk[:, i].T / np.sqrt(nope + rp) + causal
-        s = np.exp(s - s.max(axis=1, keepdims=True))
-        out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ kv[:, i, nope:]
-    return out.reshape(T, H * vd) @ W[p + "self_attn.o_proj.weight"].T
+    return attend(qq, kk, kv[..., nope:], causal) @ W[p + "self_attn.o_proj.weight"].T
 
 
 def moe_ffn(cfg, W, p, E, ex, mask):
@@ -822,13 +832,7 @@ def forward_own(cfg, W, layers, tokens):
                 k = np.concatenate([rope(k[..., :rot], th), k[..., rot:]], axis=-1)
             elif mt not in ("opt", "gpt2"):  # learned positions
                 q, k = rope(q, cfg.get("rope_theta", 10000.0)), rope(k, cfg.get("rope_theta", 10000.0))
-            out = np.zeros((T, H, hd))
-            for i in range(H):
-                j = i // (H // K)
-                s = q[:, i] @ k[:, j].T / np.sqrt(hd) + mask
-                s = np.exp(s - s.max(axis=1, keepdims=True))
-                out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, j] * a["head_mask"][i]
-            att = out.reshape(T, H * hd) @ a["o"].T + W.get(p + "self_attn.o_proj.bias", 0.0)
+            att = attend(q, k, v, mask, head_mask=a["head_mask"]) @ a["o"].T + W.get(p + "self_attn.o_proj.bias", 0.0)
             if not parallel:
                 x = x + att
                 att = 0.0
@@ -919,12 +923,7 @@ def nemotron_h_forward(cfg, W, pre, layers, tokens):
             q = (h @ W[p + "mixer.q_proj.weight"].T).reshape(T, H, hd)
             k = (h @ W[p + "mixer.k_proj.weight"].T).reshape(T, K, hd)
             v = (h @ W[p + "mixer.v_proj.weight"].T).reshape(T, K, hd)
-            out = np.zeros((T, H, hd))
-            for i in range(H):
-                s = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
-                s = np.exp(s - s.max(axis=1, keepdims=True))
-                out[:, i] = (s / s.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
-            y = out.reshape(T, H * hd) @ W[p + "mixer.o_proj.weight"].T
+            y = attend(q, k, v, causal) @ W[p + "mixer.o_proj.weight"].T
         else:  # relu2 MLP
             y = (np.maximum(h @ W[p + "mixer.up_proj.weight"].T, 0.0) ** 2 * mask) @ W[p + "mixer.down_proj.weight"].T
         x = x + y
@@ -1061,12 +1060,7 @@ def qwen3_next_forward(cfg, W, layers, tokens):
             v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
             q = np.concatenate([rope(q[..., :rd], theta), q[..., rd:]], axis=-1)
             k = np.concatenate([rope(k[..., :rd], theta), k[..., rd:]], axis=-1)
-            out = np.zeros((T, H, hd))
-            for i in range(H):
-                sc = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
-                sc = np.exp(sc - sc.max(axis=1, keepdims=True))
-                out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
-            y = (out.reshape(T, H * hd) * (1 / (1 + np.exp(-gate)))) @ W[p + "self_attn.o_proj.weight"].T
+            y = (attend(q, k, v, causal) * (1 / (1 + np.exp(-gate)))) @ W[p + "self_attn.o_proj.weight"].T
         else:
             y = gated_deltanet(cfg, W, p + "linear_attn.", h)
         x = x + y
@@ -1161,12 +1155,7 @@ def falcon_h1_forward(cfg, W, masks, tokens):
         q = rope((ha @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd), cfg["rope_theta"])
         k = rope((ha @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd), cfg["rope_theta"]) * cfg["key_multiplier"]
         v = (ha @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
-        out = np.zeros((T, H, hd))
-        for i in range(H):
-            sc = q[:, i] @ k[:, i // (H // K)].T / np.sqrt(hd) + causal
-            sc = np.exp(sc - sc.max(axis=1, keepdims=True))
-            out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
-        y = out.reshape(T, H * hd) @ W[p + "self_attn.o_proj.weight"].T * cfg["attention_out_multiplier"]
+        y = attend(q, k, v, causal) @ W[p + "self_attn.o_proj.weight"].T * cfg["attention_out_multiplier"]
         y = y + mamba2_mixer(mcfg, W, p + "mamba.", h * cfg["ssm_in_multiplier"]) * cfg["ssm_out_multiplier"]
         x = x + y
         h = rmsnorm(x, W[p + "pre_ff_layernorm.weight"], eps)
@@ -1242,12 +1231,7 @@ def granite_h_forward(cfg, W, masks, tokens):
             q = (h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd)
             k = (h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, K, hd)
             v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, K, hd)
-            out = np.zeros((T, H, hd))
-            for i in range(H):
-                sc = q[:, i] @ k[:, i // (H // K)].T * cfg["attention_multiplier"] + causal
-                sc = np.exp(sc - sc.max(axis=1, keepdims=True))
-                out[:, i] = (sc / sc.sum(axis=1, keepdims=True)) @ v[:, i // (H // K)]
-            y = out.reshape(T, H * hd) @ W[p + "self_attn.o_proj.weight"].T
+            y = attend(q, k, v, causal, cfg["attention_multiplier"]) @ W[p + "self_attn.o_proj.weight"].T
         x = x + res * y
         h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
         gu = h @ W[p + "shared_mlp.input_linear.weight"].T
@@ -1580,18 +1564,7 @@ def fused_forward(cfg, W, layers, tokens):
             if cfg.get("layer_types", [None] * (l + 1))[l] == "sliding_attention":
                 mask = causal + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
             scale = cfg.get("attention_multiplier", hd ** -0.5)
-            out = np.zeros((T, H, hd))
-            for i in range(H):
-                j = i // (H // K)
-                s = q[:, i] @ k[:, j].T * scale + mask
-                m = s.max(axis=1, keepdims=True)
-                if a["sinks"] is not None:  # a learned logit per head in the softmax's denominator
-                    m = np.maximum(m, a["sinks"][i])
-                    pr = np.exp(s - m) / (np.exp(s - m).sum(axis=1, keepdims=True) + np.exp(a["sinks"][i] - m))
-                else:
-                    pr = np.exp(s - m) / np.exp(s - m).sum(axis=1, keepdims=True)
-                out[:, i] = pr @ v[:, j] * a["mask"][i]
-            y = out.reshape(T, H * hd) @ a["o"].T + (a["ob"] if a["ob"] is not None else 0.0)
+            y = attend(q, k, v, mask, scale, a["mask"], sinks=a["sinks"]) @ a["o"].T + (a["ob"] if a["ob"] is not None else 0.0)
             x = x + res * y
         f = ly["ffn"]
         if f is not None:
