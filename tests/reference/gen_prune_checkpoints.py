@@ -34,19 +34,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "p
 
 
 def write_safetensors(path, tensors):
-    """tensors: list of (name, float32 array) in file order."""
-    header, off = {"__metadata__": {"format": "pt"}}, 0
-    for name, a in tensors:
-        n = a.size * 4
-        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [off, off + n]}
-        off += n
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * ((8 - (8 + len(h)) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)))
-        f.write(h)
-        for _, a in tensors:
-            f.write(np.ascontiguousarray(a, dtype="<f4").tobytes())
+    """tensors: list of (name, float32 array) in file order (write_safetensors_typed, below, all F32)."""
+    write_safetensors_typed(path, [(name, a, "F32") for name, a in tensors])
 
 
 def model(cfg, rng):
