@@ -160,7 +160,8 @@ std::string gpt_table(std::size_t rows) {
       const std::int64_t kv = std::int64_t(1) << pick(std::uint64_t(std::log2(double(h))) + 1);
       const std::int64_t ff = d + std::int64_t(pick(std::uint64_t(3 * d)));
       params += double(4 * d * d + 2 * d * ff);
-      a += (l ? "," : "") + std::string("[{\"\"d_ff\"\":") + std::to_string(ff) + ",\"\"n_heads\"\":" +
+      if (l) a += ',';
+      a += std::string("[{\"\"d_ff\"\":") + std::to_string(ff) + ",\"\"n_heads\"\":" +
            std::to_string(h) + ",\"\"n_kv_heads\"\":" + std::to_string(kv) + "}]";
     }
     a += "]}\"";

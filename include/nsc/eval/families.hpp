@@ -14,6 +14,8 @@
 /// Synopsis
 ///
 ///     family                 flexibert | gpt2 | txl | nats_sss | autoformer_tiny
+///     family_table, traits(f)  one row per family: its name, data file, conventions, baselines,
+///                            targets and loader (every function below reads it)
 ///     parse_family(s)        "flexibert", "gpt2", "txl", "nats-sss", "autoformer-tiny"
 ///     family_conventions(f)  the conventions it offers; the first, "reference", is the default
 ///     family_baselines(f)    its #Params / #FLOPs definitions: "data" (default), flexibert "paper"
@@ -177,84 +179,120 @@ namespace nsc::eval {
 /// The architecture families of the paper's ranking table that have public ground truth here.
 enum class family { flexibert, gpt2, txl, nats_sss, autoformer_tiny };
 
+struct family_options;
+struct family_data;
+
+namespace detail {
+// Each family's reader + builder (defined under "Loading and ranking"), named in family_traits.
+inline family_data load_flexibert(const std::string& path, const family_options& o);
+inline family_data load_gpt2(const std::string& path, const family_options& o);
+inline family_data load_txl(const std::string& path, const family_options& o);
+inline family_data load_nats_sss(const std::string& path, const family_options& o);
+inline family_data load_autoformer_tiny(const std::string& path, const family_options& o);
+// The lists of family_traits below (default first).
+inline constexpr std::string_view flexibert_conventions[] = {"reference", "framework", "original", "as_trained", "nominal"};
+inline constexpr std::string_view flexibert_baselines[] = {"data", "paper"};
+inline constexpr std::string_view flexibert_targets[] = {"glue", "cola", "mnli", "mrpc", "qnli", "qqp", "rte", "sst", "sts"};
+inline constexpr std::string_view lts_targets[] = {"valid_ppl", "test_ppl"};
+inline constexpr std::string_view gpt2_conventions[] = {"reference", "framework"};
+inline constexpr std::string_view txl_conventions[] = {"reference", "framework", "per_head"};
+inline constexpr std::string_view nats_conventions[] = {"reference", "framework", "xautodl"};
+inline constexpr std::string_view autoformer_conventions[] = {"reference", "framework", "official"};
+inline constexpr std::string_view autoformer_targets[] = {"c100_kd_acc",       "c100_base_acc",   "flower_base_acc",
+                                                          "flower_kd_acc",     "chaoyang_base_acc", "chaoyang_kd_acc",
+                                                          "imagenet_super_acc"};
+inline constexpr std::string_view data_baselines[] = {"data"};
+} // namespace detail
+
+/// Everything the ranking experiment knows of one family, in one row of family_table (the
+/// conventions themselves are documented in the file comment; the builders are make_*_data).
+struct family_traits {
+  family id;
+  std::string_view name;      ///< the CLI's name: "flexibert", "gpt2", "txl", "nats-sss", "autoformer-tiny"
+  std::string_view data_file; ///< its table relative to shared/data
+  std::string_view maker;     ///< the function its error messages name (its make_*_data)
+  std::span<const std::string_view> conventions; ///< NSC conventions; the first ("reference", the paper's) is the default
+  /// #Params / #FLOPs definitions; the first ("data": the data's own parameter column and the
+  /// FLOPs of the trained networks) is the default; flexibert also offers "paper" (the reference
+  /// implementation's, flexibert_paper_params / flexibert_paper_flops).
+  std::span<const std::string_view> baselines;
+  /// Ground-truth columns, default first (nats-sss: none, its dataset decides; autoformer-tiny:
+  /// the Auto-Prox file's columns, though any target column of the file given is accepted).
+  std::span<const std::string_view> targets;
+  family_data (*load)(const std::string& path, const family_options& o); ///< read + build (load_family)
+};
+
+/// The families, one row each, in enum order.
+inline constexpr family_traits family_table[] = {
+    {family::flexibert, "flexibert", "flexibert-nas-bench-bert/flexibert_500_glue.csv", "nsc::eval::make_flexibert_data",
+     detail::flexibert_conventions, detail::flexibert_baselines, detail::flexibert_targets, &detail::load_flexibert},
+    {family::gpt2, "gpt2", "lts-archai/random_GPT2_wt103.csv", "nsc::eval::make_gpt2_data", detail::gpt2_conventions,
+     detail::data_baselines, detail::lts_targets, &detail::load_gpt2},
+    {family::txl, "txl", "lts-archai/random_TransXL_wt103.csv", "nsc::eval::make_txl_data", detail::txl_conventions,
+     detail::data_baselines, detail::lts_targets, &detail::load_txl},
+    {family::nats_sss, "nats-sss", "nats-bench-sss/nats_sss_32768.csv", "nsc::eval::make_nats_sss_data",
+     detail::nats_conventions, detail::data_baselines, {}, &detail::load_nats_sss},
+    {family::autoformer_tiny, "autoformer-tiny", "autoformer-tiny-autoprox/autoformer_tiny_200.csv",
+     "nsc::eval::make_autoformer_tiny_data", detail::autoformer_conventions, detail::data_baselines,
+     detail::autoformer_targets, &detail::load_autoformer_tiny},
+};
+
 inline constexpr std::array<family, 5> all_families{family::flexibert, family::gpt2, family::txl,
                                                     family::nats_sss, family::autoformer_tiny};
 
+/// The row of `f` (std::invalid_argument for a value outside the enum).
+inline const family_traits& traits(family f) {
+  for (const family_traits& t : family_table)
+    if (t.id == f) return t;
+  throw_invalid_argument("nsc::eval::traits", "unknown family", static_cast<int>(f));
+}
+
 /// "flexibert", "gpt2", "txl", "nats-sss", "autoformer-tiny" (the CLI's names).
 constexpr std::string_view to_string(family f) noexcept {
-  switch (f) {
-  case family::flexibert: return "flexibert";
-  case family::gpt2: return "gpt2";
-  case family::txl: return "txl";
-  case family::nats_sss: return "nats-sss";
-  case family::autoformer_tiny: return "autoformer-tiny";
-  }
+  for (const family_traits& t : family_table)
+    if (t.id == f) return t.name;
   return "?";
 }
 
 /// Parses a name produced by to_string (std::invalid_argument listing the names otherwise).
 inline family parse_family(std::string_view name) {
-  for (family f : all_families)
-    if (to_string(f) == name) return f;
-  throw_invalid_argument(
-      "nsc::eval::parse_family",
-      "unknown family; expected flexibert, gpt2, txl, nats-sss or autoformer-tiny",
-      std::string(name));
+  std::string names;
+  for (const family_traits& t : family_table) {
+    if (t.name == name) return t.id;
+    names += (names.empty() ? "" : t.id == family_table[std::size(family_table) - 1].id ? " or " : ", ") +
+             std::string(t.name);
+  }
+  throw_invalid_argument("nsc::eval::parse_family", "unknown family; expected " + names, std::string(name));
 }
 
 /// The conventions `f` offers; the first ("reference", the paper's) is the default.
 inline std::vector<std::string_view> family_conventions(family f) {
-  switch (f) {
-  case family::flexibert: return {"reference", "framework", "original", "as_trained", "nominal"};
-  case family::gpt2: return {"reference", "framework"};
-  case family::txl: return {"reference", "framework", "per_head"};
-  case family::nats_sss: return {"reference", "framework", "xautodl"};
-  case family::autoformer_tiny: return {"reference", "framework", "official"};
-  }
-  return {};
+  const auto c = traits(f).conventions;
+  return {c.begin(), c.end()};
 }
 
-/// The #Params / #FLOPs definitions `f` offers; the first ("data") is the default: the data's
-/// own parameter column and the FLOPs of the trained networks (see the file comment).
-/// flexibert also offers "paper": the reference implementation's definitions (see
-/// flexibert_paper_params and flexibert_paper_flops).
+/// The #Params / #FLOPs definitions `f` offers (family_traits::baselines).
 inline std::vector<std::string_view> family_baselines(family f) {
-  if (f == family::flexibert) return {"data", "paper"};
-  return {"data"};
+  const auto b = traits(f).baselines;
+  return {b.begin(), b.end()};
 }
 
-/// The ground-truth columns `f` knows, default first (nats-sss: none, its dataset decides;
-/// autoformer-tiny: the columns of the Auto-Prox file, though any target column of the file
-/// given is accepted).
+/// The ground-truth columns `f` knows, default first (family_traits::targets).
 inline std::vector<std::string_view> family_targets(family f) {
-  switch (f) {
-  case family::flexibert:
-    return {"glue", "cola", "mnli", "mrpc", "qnli", "qqp", "rte", "sst", "sts"};
-  case family::gpt2:
-  case family::txl: return {"valid_ppl", "test_ppl"};
-  case family::nats_sss: return {};
-  case family::autoformer_tiny:
-    return {"c100_kd_acc",       "c100_base_acc",   "flower_base_acc",   "flower_kd_acc",
-            "chaoyang_base_acc", "chaoyang_kd_acc", "imagenet_super_acc"};
-  }
-  return {};
+  const auto t = traits(f).targets;
+  return {t.begin(), t.end()};
 }
 
 /// The default target ("" for nats-sss).
 inline std::string_view default_target(family f) {
-  const auto t = family_targets(f);
+  const auto t = traits(f).targets;
   return t.empty() ? std::string_view() : t.front();
 }
 
 /// The family's table relative to shared/data.
 constexpr std::string_view default_data_file(family f) noexcept {
-  switch (f) {
-  case family::flexibert: return "flexibert-nas-bench-bert/flexibert_500_glue.csv";
-  case family::gpt2: return "lts-archai/random_GPT2_wt103.csv";
-  case family::txl: return "lts-archai/random_TransXL_wt103.csv";
-  case family::nats_sss: return "nats-bench-sss/nats_sss_32768.csv";
-  case family::autoformer_tiny: return "autoformer-tiny-autoprox/autoformer_tiny_200.csv";
-  }
+  for (const family_traits& t : family_table)
+    if (t.id == f) return t.data_file;
   return "";
 }
 
@@ -340,13 +378,8 @@ namespace detail {
 
 /// The function named in a family's error messages: its make_*_data.
 constexpr std::string_view fn_name(family f) noexcept {
-  switch (f) {
-  case family::flexibert: return "nsc::eval::make_flexibert_data";
-  case family::gpt2: return "nsc::eval::make_gpt2_data";
-  case family::txl: return "nsc::eval::make_txl_data";
-  case family::nats_sss: return "nsc::eval::make_nats_sss_data";
-  case family::autoformer_tiny: return "nsc::eval::make_autoformer_tiny_data";
-  }
+  for (const family_traits& t : family_table)
+    if (t.id == f) return t.maker;
   return "nsc::eval::load_family";
 }
 
@@ -359,25 +392,26 @@ inline std::string join(const std::vector<std::string_view>& v) {
   return s;
 }
 
+/// std::invalid_argument from the family's maker unless `value` is one of `allowed` ("unknown
+/// convention for gpt2; expected reference or framework").
+inline void require_one_of(family f, std::string_view what, const std::vector<std::string_view>& allowed,
+                           const std::string& value) {
+  if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+    throw_invalid_argument(fn_name(f),
+                           "unknown " + std::string(what) + " for " + std::string(to_string(f)) + "; expected " +
+                               join(allowed),
+                           value);
+}
+
 /// Resolves and checks the options common to every family.
 inline family_data start(family f, const family_options& o) {
   family_data d;
   d.fam = f;
   d.est = o.est;
   d.convention = o.convention.empty() ? "reference" : o.convention;
-  const auto conv = family_conventions(f);
-  if (std::find(conv.begin(), conv.end(), d.convention) == conv.end())
-    throw_invalid_argument(fn_name(f),
-                           "unknown convention for " + std::string(to_string(f)) + "; expected " +
-                               join(conv),
-                           d.convention);
+  require_one_of(f, "convention", family_conventions(f), d.convention);
   d.baselines = o.baselines.empty() ? "data" : o.baselines;
-  const auto bases = family_baselines(f);
-  if (std::find(bases.begin(), bases.end(), d.baselines) == bases.end())
-    throw_invalid_argument(fn_name(f),
-                           "unknown baselines for " + std::string(to_string(f)) + "; expected " +
-                               join(bases),
-                           d.baselines);
+  require_one_of(f, "baselines", family_baselines(f), d.baselines);
   if (f != family::nats_sss) {
     if (!o.dataset.empty())
       throw_invalid_argument(fn_name(f), "the dataset option applies to nats-sss only", o.dataset);
@@ -399,11 +433,7 @@ inline family_data start(family f, const family_options& o) {
 }
 
 inline void require_known_target(family f, const std::string& target) {
-  const auto t = family_targets(f);
-  if (std::find(t.begin(), t.end(), target) == t.end())
-    throw_invalid_argument(
-        fn_name(f), "unknown target for " + std::string(to_string(f)) + "; expected " + join(t),
-        target);
+  require_one_of(f, "target", family_targets(f), target);
 }
 
 inline void require_enough(const family_data& d) {
@@ -862,17 +892,23 @@ inline family_data make_autoformer_tiny_data(const std::vector<io::autoformer_re
 // Loading and ranking
 // =============================================================================================
 
+namespace detail {
+inline family_data load_flexibert(const std::string& path, const family_options& o) {
+  return make_flexibert_data(io::read_flexibert_csv(path), o);
+}
+inline family_data load_gpt2(const std::string& path, const family_options& o) { return make_gpt2_data(io::read_lts_csv(path), o); }
+inline family_data load_txl(const std::string& path, const family_options& o) { return make_txl_data(io::read_lts_csv(path), o); }
+inline family_data load_nats_sss(const std::string& path, const family_options& o) {
+  return make_nats_sss_data(io::read_nats_sss(path), o);
+}
+inline family_data load_autoformer_tiny(const std::string& path, const family_options& o) {
+  return make_autoformer_tiny_data(io::read_autoformer_tiny_csv(path), o);
+}
+} // namespace detail
+
 /// Reads `path` with the family's reader and builds its data (see make_*_data).
 inline family_data load_family(family f, const std::string& path, const family_options& o = {}) {
-  switch (f) {
-  case family::flexibert: return make_flexibert_data(io::read_flexibert_csv(path), o);
-  case family::gpt2: return make_gpt2_data(io::read_lts_csv(path), o);
-  case family::txl: return make_txl_data(io::read_lts_csv(path), o);
-  case family::nats_sss: return make_nats_sss_data(io::read_nats_sss(path), o);
-  case family::autoformer_tiny:
-    return make_autoformer_tiny_data(io::read_autoformer_tiny_csv(path), o);
-  }
-  throw_invalid_argument("nsc::eval::load_family", "unknown family", static_cast<int>(f));
+  return traits(f).load(path, o);
 }
 
 /// The family's vectors as the generic ranking's input: NSC against the truth, baselines
