@@ -544,6 +544,59 @@ const char* top_note(const generic_args& a) {
                      : " (identical groups interchangeable: one per multiset of their choices; --positions lists orderings)";
 }
 
+/// The JSON answer's --top list (each selection with its orderings) and --front (streamed: no
+/// front-sized JSON tree), printed; `cand_json(c)` is one selection's object.
+template <class Result, class CandJson>
+int print_answer_json(nlohmann::json j, const generic_args& a, const Result& r, const CandJson& cand_json) {
+  if (a.top) {
+    nlohmann::json tp = nlohmann::json::array();
+    for (std::size_t i = 0; i < r.top.size(); ++i) {
+      tp.push_back(cand_json(r.top[i]));
+      tp.back()["orderings"] = nsc_cli::orderings_json(r.top_orderings[i]);
+    }
+    j["top"] = std::move(tp);
+  }
+  if (a.front)
+    nsc_cli::print_json_streamed(std::move(j), "front", r.front.size(), [&](std::size_t i) { return cand_json(r.front[i]); });
+  else
+    nsc_cli::print_json(j);
+  return 0;
+}
+
+/// The text --top list: its header (distance in `unit`), a row per selection (`row(c)`) and the
+/// ties of their values (`value_of(c)`, named `value_name`).
+template <class Result, class Row, class Value>
+void print_top_list(const generic_args& a, const Result& r, const char* unit, const Row& row, const Value& value_of,
+                    const char* value_name) {
+  std::printf("top      %zu best selections%s%s\n", r.top.size(),
+              a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance) + unit).c_str() : "", top_note(a));
+  std::vector<double> values;
+  for (std::size_t i = 0; i < r.top.size(); ++i) {
+    std::printf("         %2zu  %s\n", i + 1, row(r.top[i]).c_str());
+    values.push_back(value_of(r.top[i]));
+  }
+  if (!a.positions) nsc_cli::print_ties(values, r.top_orderings, r.top.size() == a.top, value_name);
+}
+
+/// The text --front list of a groups or Transformer space (25 rows at most, `row(c)` each).
+template <class Result, class Row>
+void print_front_list(const Result& r, const Row& row) {
+  std::printf("front    %zu Pareto points%s%s\n", r.front.size(),
+              r.front_epsilon > 0 ? (" (an epsilon-front: every selection whose costs x (1 + " + nsc_cli::fmt(r.front_epsilon) +
+                                     ") fit has a listed one within that factor in each cost with >= its value)").c_str() : "",
+              r.front.size() > 25 ? " (sampled; --json lists all)" : "");
+  for (std::size_t i : sample_rows(r.front.size(), 25)) std::printf("         %s\n", row(r.front[i]).c_str());
+}
+
+/// printf into a std::string (the rows of the lists above).
+template <class... T>
+std::string printf_text(const char* format, T... v) {
+  const int n = std::snprintf(nullptr, 0, format, v...);
+  std::string out(std::size_t(n > 0 ? n : 0), '\0');
+  std::snprintf(out.data(), out.size() + 1, format, v...);
+  return out;
+}
+
 /// The solver settings of --front, --top, --min-distance, --front-epsilon, --max-memory, --max-work.
 nsc::search::budget_search_settings search_settings(const generic_args& a) {
   nsc::search::budget_search_settings bs;
@@ -593,19 +646,7 @@ int run_generic(const generic_args& a) {
       j["resolution"] = f.resolution;
       j["time_seconds"] = secs;
       j["engine"] = engine_json(r.info);
-      if (a.top) {
-        nlohmann::json tp = nlohmann::json::array();
-        for (std::size_t i = 0; i < r.top.size(); ++i) {
-          tp.push_back(cand_json(r.top[i]));
-          tp.back()["orderings"] = nsc_cli::orderings_json(r.top_orderings[i]);
-        }
-        j["top"] = std::move(tp);
-      }
-      if (a.front) // streamed: no front-sized JSON tree
-        nsc_cli::print_json_streamed(std::move(j), "front", r.front.size(), [&](std::size_t i) { return cand_json(r.front[i]); });
-      else
-        nsc_cli::print_json(j);
-      return 0;
+      return print_answer_json(std::move(j), a, r, cand_json);
     }
     auto costs_text = [&](const nsc::search::groups_budgets_candidate& c) {
       std::string t;
@@ -618,24 +659,12 @@ int run_generic(const generic_args& a) {
     std::printf("best     value %.10g, %s\n", r.best->value, costs_text(*r.best).c_str());
     for (std::size_t g = 0; g < f.groups.size(); ++g)
       std::printf("         %-20s %s\n", f.groups[g].name.c_str(), f.groups[g].options[r.best->choice[g]].name.c_str());
-    if (a.front) {
-      std::printf("front    %zu Pareto points%s%s\n", r.front.size(),
-                  r.front_epsilon > 0 ? (" (an epsilon-front: every selection whose costs x (1 + " + nsc_cli::fmt(r.front_epsilon) +
-                                         ") fit has a listed one within that factor in each cost with >= its value)").c_str() : "",
-                  r.front.size() > 25 ? " (sampled; --json lists all)" : "");
-      for (std::size_t i : sample_rows(r.front.size(), 25))
-        std::printf("         value %-14.10g %s\n", r.front[i].value, costs_text(r.front[i]).c_str());
-    }
-    if (a.top) {
-      std::printf("top      %zu best selections%s%s\n", r.top.size(),
-                  a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "", top_note(a));
-      std::vector<double> values;
-      for (std::size_t i = 0; i < r.top.size(); ++i) {
-        std::printf("         %2zu  value %-14.10g %s\n", i + 1, r.top[i].value, costs_text(r.top[i]).c_str());
-        values.push_back(r.top[i].value);
-      }
-      if (!a.positions) nsc_cli::print_ties(values, r.top_orderings, r.top.size() == a.top, "value");
-    }
+    const auto row = [&](const nsc::search::groups_budgets_candidate& c) {
+      return printf_text("value %-14.10g %s", c.value, costs_text(c).c_str());
+    };
+    if (a.front) print_front_list(r, row);
+    if (a.top)
+      print_top_list(a, r, "", row, [](const nsc::search::groups_budgets_candidate& c) { return c.value; }, "value");
     print_engine(r.info);
     std::printf("time     %s\n", time_text(secs).c_str());
     return 0;
@@ -676,19 +705,7 @@ int run_generic(const generic_args& a) {
     j["time_seconds"] = secs;
     j["stats"] = stats_json(r.stats);
     j["engine"] = engine_json(r.info);
-    if (a.top) {
-      nlohmann::json tp = nlohmann::json::array();
-      for (std::size_t i = 0; i < r.top.size(); ++i) {
-        tp.push_back(cand_json(r.top[i]));
-        tp.back()["orderings"] = nsc_cli::orderings_json(r.top_orderings[i]);
-      }
-      j["top"] = std::move(tp);
-    }
-    if (a.front) // streamed: no front-sized JSON tree
-      nsc_cli::print_json_streamed(std::move(j), "front", r.front.size(), [&](std::size_t i) { return cand_json(r.front[i]); });
-    else
-      nsc_cli::print_json(j);
-    return 0;
+    return print_answer_json(std::move(j), a, r, cand_json);
   }
   auto costs_text = [&](const nsc::search::transformer_space_candidate& c) {
     std::string t;
@@ -708,24 +725,12 @@ int run_generic(const generic_args& a) {
                 static_cast<long long>(l.n_heads), static_cast<long long>(l.n_kv_heads ? l.n_kv_heads : l.n_heads),
                 static_cast<long long>(l.head_dim ? l.head_dim : sp.d_model / l.n_heads));
   }
-  if (a.front) {
-    std::printf("front    %zu Pareto points%s%s\n", r.front.size(),
-                  r.front_epsilon > 0 ? (" (an epsilon-front: every selection whose costs x (1 + " + nsc_cli::fmt(r.front_epsilon) +
-                                         ") fit has a listed one within that factor in each cost with >= its value)").c_str() : "",
-                r.front.size() > 25 ? " (sampled; --json lists all)" : "");
-    for (std::size_t i : sample_rows(r.front.size(), 25))
-      std::printf("         NSC %-12.6f %s\n", r.front[i].nsc, costs_text(r.front[i]).c_str());
-  }
-  if (a.top) {
-    std::printf("top      %zu best selections%s%s\n", r.top.size(),
-                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance)).c_str() : "", top_note(a));
-    std::vector<double> values;
-    for (std::size_t i = 0; i < r.top.size(); ++i) {
-      std::printf("         %2zu  NSC %-12.6f %s\n", i + 1, r.top[i].nsc, costs_text(r.top[i]).c_str());
-      values.push_back(r.top[i].nsc);
-    }
-    if (!a.positions) nsc_cli::print_ties(values, r.top_orderings, r.top.size() == a.top, "NSC");
-  }
+  const auto row = [&](const nsc::search::transformer_space_candidate& c) {
+    return printf_text("NSC %-12.6f %s", c.nsc, costs_text(c).c_str());
+  };
+  if (a.front) print_front_list(r, row);
+  if (a.top)
+    print_top_list(a, r, "", row, [](const nsc::search::transformer_space_candidate& c) { return c.nsc; }, "NSC");
   print_work(r.stats);
   print_engine(r.info);
   std::printf("time     %s\n", time_text(secs).c_str());
@@ -889,17 +894,9 @@ int run_library(const generic_args& a) {
       std::printf("front    %zu Pareto points (exact)%s\n", r->front.size(), r->front.size() > 25 ? " (sampled; --json lists all)" : "");
     for (std::size_t i : sample_rows(r->front.size(), 25)) std::printf("         %s\n", totals_text(r->front[i]).c_str());
   }
-  if (a.top) {
-    std::printf("top      %zu best selections%s%s\n", r->top.size(),
-                a.min_distance > 1 ? (" at distance >= " + std::to_string(a.min_distance) + " layers").c_str() : "",
-                top_note(a));
-    std::vector<double> values;
-    for (std::size_t i = 0; i < r->top.size(); ++i) {
-      std::printf("         %2zu  %s\n", i + 1, totals_text(r->top[i]).c_str());
-      values.push_back(p.objective_total(r->top[i].choice));
-    }
-    if (!a.positions) nsc_cli::print_ties(values, r->top_orderings, r->top.size() == a.top, a.objective.c_str());
-  }
+  if (a.top)
+    print_top_list(a, *r, " layers", totals_text, [&](const auto& c) { return p.objective_total(c.choice); },
+                   a.objective.c_str());
   print_engine(r->info);
   if (a.front) {
     const auto& fi = r->front_info;
