@@ -150,6 +150,22 @@ nlohmann::json txl_json(const nsc::search::transformer_xl_candidate& c) {
           {"d_inner", c.d_inner}};
 }
 
+/// The JSON answer of a paper search: its time, work and (with --front) every front point as
+/// `to_json` gives it.
+template <class Point, class ToJson>
+int print_search_json(nlohmann::json j, double secs, const nsc::search::search_stats& stats, bool front,
+                      const std::vector<Point>& points, const ToJson& to_json) {
+  j["time_seconds"] = secs;
+  j["stats"] = stats_json(stats);
+  if (front) {
+    nlohmann::json f = nlohmann::json::array();
+    for (const Point& c : points) f.push_back(to_json(c));
+    j["front"] = std::move(f);
+  }
+  nsc_cli::print_json(j);
+  return 0;
+}
+
 int run_txl(const txl_args& a) {
   auto space = nsc::presets::transformer_xl_reference_search_space();
   space.budget = a.params;
@@ -166,15 +182,7 @@ int run_txl(const txl_args& a) {
     j["budget"] = a.params;
     j["tolerance"] = a.tolerance;
     j["band"] = {r.band_lo, r.band_hi};
-    j["time_seconds"] = secs;
-    j["stats"] = stats_json(r.stats);
-    if (a.front) {
-      nlohmann::json f = nlohmann::json::array();
-      for (const auto& c : r.front) f.push_back(txl_json(c));
-      j["front"] = std::move(f);
-    }
-    nsc_cli::print_json(j);
-    return 0;
+    return print_search_json(std::move(j), secs, r.stats, a.front, r.front, txl_json);
   }
   const auto& b = *r.best;
   std::printf("NSC-DP   Transformer-XL, search convention (psi_.02, merged QKV; params "
@@ -240,15 +248,7 @@ int run_autoformer(const autoformer_args& a) {
     j["space"] = a.space;
     j["limit"] = r.limit;
     j["method"] = a.method;
-    j["time_seconds"] = secs;
-    j["stats"] = stats_json(r.stats);
-    if (a.front) {
-      nlohmann::json f = nlohmann::json::array();
-      for (const auto& c : r.front) f.push_back(af_json(c));
-      j["front"] = std::move(f);
-    }
-    nsc_cli::print_json(j);
-    return 0;
+    return print_search_json(std::move(j), secs, r.stats, a.front, r.front, af_json);
   }
   const auto& b = *r.best;
   std::string title = a.space;
@@ -360,15 +360,7 @@ int run_nats(const nats_args& a) {
                        {"oracle", acc->oracle_accuracy},
                        {"oracle_arch", acc->oracle.arch()}};
     }
-    j["time_seconds"] = secs;
-    j["stats"] = stats_json(r.stats);
-    if (a.front) {
-      nlohmann::json f = nlohmann::json::array();
-      for (const auto& c : r.front) f.push_back(cand_json(c));
-      j["front"] = std::move(f);
-    }
-    nsc_cli::print_json(j);
-    return 0;
+    return print_search_json(std::move(j), secs, r.stats, a.front, r.front, cand_json);
   }
   std::printf("NSC-DP   NATS-Bench SSS, %s, protocol %s (wiring %s, skip %s), paper scoring "
               "(psi_X per conv matrix, classifier scored)\n",
