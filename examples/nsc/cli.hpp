@@ -69,15 +69,16 @@ inline std::string defaults_text(const CLI::App& sub, const std::vector<std::pai
   return s.empty() ? "none (every setting given)" : s;
 }
 
-/// Prints a JSON value on one line to stdout.
-inline void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump().c_str()); }
+/// Prints a JSON value on one line to `out` (stdout).
+inline void print_json(const nlohmann::json& j, std::FILE* out = stdout) { std::fprintf(out, "%s\n", j.dump().c_str()); }
 
 /// Prints `j` as print_json does with j[key] the array of item(0), ..., item(n - 1), each made,
 /// written and freed in turn: the same text without holding the array as one JSON tree (a
 /// front of 44k points of 80 layers each took 1.3 GB so, several times its solver's tables;
 /// streamed, the output costs one point at a time beside the memory cap the front was listed in).
+/// `out`: the stream written (stdout; a file for the plotter's input).
 inline void print_json_streamed(nlohmann::json j, const std::string& key, std::size_t n,
-                                const std::function<nlohmann::json(std::size_t)>& item) {
+                                const std::function<nlohmann::json(std::size_t)>& item, std::FILE* out = stdout) {
   const std::string mark = "nsc: streamed array";
   j[key] = mark;
   const std::string text = j.dump();
@@ -85,16 +86,16 @@ inline void print_json_streamed(nlohmann::json j, const std::string& key, std::s
   const std::size_t at = text.find(slot);
   if (at == std::string::npos) throw std::logic_error("print_json_streamed: no slot for " + key);
   const std::size_t cut = at + slot.size() - nlohmann::json(mark).dump().size();
-  std::fwrite(text.data(), 1, cut, stdout);
-  std::fputc('[', stdout);
+  std::fwrite(text.data(), 1, cut, out);
+  std::fputc('[', out);
   for (std::size_t i = 0; i < n; ++i) {
-    if (i) std::fputc(',', stdout);
+    if (i) std::fputc(',', out);
     const std::string s = item(i).dump();
-    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fwrite(s.data(), 1, s.size(), out);
   }
-  std::fputc(']', stdout);
-  std::fwrite(text.data() + at + slot.size(), 1, text.size() - at - slot.size(), stdout);
-  std::fputc('\n', stdout);
+  std::fputc(']', out);
+  std::fwrite(text.data() + at + slot.size(), 1, text.size() - at - slot.size(), out);
+  std::fputc('\n', out);
 }
 
 /// Formats a double with `prec` significant digits (for tables).

@@ -349,6 +349,7 @@ int run_generic(const prune_args& a) {
   const std::int64_t T = a.seq_len;
   prune_search_settings s;
   s.front = a.front;
+  if (a.front && !a.plot.empty()) s.front_point_extra_bytes = nsc_cli::plot_front_point_bytes; // the plotter's copy
   s.rescore_front = false; // front totals: the option sums (exact costs; NSC to ~1e-15); best and top re-scored
   s.top = a.top;
   s.min_distance = a.min_distance;
@@ -531,16 +532,6 @@ int run_generic(const prune_args& a) {
     j["emitted_checkpoint"] = {{"dir", a.emit_checkpoint}, {"files", files}, {"tensors", ckpt->tensors},
                                {"bytes", ckpt->bytes}, {"criterion", a.criterion}, {"time_seconds", ckpt_secs}};
   }
-  if (a.front && !a.plot.empty()) {
-    // the front as JSON objects only when plotted, without the per-layer lists (as JSON objects
-    // a 44k-point front of 80 layers each held 1.3 GB); printed, it is streamed (below)
-    nlohmann::json f = nlohmann::json::array();
-    for (const auto& c : r.front) {
-      f.push_back(generic_json(c, T));
-      f.back().erase("layers");
-    }
-    j["front"] = std::move(f);
-  }
   if (a.top > 0) {
     nlohmann::json f = nlohmann::json::array();
     for (std::size_t i = 0; i < r.top.size(); ++i) {
@@ -551,16 +542,22 @@ int run_generic(const prune_args& a) {
     j["top_positions"] = a.positions;
   }
   // --plot: NSC against params and the other budgeted costs (scripts/plot_front.py's generic
-  // mode), from a compact copy of the front (no per-layer lists).
+  // mode); the front streamed to its input a point at a time, without the per-layer lists (its
+  // bytes in the plotter counted against --max-memory: plot_front_point_bytes)
   std::string plot_note;
   if (!a.plot.empty()) {
     nlohmann::json pj = j;
     pj.erase("layers");
     if (pj.contains("top")) pj.erase("top");
-    for (auto& p : pj["front"]) p.erase("layers");
-    const nsc_cli::plot_outcome po =
-        nsc_cli::plot_front(pj, a.plot, m.spec.name + " (generic space, " + a.emit_format + ")",
-                            "NSC against params and every other budgeted cost; chosen and unpruned marked");
+    const nsc_cli::plot_outcome po = nsc_cli::plot_front_streamed(
+        std::move(pj), "front", r.front.size(),
+        [&](std::size_t i) {
+          nlohmann::json p = generic_json(r.front[i], T);
+          p.erase("layers");
+          return p;
+        },
+        a.plot, m.spec.name + " (generic space, " + a.emit_format + ")",
+        "NSC against params and every other budgeted cost; chosen and unpruned marked");
     if (po.written) j["plot"] = a.plot;
     plot_note = po.note;
   }

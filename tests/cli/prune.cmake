@@ -303,3 +303,21 @@ nsc_exit_code_test(prune_generic_per_layer_llama4 CODE 2
 nsc_exit_code_test(prune_generic_decilm_dsa CODE 2
   ARGS prune examples/configs/deepseek-v3.2-exp.json --space generic --params 500e9
   STDERR "the decilm format cannot express DSA sparse attention and its indexer [(]deepseek_v32[)]")
+
+# --plot counts the plotter's copy of the front against --max-memory (issue 21: no path past the
+# cap): at 80 MB the exact 8B front's listing does not fit; without --plot an eps = 0.01 front of
+# 16,977 points does, with --plot (2,048 bytes more per point: plot_front.py's dicts) only the
+# eps = 0.05 one (before: eps = 0.01 listed and plotted, 108 MB peak at the 80 MB cap); asked for
+# eps = 0.01 with --plot it is refused with the bytes it would need, and nothing is plotted.
+nsc_cli_test(prune_front_cap_without_plot
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --kv-bytes 1e9 --seq-len 8192 --batch 8
+       --front --max-memory 80MB
+  PASS "front    16977 points over the budgeted costs, an epsilon-front with eps = 0[.]01:")
+nsc_cli_test(prune_front_cap_with_plot
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --kv-bytes 1e9 --seq-len 8192 --batch 8
+       --front --max-memory 80MB --plot ${CMAKE_CURRENT_BINARY_DIR}/prune_front_cap_with_plot.png
+  PASS "front    [0-9]+ points over the budgeted costs, an epsilon-front with eps = 0[.]05:.*5376 per point")
+nsc_exit_code_test(prune_front_plot_past_cap CODE 2
+  ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --kv-bytes 1e9 --seq-len 8192 --batch 8
+       --front --front-epsilon 0.01 --max-memory 80MB --plot ${CMAKE_CURRENT_BINARY_DIR}/prune_front_plot_past_cap.png
+  STDERR "listing the epsilon-front needs [0-9]+ bytes [(]16977 points x 5376 bytes[)] beside the [0-9]+ bytes of its DP and points, more than the memory cap [(]got 80000000[)]")

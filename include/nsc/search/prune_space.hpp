@@ -829,6 +829,10 @@ struct prune_search_settings {
   /// layers' attention or FFN choices swapped give the same model scores and costs: one entry,
   /// top_orderings says how many it stands for); true: every position assignment.
   bool positions = false;
+  /// front: bytes held per listed point beside the listing itself (e.g. a plot of the front in
+  /// another process), counted against mmck.max_table_bytes with it: a front whose listing and
+  /// this copy do not fit together is listed coarser or refused, as one too large to list.
+  std::size_t front_point_extra_bytes = 0;
 };
 
 /// Why no model fits: for each budget below the cheapest model alone, the smallest value.
@@ -1020,7 +1024,8 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
   ms.single_budget = !s.front; // one query: the Lagrangian-bounded path
   // the front (solve_mmck_front's cost model); one candidate per listed point: per-layer choices
   // and totals (refused past the cap)
-  const std::size_t per = groups.size() * 8 + space.layers.size() * sizeof(prune_layer_choice) + 512;
+  const std::size_t per =
+      groups.size() * 8 + space.layers.size() * sizeof(prune_layer_choice) + 512 + s.front_point_extra_bytes;
   std::optional<mmck_front_solution<double>> fs;
   if (s.front)
     fs = solve_mmck_front(groups, budget, s.mmck, s.front_epsilon, per, s.mmck.max_table_bytes, s.front_exact_work, fn);
