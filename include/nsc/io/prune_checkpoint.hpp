@@ -50,8 +50,8 @@
 /// gate), gpt_neox (gpt_neox.layers.<L>.attention.query_key_value per head [q; k; v], attention.dense,
 /// mlp.dense_h_to_4h / dense_4h_to_h; mha_only: one KV head per query head, so a space pooling KV
 /// heads is refused with the flags that keep them), falcon (transformer.h.<L>.self_attention.
-/// query_key_value in KV-group order, ln_attn / ln_mlp or input_layernorm / post_attention_layernorm;
-/// one norm shared by a parallel block refused), opt (model.decoder.layers.<L>.self_attn.out_proj,
+/// query_key_value in KV-group order, ln_attn / ln_mlp or input_layernorm / post_attention_layernorm,
+/// or falcon-7b's one input_layernorm shared by the parallel block), opt (model.decoder.layers.<L>.self_attn.out_proj,
 /// fc1 / fc2, self_attn_layer_norm / final_layer_norm), internlm2 (attention.wqkv in KV-group order,
 /// attention.wo, feed_forward.w1 / w3 / w2, attention_norm / ffn_norm), gpt2 (transformer.h.<L>.,
 /// Conv1D weights stored (in, out): FFN channels are mlp.c_fc's columns and mlp.c_proj's rows;
@@ -70,8 +70,15 @@
 /// self_attn.* kept whole, shared_mlp.input_linear / output_linear read as mlp.gate_up_proj / down_proj;
 /// fused 3-D experts refused by name), deepseek_v32 and glm_moe_dsa (the DSA
 /// self_attn.indexer.* kept whole with the latent attention); every tensor is written back under its
-/// stored name. Any other model_type is refused by name, with the reason when nsc prune reads it
-/// (unsliced_reason: llama4's fused 3-D experts; a LayerNorm shared by a parallel block; ...),
+/// stored name. Parallel blocks with one shared norm (issue 19j; the space's shared_norms): cohere
+/// and cohere2 (llama's names, one input_layernorm (weight only) before the parallel attention and
+/// MLP; cohere's q_norm / k_norm (use_qk_norm) of shape (heads, head_dim) / (KV heads, head_dim), one
+/// row per head: q_norm's rows sliced with the kept query heads, k_norm kept whole, a space pooling
+/// KV heads refused with the flag that keeps them) and falcon-7b: the shared norm is kept while
+/// either sublayer is and removed with the second. phimoe: mixtral's expert names with LayerNorm
+/// (weight and bias) and q/k/v/o biases; its lm_head.bias is copied with the head.
+/// Any other model_type is refused by name, with the reason when nsc prune reads it
+/// (unsliced_reason: llama4's fused 3-D experts; ...),
 /// naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
@@ -334,6 +341,12 @@ struct family {
   std::string_view prefix_of(const std::string& name) const;
   /// The layer prefix checkpoint `in` uses: layer_prefix, or "model.layers." when only that is used.
   std::string_view stored_prefix(const checkpoint& in) const;
+  // --- issue 19j: parallel blocks with one shared norm (cohere, cohere2, falcon-7b), per-head q/k norm rows ---
+  /// q_norm / k_norm weights of shape (heads, head_dim) and (KV heads, head_dim) (cohere's
+  /// CohereLayerNorm normalises each head over head_dim with that head's own weight row): the
+  /// q_norm rows are sliced with the kept query heads, k_norm is kept whole (pooling KV heads is
+  /// refused: the mean of a group's keys has no k_norm row that gives the group's normalised keys).
+  bool qk_norm_head_rows = false;
 };
 
 /// Parses "<L>.<rest>" at `name`'s position `at`: the layer and the rest, or nullopt.
@@ -567,23 +580,42 @@ inline const std::vector<family>& layouts() {
                        .deltanet_split = true};
     qwen3_5_moe.layer_prefix = "model.language_model.layers.";
     v.push_back(qwen3_5_moe);
+    // issue 19j. cohere / cohere2: llama's tensor names, one input_layernorm (weight only) before the parallel
+    // attention and MLP (shared: kept while either sublayer is, prune_shared_norm_kept); cohere's q_norm / k_norm
+    // (use_qk_norm) one row per head
+    family cohere{.model_type = "cohere", .not_decilm = "no parallel attention + MLP after one shared norm"};
+    cohere.ffn_norms = {"", ""};
+    cohere.qk_norm_head_rows = true;
+    v.push_back(cohere);
+    family cohere2 = cohere;
+    cohere2.model_type = "cohere2";
+    v.push_back(cohere2);
+    // phimoe: mixtral's names (block_sparse_moe.gate, experts.<e>.w1 / w3 / w2), LayerNorm weight and bias, q/k/v/o
+    // biases (o_proj's kept whole), lm_head.bias copied with the head
+    family phimoe{.model_type = "phimoe", .moe = "block_sparse_moe.", .w_gate = "w1", .w_up = "w3", .w_down = "w2",
+                  .not_decilm = "no LayerNorm, biases or MoE block"};
+    phimoe.norm_bias = true;
+    v.push_back(phimoe);
     return v;
   }();
   return t;
 }
 
+/// issue 19j: whether layer tensor `rest` (canonical, after "model.layers.<L>.") is the one norm a
+/// parallel block's attention and FFN share (the layer's shared_norms, search::prune_shared_norms:
+/// the family's first attention norm, input_layernorm), kept while either sublayer is kept.
+inline bool prune_shared_norm_tensor(const family& f, const search::prune_layer_space& ls, const std::string& rest) {
+  const std::string n(f.attn_norms[0]);
+  return ls.shared_norms > 0 && !n.empty() && (rest == n + ".weight" || rest == n + ".bias");
+}
+
 /// The families `nsc prune` reads whose checkpoints are not sliced, and why (the refusal names it).
 inline std::string_view unsliced_reason(std::string_view model_type) {
   static const std::vector<std::pair<std::string_view, std::string_view>> t{
-      {"cohere", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
-                 "space's separate attention / FFN choices cannot price) and whole-projection q/k norms (not sliced yet)"},
-      {"cohere2", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
-                  "space's separate attention / FFN choices cannot price; not sliced yet)"},
       {"llama4_text", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
                   "(not sliced yet)"},
       {"llama4", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
                   "(not sliced yet)"},
-      {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
@@ -1617,13 +1649,13 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
         b.parallel.kind != attention_kind::none || (b.ffn.shared_d_ff > 0 && fam.shared.empty()) ||
         (b.ffn.shared_gate && fam.shared_gate.empty()) ||
         (b.ffn.router_bias && fam.router_bias.empty()) ||
-        b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) || b.n_norms != fam.norms() ||
+        b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) ||
+        b.n_norms != (space.layers[l].shared_norms > 0 ? 1 : fam.norms()) || // a parallel block's one shared norm (19j)
         (at.sinks && fam.sinks.empty()))
       pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
                std::to_string(fam.norms()) + (fam.norm_bias ? " LayerNorms" : " RMSNorms") + " of the " +
-               std::string(model_type) + " layout (the layouts nsc can slice" +
-               (b.n_norms == 1 && fam.norms() == 2 ? "; one norm shared by a parallel attention and MLP is not sliced yet" : "") +
-               ")");
+               std::string(model_type) + " layout (the layouts nsc can slice; or one norm shared by a parallel attention "
+               "and MLP)");
     if (fam.transposed) // Conv1D c_attn: heads are columns, kept
       for (const auto& o : space.layers[l].attention)
         if (!o.none && o.heads > 0 && (o.heads < at.n_heads || o.kv_heads < at.kv_heads()))
@@ -1639,7 +1671,15 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
                    " KV heads has no checkpoint: search with every head kept (nsc prune --head-step " +
                    std::to_string(at.n_heads) + " --kv-heads-min " + std::to_string(at.kv_heads()) +
                    "; FFN widths and removed sublayers stay free)");
-    if (at.qk_norm == qk_norm_kind::whole) // olmo2, olmoe: the norm's RMS runs over every head
+    if (at.qk_norm == qk_norm_kind::whole && fam.qk_norm_head_rows) // cohere: one k_norm row per KV head (19j)
+      for (const auto& o : space.layers[l].attention)
+        if (!o.none && o.kv_heads > 0 && o.kv_heads < at.kv_heads())
+          pc::fail("layer " + std::to_string(l) + ": " + std::string(model_type) + "'s k_norm holds one weight row per KV "
+                   "head (CohereLayerNorm over (KV heads, head_dim), applied before attention), so a KV head pooled from " +
+                   "several has no k_norm that gives their normalised keys: search with every KV head kept (nsc prune "
+                   "--kv-heads-min " + std::to_string(at.kv_heads()) +
+                   "; query heads, FFN widths and removed sublayers stay free)");
+    if (at.qk_norm == qk_norm_kind::whole && !fam.qk_norm_head_rows) // olmo2, olmoe: the norm's RMS runs over every head
       for (const auto& o : space.layers[l].attention)
         if (!o.none && o.heads > 0 && (o.heads < at.n_heads || o.kv_heads < at.kv_heads()))
           pc::fail("layer " + std::to_string(l) + "'s q_norm / k_norm normalise the whole projection (heads x head_dim), "
@@ -1685,7 +1725,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     };
     for (const auto& side : {fam.attn_norms, fam.ffn_norms})
       for (std::string_view n : side)
-        if (!n.empty()) {
+        if (!n.empty() && (space.layers[l].shared_norms == 0 || n == fam.attn_norms[0])) { // shared: input_layernorm only
           add(std::string(n) + ".weight", {d}, true);
           if (fam.norm_bias) add(std::string(n) + ".bias", {d}, true);
         }
@@ -1725,8 +1765,11 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       add("self_attn.o_proj.weight", {d, H * hd}, true);
       add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
       const bool whole = b.attention.qk_norm == qk_norm_kind::whole; // (H hd) and (K hd), else per head (hd)
-      add(std::string(fam.q_norm) + ".weight", {whole ? H * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
-      add(std::string(fam.k_norm) + ".weight", {whole ? K * hd : hd}, b.attention.qk_norm != qk_norm_kind::none);
+      const bool rows = whole && fam.qk_norm_head_rows;              // cohere: (H, hd) and (K, hd)
+      add(std::string(fam.q_norm) + ".weight", rows ? std::vector<std::int64_t>{H, hd} : std::vector<std::int64_t>{whole ? H * hd : hd},
+          b.attention.qk_norm != qk_norm_kind::none);
+      add(std::string(fam.k_norm) + ".weight", rows ? std::vector<std::int64_t>{K, hd} : std::vector<std::int64_t>{whole ? K * hd : hd},
+          b.attention.qk_norm != qk_norm_kind::none);
       add("self_attn.rotary_emb.inv_freq", {hd / 2}, false);
       if (b.attention.sinks) add(std::string(fam.sinks), {H}, true);
       for (std::string_view x : fam.attn_buffers) // any shape: copied with the attention
@@ -1831,7 +1874,7 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     };
     const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
-      if (!k.attention) continue;
+      if (!k.attention && !(k.ffn && pc::prune_shared_norm_tensor(fam, space.layers[std::size_t(l)], rest))) continue;
       if (b.attention.kind != attention_kind::standard || fam.transposed) { // MLA, Conv1D (heads kept): whole
         ops.push_back(std::move(op));
         continue;
@@ -1864,6 +1907,12 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
       } else if (!fam.sinks.empty() && rest == fam.sinks) { // one logit per query head
         op.rows = pc::singletons(k.q_heads);
         op.out.shape[0] = std::int64_t(k.q_heads.size());
+      } else if (fam.qk_norm_head_rows && rest == std::string(fam.q_norm) + ".weight" && t.shape.size() == 2) {
+        op.rows = pc::singletons(k.q_heads); // cohere: one row per query head (19j)
+        op.out.shape[0] = std::int64_t(k.q_heads.size());
+      } else if (fam.qk_norm_head_rows && rest == std::string(fam.k_norm) + ".weight" && t.shape.size() == 2) {
+        op.rows = k.kv_groups; // one row per KV head (groups of one: pooling is refused)
+        op.out.shape[0] = std::int64_t(k.kv_groups.size());
       }
       if (std::int64_t(op.rows.size()) == (t.shape.empty() ? 0 : t.shape[0])) { // identity rows: a copy
         bool id = true;
