@@ -237,8 +237,8 @@ std::string instead(const nlohmann::json& raw) {
                                            : nullptr;
   return "What works: --uniform (" + arch +
          " with one shape for every layer, which every engine loads with no remote code), or --emit-format " +
-         (fam && !fam->per_layer_config ? "nsc (heterogeneous; nsc score reads it" : "per-layer / nsc (heterogeneous; nsc score reads them") +
-         ", no serving engine builds them)";
+         (fam && !fam->per_layer_config ? "nsc (heterogeneous; nsc score reads it, no serving engine builds it)"
+                                        : "per-layer / nsc (heterogeneous; nsc score reads them, no serving engine builds them)");
 }
 
 /// The defaults line of the generic space: every setting the user did not give, as the flag that

@@ -55,7 +55,12 @@
 ///  * The attention and FFN sublayers of a layer are separate knapsack groups: every cost and
 ///    the score of a block are sums over its weights and norms, so block(a, f) costs exactly
 ///    block(a, none) + block(none, f) (integers) and scores their sum. Layers with the same block
-///    give identical groups (solve_mmck's doubling path).
+///    give identical groups (solve_mmck's doubling path). Except where a norm is shared by both
+///    sublayers (prune_shared_norms: the one LayerNorm of a parallel block, cohere / cohere2 /
+///    falcon-7b): it exists while either sublayer is kept, which no two additive groups price
+///    (c(a, f) + c(none, none) = c(a, none) + c(none, f) would need a norm of cost 0), so such a
+///    layer is one group of its (attention, FFN) pairs (prune_joint_pairs, prune_pair_cost; at
+///    most prune_max_joint_options), as is every layer under attention_needs_ffn.
 ///  * Costs (per option, from the code `nsc score` uses): params total / non-embedding /
 ///    active (nsc::count), prefill FLOPs of one sequence of T = workload.seq_len tokens
 ///    (2 x deploy's prefill MACs; flops per token = that / T), KV-cache bytes at the workload
