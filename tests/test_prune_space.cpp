@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -81,13 +82,14 @@ void for_each_selection(const prune_space& sp, const std::function<void(const pr
   }
 }
 
-/// The fixed costs plus the costs of every chosen option (what the knapsack adds up).
+/// The fixed costs plus the costs of every chosen option pair (what the knapsack adds up:
+/// prune_pair_cost, the options' costs with a shared norm counted once).
 prune_cost_vector option_sum(const prune_space& sp, const prune_candidate& c) {
   prune_cost_vector sum = sp.fixed;
-  for (std::size_t i = 0; i < c.layers.size(); ++i)
-    for (std::size_t k = 0; k < prune_cost_count; ++k)
-      sum[k] += sp.layers[i].attention[c.layers[i].attention_option].cost[k] +
-                sp.layers[i].ffn[c.layers[i].ffn_option].cost[k];
+  for (std::size_t i = 0; i < c.layers.size(); ++i) {
+    const prune_cost_vector p = prune_pair_cost(sp.layers[i], c.layers[i].attention_option, c.layers[i].ffn_option);
+    for (std::size_t k = 0; k < prune_cost_count; ++k) sum[k] += p[k];
+  }
   return sum;
 }
 
@@ -142,6 +144,20 @@ void check_budget_list(const prune_space& sp, const brute& b, const std::vector<
     CHECK(r.best->totals.nsc == Approx(*want).epsilon(1e-12));
     for (const prune_budget& x : budgets) CHECK(r.best->totals.cost[std::size_t(x.cost)] <= x.limit);
   }
+}
+
+/// search_prune against brute force under the serving budgets, each at its fraction f of the
+/// way from the smallest to the largest value: decode time f[0], prefill time f[1], memory per GPU
+/// f[2], weight bytes f[3], memory f[4] with decode time f[5].
+void check_serving_budgets(const prune_space& sp, const std::array<double, 6>& f) {
+  const brute b = enumerate(sp);
+  const budget_grid at(b);
+  using P = prune_cost;
+  check_budget_list(sp, b, {{at(P::decode_time, f[0])},
+                            {at(P::prefill_time, f[1])},
+                            {at(P::memory_per_gpu, f[2])},
+                            {at(P::weight_bytes, f[3])},
+                            {at(P::memory, f[4]), at(P::decode_time, f[5])}});
 }
 
 } // namespace
@@ -767,14 +783,7 @@ TEST_CASE("prune search: per-GPU memory and roofline times at tp 2 add up and ar
     CHECK(t.cost[std::size_t(prune_cost::memory)] == 2 * t.cost[std::size_t(prune_cost::memory_per_gpu)]);
     CHECK(t.cost[std::size_t(prune_cost::decode_time)] > 0);
   });
-  const brute b = enumerate(sp);
-  const budget_grid at(b);
-  using P = prune_cost;
-  check_budget_list(sp, b, {{at(P::decode_time, 0.5)},
-                            {at(P::prefill_time, 0.4)},
-                            {at(P::memory_per_gpu, 0.5)},
-                            {at(P::weight_bytes, 0.3)},
-                            {at(P::memory, 0.6), at(P::decode_time, 0.7)}});
+  check_serving_budgets(sp, {0.5, 0.4, 0.5, 0.3, 0.6, 0.7});
   // Minimums: no layer below 2 KV heads; FFN floors relative to each layer's own width.
   prune_space_settings f = settings(prune_format::decilm);
   f.min_kv_heads = 2;
@@ -1157,16 +1166,6 @@ int64_t shared_norm_params(const prune_candidate& c, bool falcon) {
   return p;
 }
 
-/// The knapsack's sum for a selection: the fixed part plus prune_pair_cost of every layer.
-prune_cost_vector pair_sum(const prune_space& sp, const prune_candidate& c) {
-  prune_cost_vector sum = sp.fixed;
-  for (std::size_t i = 0; i < c.layers.size(); ++i) {
-    const prune_cost_vector p = prune_pair_cost(sp.layers[i], c.layers[i].attention_option, c.layers[i].ffn_option);
-    for (std::size_t k = 0; k < prune_cost_count; ++k) sum[k] += p[k];
-  }
-  return sum;
-}
-
 } // namespace
 
 TEST_CASE("prune space: a norm shared by a parallel block is priced exactly (closed form, brute force)",
@@ -1191,7 +1190,7 @@ TEST_CASE("prune space: a norm shared by a parallel block is priced exactly (clo
       for_each_selection(sp, [&](const prune_candidate& c) {
         const prune_totals_t t = prune_totals(prune_apply(sp, c), sp.settings);
         CHECK(t.cost[std::size_t(prune_cost::params)] == shared_norm_params(c, falcon));
-        CHECK(pair_sum(sp, c) == t.cost);
+        CHECK(option_sum(sp, c) == t.cost);
         for (const prune_layer_choice& l : c.layers) {
           alone_a = alone_a || (!l.attention_none && l.ffn_none);
           alone_f = alone_f || (l.attention_none && !l.ffn_none);
@@ -1219,16 +1218,9 @@ TEST_CASE("prune space: a shared norm at tp 2 with roofline times, no no-op, lay
   s.serving = sv;
   const prune_space sp = make_prune_space(m.spec, s);
   for_each_selection(sp, [&](const prune_candidate& c) {
-    CHECK(pair_sum(sp, c) == prune_totals(prune_apply(sp, c), sp.settings).cost);
+    CHECK(option_sum(sp, c) == prune_totals(prune_apply(sp, c), sp.settings).cost);
   });
-  const brute b = enumerate(sp);
-  const budget_grid at(b);
-  using P = prune_cost;
-  check_budget_list(sp, b, {{at(P::decode_time, 0.3)},
-                            {at(P::prefill_time, 0.5)},
-                            {at(P::memory_per_gpu, 0.2)},
-                            {at(P::weight_bytes, 0.1)},
-                            {at(P::memory, 0.4), at(P::decode_time, 0.6)}});
+  check_serving_budgets(sp, {0.3, 0.5, 0.2, 0.1, 0.4, 0.6});
   // No no-op: the norm is always there, two groups per layer, the attention at cost_beside_ffn.
   prune_space_settings nn = settings(prune_format::per_layer);
   nn.no_op = false;
@@ -1329,7 +1321,7 @@ TEST_CASE("prune emission: shared-norm models read back in every format that car
     REQUIRE(r.best);
     CHECK(r.unpruned.totals.cost == full.cost);
     for (const prune_budget& b : ps.budgets) CHECK(r.best->totals.cost[std::size_t(b.cost)] <= b.limit);
-    CHECK(pair_sum(sp, *r.best) == r.best->totals.cost);
+    CHECK(option_sum(sp, *r.best) == r.best->totals.cost);
     const json cfg = prune_emit_config(raw, sp, *r.best);
     CHECK_NOTHROW(prune_verify_config(cfg, sp, *r.best));
     CHECK_NOTHROW(prune_verify_config(prune_emit_config(raw, sp, r.unpruned), sp, r.unpruned));
