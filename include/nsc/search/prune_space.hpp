@@ -214,7 +214,7 @@ inline constexpr double prune_max_sublayer_options = 65536;
 
 /// The most (attention, FFN) pairs of a layer that is one knapsack group (prune_joint_pairs: a
 /// norm shared by both sublayers, or attention_needs_ffn): 2^20, e.g. 64 attention x 16384 FFN
-/// options; Command R7B's per-layer space has 33 x 57.
+/// options; Command R7B's per-layer space has 35 x 52.
 inline constexpr double prune_max_joint_options = 1048576;
 
 /// One value per prune_cost.
