@@ -8,8 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -80,13 +82,14 @@ void for_each_selection(const prune_space& sp, const std::function<void(const pr
   }
 }
 
-/// The fixed costs plus the costs of every chosen option (what the knapsack adds up).
+/// The fixed costs plus the costs of every chosen option pair (what the knapsack adds up:
+/// prune_pair_cost, the options' costs with a shared norm counted once).
 prune_cost_vector option_sum(const prune_space& sp, const prune_candidate& c) {
   prune_cost_vector sum = sp.fixed;
-  for (std::size_t i = 0; i < c.layers.size(); ++i)
-    for (std::size_t k = 0; k < prune_cost_count; ++k)
-      sum[k] += sp.layers[i].attention[c.layers[i].attention_option].cost[k] +
-                sp.layers[i].ffn[c.layers[i].ffn_option].cost[k];
+  for (std::size_t i = 0; i < c.layers.size(); ++i) {
+    const prune_cost_vector p = prune_pair_cost(sp.layers[i], c.layers[i].attention_option, c.layers[i].ffn_option);
+    for (std::size_t k = 0; k < prune_cost_count; ++k) sum[k] += p[k];
+  }
   return sum;
 }
 
@@ -126,6 +129,35 @@ std::optional<double> brute_best(const brute& b, const std::vector<prune_budget>
     if (fits && (!best || t.nsc > *best)) best = t.nsc;
   }
   return best;
+}
+
+/// search_prune's optimum against the brute force b for each budget set of `list` (feasibility,
+/// NSC to 1e-12, every budget met).
+void check_budget_list(const prune_space& sp, const brute& b, const std::vector<std::vector<prune_budget>>& list) {
+  for (const auto& budgets : list) {
+    prune_search_settings ps;
+    ps.budgets = budgets;
+    const prune_search_result r = search_prune(sp, ps);
+    const auto want = brute_best(b, budgets);
+    REQUIRE(bool(r.best) == bool(want));
+    if (!want) continue;
+    CHECK(r.best->totals.nsc == Approx(*want).epsilon(1e-12));
+    for (const prune_budget& x : budgets) CHECK(r.best->totals.cost[std::size_t(x.cost)] <= x.limit);
+  }
+}
+
+/// search_prune against brute force under the serving budgets, each at its fraction f of the
+/// way from the smallest to the largest value: decode time f[0], prefill time f[1], memory per GPU
+/// f[2], weight bytes f[3], memory f[4] with decode time f[5].
+void check_serving_budgets(const prune_space& sp, const std::array<double, 6>& f) {
+  const brute b = enumerate(sp);
+  const budget_grid at(b);
+  using P = prune_cost;
+  check_budget_list(sp, b, {{at(P::decode_time, f[0])},
+                            {at(P::prefill_time, f[1])},
+                            {at(P::memory_per_gpu, f[2])},
+                            {at(P::weight_bytes, f[3])},
+                            {at(P::memory, f[4]), at(P::decode_time, f[5])}});
 }
 
 } // namespace
@@ -751,23 +783,7 @@ TEST_CASE("prune search: per-GPU memory and roofline times at tp 2 add up and ar
     CHECK(t.cost[std::size_t(prune_cost::memory)] == 2 * t.cost[std::size_t(prune_cost::memory_per_gpu)]);
     CHECK(t.cost[std::size_t(prune_cost::decode_time)] > 0);
   });
-  const brute b = enumerate(sp);
-  const budget_grid at(b);
-  using P = prune_cost;
-  for (const auto& budgets : std::vector<std::vector<prune_budget>>{{at(P::decode_time, 0.5)},
-                                                                     {at(P::prefill_time, 0.4)},
-                                                                     {at(P::memory_per_gpu, 0.5)},
-                                                                     {at(P::weight_bytes, 0.3)},
-                                                                     {at(P::memory, 0.6), at(P::decode_time, 0.7)}}) {
-    prune_search_settings ps;
-    ps.budgets = budgets;
-    const prune_search_result r = search_prune(sp, ps);
-    const auto want = brute_best(b, budgets);
-    REQUIRE(bool(r.best) == bool(want));
-    if (!want) continue;
-    CHECK(r.best->totals.nsc == Approx(*want).epsilon(1e-12));
-    for (const prune_budget& x : budgets) CHECK(r.best->totals.cost[std::size_t(x.cost)] <= x.limit);
-  }
+  check_serving_budgets(sp, {0.5, 0.4, 0.5, 0.3, 0.6, 0.7});
   // Minimums: no layer below 2 KV heads; FFN floors relative to each layer's own width.
   prune_space_settings f = settings(prune_format::decilm);
   f.min_kv_heads = 2;
@@ -1111,4 +1127,203 @@ TEST_CASE("prune: sinks, chunked / NoPE layers and DSA round-trip or are refused
     ++n;
   });
   CHECK(n > 1);
+}
+
+namespace {
+
+/// 2 layers of a Cohere block (CohereForCausalLM): one LayerNorm (weight only) before the
+/// parallel attention and MLP, hidden 64, 4 heads of 16, 2 KV heads, gated MLP 192, q_norm /
+/// k_norm over (heads, head_dim) and (KV heads, head_dim), tied head.
+json tiny_cohere() {
+  return {{"model_type", "cohere"},      {"hidden_size", 64},        {"intermediate_size", 192},
+          {"num_hidden_layers", 2},      {"num_attention_heads", 4}, {"num_key_value_heads", 2},
+          {"vocab_size", 100},           {"layer_norm_eps", 1e-5},   {"use_qk_norm", true}};
+}
+
+/// 2 layers of Falcon-7B's block: one LayerNorm (weight and bias) before the parallel attention
+/// and MLP (parallel_attn, num_ln_in_parallel_attn 1), multi_query (one KV head), hidden 64,
+/// 4 heads, non-gated MLP 4 x 64, no biases, tied head.
+json tiny_falcon7b() {
+  return {{"model_type", "falcon"}, {"hidden_size", 64},    {"num_attention_heads", 4}, {"num_hidden_layers", 2},
+          {"vocab_size", 100},      {"multi_query", true}, {"parallel_attn", true},    {"bias", false}};
+}
+
+/// Parameters of a pruned tiny_cohere / tiny_falcon7b model written out from the modeling files
+/// (independent of the library): per layer q, k, v, o (and Cohere's per-head q_norm / k_norm),
+/// the MLP (gated 3 d w, else 2 d w) and the one shared norm (d, or 2 d for Falcon's LayerNorm
+/// with bias) while either sublayer is kept; the tied embedding and the final norm.
+int64_t shared_norm_params(const prune_candidate& c, bool falcon) {
+  const int64_t d = 64, hd = 16, vocab = 100, norm = falcon ? 2 * d : d;
+  int64_t p = vocab * d + norm;
+  for (const prune_layer_choice& l : c.layers) {
+    if (!l.attention_none) {
+      p += d * (l.heads + 2 * l.kv_heads) * hd + l.heads * hd * d;
+      if (!falcon) p += (l.heads + l.kv_heads) * hd; // q_norm, k_norm
+    }
+    if (!l.ffn_none) p += (falcon ? 2 : 3) * d * l.ffn_width;
+    if (!l.attention_none || !l.ffn_none) p += norm;
+  }
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("prune space: a norm shared by a parallel block is priced exactly (closed form, brute force)",
+          "[prune][shared_norm]") {
+  for (const bool falcon : {false, true}) {
+    const json raw = falcon ? tiny_falcon7b() : tiny_cohere();
+    const hf_model m = read_hf_config(raw);
+    REQUIRE(m.spec.blocks.at(0).n_norms == 1);
+    for (prune_format f : {prune_format::decilm, prune_format::per_layer, prune_format::nsc}) {
+      INFO((falcon ? "falcon " : "cohere ") << to_string(f));
+      prune_space_settings s = settings(f);
+      s.ffn_multiple = 64;
+      const prune_space sp = make_prune_space(m.spec, s);
+      REQUIRE(sp.layers.size() == 2);
+      CHECK(sp.layers[0].shared_norms == 1);
+      CHECK(sp.layers[0].norms_per_sublayer == 0);
+      // One group per layer where both sublayers may go (decilm, per-layer), two in nsc (no no-op).
+      const auto pairs = prune_joint_pairs(sp);
+      CHECK(pairs[0].size() == (f == prune_format::nsc ? 0 : sp.layers[0].attention.size() * sp.layers[0].ffn.size()));
+      CHECK(prune_groups(sp, {prune_cost::params}).size() == (f == prune_format::nsc ? 4u : 2u));
+      bool alone_a = false, alone_f = false, empty = false;
+      for_each_selection(sp, [&](const prune_candidate& c) {
+        const prune_totals_t t = prune_totals(prune_apply(sp, c), sp.settings);
+        CHECK(t.cost[std::size_t(prune_cost::params)] == shared_norm_params(c, falcon));
+        CHECK(option_sum(sp, c) == t.cost);
+        for (const prune_layer_choice& l : c.layers) {
+          alone_a = alone_a || (!l.attention_none && l.ffn_none);
+          alone_f = alone_f || (l.attention_none && !l.ffn_none);
+          empty = empty || (l.attention_none && l.ffn_none);
+        }
+      });
+      CHECK(alone_a == (f != prune_format::nsc));
+      CHECK(alone_f == (f != prune_format::nsc));
+      CHECK(empty == (f != prune_format::nsc));
+      check_against_brute_force(sp);
+    }
+  }
+}
+
+TEST_CASE("prune space: a shared norm at tp 2 with roofline times, no no-op, layer 0 kept, and the pair cap",
+          "[prune][shared_norm]") {
+  const hf_model m = read_hf_config(tiny_cohere());
+  // Roofline times are a max(bytes, FLOPs) per sublayer: the attention beside a kept FFN is timed
+  // without the norm (cost_beside_ffn), alone with it; every selection adds up and is exact.
+  prune_space_settings s = settings(prune_format::per_layer);
+  s.ffn_multiple = 64;
+  s.tp = 2;
+  serving_settings sv;
+  sv.gpu = *find_gpu("L4");
+  s.serving = sv;
+  const prune_space sp = make_prune_space(m.spec, s);
+  for_each_selection(sp, [&](const prune_candidate& c) {
+    CHECK(option_sum(sp, c) == prune_totals(prune_apply(sp, c), sp.settings).cost);
+  });
+  check_serving_budgets(sp, {0.3, 0.5, 0.2, 0.1, 0.4, 0.6});
+  // No no-op: the norm is always there, two groups per layer, the attention at cost_beside_ffn.
+  prune_space_settings nn = settings(prune_format::per_layer);
+  nn.no_op = false;
+  const prune_space sn = make_prune_space(m.spec, nn);
+  CHECK(prune_joint_pairs(sn)[0].empty());
+  check_against_brute_force(sn);
+  // Layer 0 keeps its attention (mlx-lm's rule, here on per-layer): still one group, exact.
+  prune_space_settings k0 = settings(prune_format::per_layer);
+  k0.keep_first_attention = true;
+  const prune_space s0 = make_prune_space(m.spec, k0);
+  CHECK(!prune_joint_pairs(s0)[0].empty());
+  for (const prune_attention_option& o : s0.layers[0].attention) CHECK_FALSE(o.none);
+  check_against_brute_force(s0);
+  // The pairs of one group are capped (2^20): 32 heads over 8 KV heads at every head count x
+  // 40,000 FFN widths is refused by name.
+  json wide = tiny_cohere();
+  wide["hidden_size"] = 64;
+  wide["num_attention_heads"] = 32;
+  wide["num_key_value_heads"] = 8;
+  wide["intermediate_size"] = 40000;
+  wide["num_hidden_layers"] = 1;
+  prune_space_settings w = settings(prune_format::per_layer);
+  w.ffn_multiple = 1;
+  CHECK_THROWS_WITH(make_prune_space(read_hf_config(wide).spec, w),
+                    Catch::Contains("layer 0 is one knapsack group of (attention, FFN) pairs (a norm shared by both "
+                                    "sublayers) and would have more than 2^20 of them"));
+}
+
+TEST_CASE("prune emission: shared-norm models read back in every format that carries them, decilm refused by name",
+          "[prune][shared_norm]") {
+  // Tiny models: every selection that removes a sublayer, both, or none reads back exactly.
+  {
+    const json raw = tiny_cohere();
+    const hf_model m = read_hf_config(raw);
+    prune_space_settings s = settings(prune_format::per_layer);
+    s.ffn_multiple = 64;
+    const prune_space sp = make_prune_space(m.spec, s);
+    int checked = 0;
+    for_each_selection(sp, [&](const prune_candidate& c0) {
+      prune_candidate c = c0;
+      c.totals = prune_totals(prune_apply(sp, c), sp.settings);
+      const json cfg = prune_emit_config(raw, sp, c);
+      CHECK_NOTHROW(prune_verify_config(cfg, sp, c));
+      const transformer_spec back = expand(read_hf_config(cfg).spec);
+      for (std::size_t i = 0; i < c.layers.size(); ++i) // the norm exists while either sublayer does
+        CHECK(back.blocks.at(i).n_norms == (c.layers[i].attention_none && c.layers[i].ffn_none ? 0 : 1));
+      ++checked;
+    });
+    CHECK(checked == int(sp.layers[0].attention.size() * sp.layers[0].ffn.size() * sp.layers[1].attention.size() *
+                         sp.layers[1].ffn.size()));
+    const prune_space sd = make_prune_space(m.spec, settings(prune_format::decilm));
+    const prune_candidate u = search_prune(sd).unpruned;
+    CHECK_THROWS_WITH(prune_emit_config(raw, sd, u),
+                      Catch::Contains("layer 0: the decilm format cannot express one norm shared by a parallel "
+                                      "attention and MLP") &&
+                          Catch::Contains("use --emit-format per-layer or nsc (or --uniform)"));
+    CHECK_THAT(prune_engine_refusal(m.spec, prune_engine::any, false),
+               Catch::Contains("one norm shared by a parallel attention and MLP"));
+    const json tf = tiny_falcon7b(); // falcon has no per_layer_config: nsc is the format that works
+    const prune_space sf = make_prune_space(read_hf_config(tf).spec, settings(prune_format::decilm));
+    CHECK_THROWS_WITH(prune_emit_config(tf, sf, search_prune(sf).unpruned), Catch::Contains("use --emit-format nsc (or --uniform)"));
+  }
+  // The bundled configs: Falcon-7B (nsc), Command R7B, Aya Expanse 8B and Tiny Aya (per-layer, nsc)
+  // under params and memory budgets, every answer read back by the reader to the search's numbers.
+  struct run {
+    const char* file;
+    prune_format format;
+    std::vector<std::pair<prune_cost, double>> budgets; // shares of the unpruned model
+  };
+  using P = prune_cost;
+  const std::vector<run> runs = {
+      {"falcon-7b-instruct.json", prune_format::nsc, {{P::params, 0.7}}},
+      {"falcon-7b-instruct.json", prune_format::nsc, {{P::memory, 0.5}}},
+      {"command-r7b-12-2024.json", prune_format::per_layer, {{P::params, 0.2}}}, // FFNs removed
+      {"command-r7b-12-2024.json", prune_format::per_layer, {{P::memory, 0.35}, {P::kv_bytes, 0.3}}},
+      {"command-r7b-12-2024.json", prune_format::nsc, {{P::params, 0.6}}},
+      {"aya-expanse-8b.json", prune_format::per_layer, {{P::params, 0.3}, {P::prefill_flops, 0.4}}},
+      {"aya-expanse-8b.json", prune_format::nsc, {{P::memory, 0.6}}},
+      {"tiny-aya-global.json", prune_format::per_layer, {{P::memory, 0.4}}},
+      {"tiny-aya-global.json", prune_format::per_layer, {{P::params, 0.25}}},
+      {"tiny-aya-global.json", prune_format::nsc, {{P::params, 0.7}}},
+  };
+  for (const run& x : runs) {
+    INFO(x.file << " " << to_string(x.format));
+    std::ifstream in(configs + x.file);
+    const json raw = json::parse(in);
+    const hf_model m = read_hf_config(raw);
+    prune_space_settings s;
+    s.format = x.format;
+    s.load.seq_len = 256;
+    s.load.context = 8192;
+    const prune_space sp = make_prune_space(m.spec, s);
+    CHECK(sp.layers[0].shared_norms == 1);
+    const prune_totals_t full = prune_totals(sp.spec, sp.settings);
+    prune_search_settings ps;
+    for (const auto& [c, share] : x.budgets) ps.budgets.push_back({c, int64_t(share * double(full.cost[std::size_t(c)]))});
+    const prune_search_result r = search_prune(sp, ps);
+    REQUIRE(r.best);
+    CHECK(r.unpruned.totals.cost == full.cost);
+    for (const prune_budget& b : ps.budgets) CHECK(r.best->totals.cost[std::size_t(b.cost)] <= b.limit);
+    CHECK(option_sum(sp, *r.best) == r.best->totals.cost);
+    const json cfg = prune_emit_config(raw, sp, *r.best);
+    CHECK_NOTHROW(prune_verify_config(cfg, sp, *r.best));
+    CHECK_NOTHROW(prune_verify_config(prune_emit_config(raw, sp, r.unpruned), sp, r.unpruned));
+  }
 }

@@ -231,9 +231,14 @@ std::string instead(const nlohmann::json& raw) {
                                    !raw["architectures"].empty() && raw["architectures"][0].is_string()
                                ? raw["architectures"][0].get<std::string>()
                                : "the family's architecture";
+  // per-layer only where the family's modeling code reads per_layer_config (not falcon, llama4)
+  const nsc::detail::hf::family* fam = raw.contains("model_type") && raw["model_type"].is_string()
+                                           ? nsc::detail::hf::find_family(raw["model_type"].get<std::string>())
+                                           : nullptr;
   return "What works: --uniform (" + arch +
-         " with one shape for every layer, which every engine loads with no remote code), or --emit-format "
-         "per-layer / nsc (heterogeneous; nsc score reads them, no serving engine builds them)";
+         " with one shape for every layer, which every engine loads with no remote code), or --emit-format " +
+         (fam && !fam->per_layer_config ? "nsc (heterogeneous; nsc score reads it, no serving engine builds it)"
+                                        : "per-layer / nsc (heterogeneous; nsc score reads them, no serving engine builds them)");
 }
 
 /// The defaults line of the generic space: every setting the user did not give, as the flag that
@@ -369,7 +374,6 @@ int run_generic(const prune_args& a) {
   if (!a.weights.empty()) {
     ck = nsc::io::open_checkpoint(a.weights);
     nsc::io::check_prune_checkpoint_tensors(*ck, m.model_type, space);
-    ck = nsc::io::prune_checkpoint_view(*ck, m.model_type, space); // canonical layer names (nemotron_h's backbone.*)
     if (a.score == "weights" || a.criterion == "spectral") pw = nsc_cli::prune_weights(*ck, m.model_type, space, a.criterion, a.score == "weights");
   }
   { // Budgets: units and percentages of the unpruned model (its option-0 sums, exact).
@@ -442,7 +446,8 @@ int run_generic(const prune_args& a) {
                                   (a.emit_format_given ? ")" : ", the default)") +
                                   (why.empty() ? "" : ": " + why) + ". " + instead(raw) + "." +
                                   // the emitter's own refusal, or the read-back mismatch when no structural reason is known
-                                  (why.empty() || !std::string_view(e.what()).starts_with("nsc::prune_verify_config")
+                                  (why.empty() || (!std::string_view(e.what()).starts_with("nsc::prune_verify_config") &&
+                                                   std::string_view(e.what()).find(nsc::decilm_shared_norm_text) == std::string_view::npos)
                                        ? std::string(" (") + e.what() + ")"
                                        : std::string()));
     }

@@ -321,3 +321,40 @@ nsc_exit_code_test(prune_front_plot_past_cap CODE 2
   ARGS prune examples/configs/llama-3-8b.json --space generic --params 5e9 --kv-bytes 1e9 --seq-len 8192 --batch 8
        --front --front-epsilon 0.01 --max-memory 80MB --plot ${CMAKE_CURRENT_BINARY_DIR}/prune_front_plot_past_cap.png
   STDERR "listing the epsilon-front needs [0-9]+ bytes [(]16977 points x 5376 bytes[)] beside the [0-9]+ bytes of its DP and points, more than the memory cap [(]got 80000000[)]")
+
+# Issue 19j: one LayerNorm shared by a parallel attention and MLP (falcon-7b's parallel_attn with
+# num_ln_in_parallel_attn 1, cohere, cohere2): the norm stays while either sublayer is kept and
+# goes with the second; every format that carries it reads back exactly, decilm is refused by name.
+nsc_prune_round_trip(falcon7b_nsc_params
+  ARGS examples/configs/falcon-7b-instruct.json --space generic --params 5e9 --emit-format nsc
+  WORKLOAD --seq-len 2048)
+nsc_prune_round_trip(falcon7b_nsc_memory
+  ARGS examples/configs/falcon-7b-instruct.json --space generic --memory 8GB --emit-format nsc
+  WORKLOAD --seq-len 2048 --context 8192 --batch 4)
+nsc_prune_round_trip(falcon7b_uniform_params
+  ARGS examples/configs/falcon-7b-instruct.json --space generic --params 5e9 --uniform
+  WORKLOAD --seq-len 2048)
+nsc_prune_round_trip(command_r7b_per_layer_no_ffn # every FFN removed, the norm kept with the attention
+  ARGS examples/configs/command-r7b-12-2024.json --space generic --params 1.6e9 --emit-format per-layer
+  WORKLOAD --seq-len 256)
+nsc_prune_round_trip(command_r7b_per_layer_memory_kv
+  ARGS examples/configs/command-r7b-12-2024.json --space generic --memory 6e9 --kv-bytes 30% --emit-format per-layer
+  WORKLOAD --seq-len 256 --context 32768)
+nsc_prune_round_trip(aya_expanse_per_layer_params_flops
+  ARGS examples/configs/aya-expanse-8b.json --space generic --params 2.5e9 --flops 40% --emit-format per-layer
+  WORKLOAD --seq-len 1024)
+nsc_prune_round_trip(aya_expanse_nsc_memory
+  ARGS examples/configs/aya-expanse-8b.json --space generic --memory 10GB --emit-format nsc
+  WORKLOAD --seq-len 1024 --context 8192)
+nsc_prune_round_trip(tiny_aya_per_layer_memory
+  ARGS examples/configs/tiny-aya-global.json --space generic --memory 4GB --emit-format per-layer
+  WORKLOAD --seq-len 256 --context 8192 --batch 8)
+nsc_prune_round_trip(tiny_aya_nsc_params
+  ARGS examples/configs/tiny-aya-global.json --space generic --params 2e9 --emit-format nsc
+  WORKLOAD --seq-len 256)
+nsc_exit_code_test(prune_generic_decilm_shared_norm CODE 2
+  ARGS prune examples/configs/aya-expanse-8b.json --space generic --params 5e9
+  STDERR "layer 0: one norm shared by a parallel attention and MLP [(]cohere, cohere2, falcon parallel_attn[)], which DeciLM's sequential blocks")
+nsc_exit_code_test(prune_generic_decilm_shared_norm_falcon CODE 2
+  ARGS prune examples/configs/falcon-7b-instruct.json --space generic --params 5e9 --emit-format decilm
+  STDERR "What works: --uniform [(]FalconForCausalLM with one shape for every layer, which every engine loads with no remote code[)], or --emit-format nsc [(]heterogeneous")

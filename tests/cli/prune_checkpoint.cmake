@@ -1,7 +1,7 @@
 # `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
 # checkpoints of llama, qwen3, mixtral, gpt_oss (BF16 and MXFP4 experts), granitemoe, qwen2_moe, qwen3_moe, phi3, gemma, gemma3, deepseek_v2, deepseek_v3,
 # exaone4, glm4, glm4_moe, gemma2, granite, hunyuan_v1_dense, olmo2, olmoe, minimax_m2, starcoder2, gpt_neox, falcon, opt,
-# internlm2 and gpt2 in every emit format (hybrid layers: nemotron_h, qwen3_next, qwen3_5_moe, falcon_h1, granitemoehybrid,
+# internlm2, gpt2, cohere, cohere2, falcon-7b's one shared norm and phimoe in every emit format (hybrid layers: nemotron_h, qwen3_next, qwen3_5_moe, falcon_h1, granitemoehybrid,
 # deepseek_v32 and glm_moe_dsa in the nsc format), read back by nsc score and shown
 # equal to the masked original by an independent numpy forward pass (tests/reference/
 # check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
@@ -10,7 +10,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "71 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "82 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -57,16 +57,25 @@ nsc_cli_test(prune_checkpoint_whole_qk_norm_keeps_heads
   ARGS prune ${_pc}/olmo2/config.json --space generic --emit-format per-layer --weights ${_pc}/olmo2
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "layer 0's q_norm / k_norm normalise the whole projection [(]heads x head_dim[)], so dropping or pooling heads would change the kept heads: search with every head kept [(]nsc prune --head-step 4 --kv-heads-min 4")
-# own-name families: gpt_neox pairs each query head with its KV head; falcon-7b's one norm per parallel
-# block; messages name the family's own tensor names
+# own-name families: gpt_neox pairs each query head with its KV head; falcon-7b's config against a
+# new-architecture checkpoint; messages name the family's own tensor names
 nsc_cli_test(prune_checkpoint_gpt_neox_keeps_heads
   ARGS prune ${_pc}/gpt_neox/config.json --space generic --emit-format per-layer --weights ${_pc}/gpt_neox
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "layer 0: gpt_neox has one KV head per query head, so an option with 4 query heads and 2 KV heads has no checkpoint: search with every head kept [(]nsc prune --head-step 4 --kv-heads-min 4")
-nsc_cli_test(prune_checkpoint_falcon_shared_norm_refused
+nsc_cli_test(prune_checkpoint_falcon_shared_norm_names
   ARGS prune examples/configs/falcon-7b-instruct.json --space generic --emit-format nsc --weights ${_pc}/falcon
        --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "layer 0 is not a standard [(]or latent[)] attention [+] FFN block with the 2 LayerNorms of the falcon layout [(]the layouts nsc can slice; one norm shared by a parallel attention and MLP is not sliced yet[)]")
+  PASS "tensor 'transformer[.]h[.]0[.]ln_attn[.]weight': shape [[]32[]] disagrees with the config [(]expected [[]4544[]][)]")
+# issue 19j: cohere's k_norm has one row per KV head, so KV heads are kept; falcon-7b has no DeciLM form
+nsc_cli_test(prune_checkpoint_cohere_kv_pooling_refused
+  ARGS prune ${_pc}/cohere/config.json --space generic --emit-format per-layer --weights ${_pc}/cohere
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "layer 0: cohere's k_norm holds one weight row per KV head [(]CohereLayerNorm over [(]KV heads, head_dim[)], applied before attention[)], so a KV head pooled from several has no k_norm that gives their normalised keys: search with every KV head kept [(]nsc prune --kv-heads-min 2")
+nsc_cli_test(prune_checkpoint_falcon7b_decilm_refused
+  ARGS prune ${_pc}/falcon7b/config.json --space generic --emit-format decilm --weights ${_pc}/falcon7b
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "a falcon checkpoint cannot be written in the decilm format")
 nsc_cli_test(prune_checkpoint_own_name_missing
   ARGS prune ${_pc}/gpt_neox/config.json --space generic --emit-format nsc --weights ${_pc}/falcon
        --emit-checkpoint ${_nsc_pc_dir}/x

@@ -67,13 +67,26 @@ LAYOUTS = {"mixtral": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2")),
            "olmo2": dict(qk_whole=True, norms=((None, "post_attention_layernorm"), (None, "post_feedforward_layernorm"))),
            "olmoe": dict(qk_whole=True, moe="mlp."),
            "minimax_m2": dict(qk_whole=True, moe="block_sparse_moe.", names=("w1", "w3", "w2"),
-                              rbias="block_sparse_moe.e_score_correction_bias")}
+                              rbias="block_sparse_moe.e_score_correction_bias"),
+           # issue 19j (forward_19j): cohere's q_norm / k_norm one row per head (qk_rows); phimoe mixtral's names
+           "cohere": dict(qk_rows=True), "cohere2": dict(), "phimoe": dict(moe="block_sparse_moe.", names=("w1", "w3", "w2"))}
+# the families whose experts' width is intermediate_size (mixtral's naming)
+MIXTRAL_WIDTH = ("mixtral", "olmoe", "minimax_m2", "phimoe")
+
+
+def shared_norm(cfg):
+    """Whether a layer's one norm feeds both its parallel attention and MLP (issue 19j): cohere, cohere2 and
+    falcon with parallel_attn and one LayerNorm (falcon-7b). The norm stays while either sublayer does."""
+    mt = cfg["model_type"]
+    return mt in ("cohere", "cohere2") or (mt == "falcon" and cfg.get("parallel_attn", True) and
+                                          cfg.get("num_ln_in_parallel_attn") in (None, 1) and
+                                          not cfg.get("new_decoder_architecture", False))
 
 
 def lay(cfg):
     d = dict(moe=None, names=("gate_proj", "up_proj", "down_proj"), fused=False, fused_gu=False, shared=False, gemma=False,
              norms=(("input_layernorm", None), ("post_attention_layernorm", None)), mla=False, ds_moe=False,
-             qk=("q_norm", "k_norm"), qk_after_rope=False, qk_whole=False, rbias=None)
+             qk=("q_norm", "k_norm"), qk_after_rope=False, qk_whole=False, rbias=None, qk_rows=False)
     d.update(LAYOUTS.get(cfg["model_type"], {}))
     return d
 
@@ -85,7 +98,7 @@ def n_experts(cfg):
 def is_moe_layer(cfg, i):
     if not n_experts(cfg):
         return False
-    if cfg["model_type"] in ("mixtral", "olmoe", "minimax_m2"):
+    if cfg["model_type"] in MIXTRAL_WIDTH:
         return True
     if lay(cfg)["ds_moe"]:
         return i >= cfg.get("first_k_dense_replace", 0) and i % cfg.get("moe_layer_freq", 1) == 0
@@ -93,7 +106,7 @@ def is_moe_layer(cfg, i):
 
 
 def expert_width(cfg):
-    return cfg["intermediate_size"] if cfg["model_type"] in ("mixtral", "olmoe", "minimax_m2") else cfg["moe_intermediate_size"]
+    return cfg["intermediate_size"] if cfg["model_type"] in MIXTRAL_WIDTH else cfg["moe_intermediate_size"]
 
 
 def qkv(W, p, H, K, hd, fused):
@@ -159,7 +172,7 @@ def layer_shapes(cfg):
         s["h"] = p.get("num_attention_heads", s["h"])
         s["k"] = p.get("num_key_value_heads", s["k"])
         s["hd"] = p.get("head_dim", s["hd"])
-        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] not in ("mixtral", "olmoe", "minimax_m2") else "intermediate_size", s["w"])
+        s["w"] = p.get("moe_intermediate_size" if moe and cfg["model_type"] not in MIXTRAL_WIDTH else "intermediate_size", s["w"])
         s["e"] = p.get("num_local_experts", p.get("num_experts", s["e"])) if moe else 0
         if "attention" in p.get("skip", []):
             s["h"] = None
@@ -377,6 +390,8 @@ def forward(cfg, W, layers, tokens):
     norm, shared=None | (gate, up, down, shared_gate)))."""
     if cfg["model_type"] in OWN:  # LayerNorm families under their own names
         return forward_own(cfg, W, layers, tokens)
+    if cfg["model_type"] in ("cohere", "cohere2", "phimoe"):  # issue 19j
+        return forward_19j(cfg, W, layers, tokens)
     eps, theta = cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
     gemma, (anorms, fnorms) = lay(cfg)["gemma"], lay(cfg)["norms"]
     act = gelu_tanh if gemma else silu
@@ -581,9 +596,10 @@ def check_tensors(Wo, We, sel, cfg):
         if not n.startswith("model.layers."):
             expect[n] = t
     pool = lambda w, groups: np.concatenate([np.mean([w[x * hd:(x + 1) * hd] for x in g], axis=0) for g in groups]).astype(np.float32)
+    shared = shared_norm(cfg)  # issue 19j: the one norm stays while either sublayer does
     for l, s in enumerate(sel):
         p = f"model.layers.{l}."
-        if s["attention"] is not None:
+        if s["attention"] is not None or (shared and s["ffn"] is not None):
             for n in filter(None, L["norms"][0]):
                 expect[p + n + ".weight"] = Wo[p + n + ".weight"]
         if s["attention"] is not None and L["mla"]:  # kept whole
@@ -608,9 +624,12 @@ def check_tensors(Wo, We, sel, cfg):
             for m in L["qk"]:
                 if p + f"self_attn.{m}.weight" in Wo:
                     expect[p + f"self_attn.{m}.weight"] = Wo[p + f"self_attn.{m}.weight"]
+            if L["qk_rows"] and p + "self_attn.q_norm.weight" in Wo:  # cohere: one row per query / KV head
+                expect[p + "self_attn.q_norm.weight"] = Wo[p + "self_attn.q_norm.weight"][a["q_heads"]]
+                expect[p + "self_attn.k_norm.weight"] = Wo[p + "self_attn.k_norm.weight"][[g[0] for g in a["kv_groups"]]]
         if s["ffn"] is not None:
             f = s["ffn"]
-            for n in filter(None, L["norms"][1]):
+            for n in filter(None, L["norms"][1] if not shared else ()):
                 expect[p + n + ".weight"] = Wo[p + n + ".weight"]
             if "experts" in f:
                 expect[p + f"{L['moe']}gate.weight"] = Wo[p + f"{L['moe']}gate.weight"][f["experts"]]
@@ -771,8 +790,11 @@ def check_tensors_own(Wo, We, sel, cfg):
     expect = {}
     for l, s in enumerate(sel):
         p = f"model.layers.{l}."
+        if s["attention"] is not None or (shared_norm(cfg) and s["ffn"] is not None):  # 19j: a shared norm's bias
+            if p + "input_layernorm.bias" in Wo:
+                expect[p + "input_layernorm.bias"] = Wo[p + "input_layernorm.bias"]
         if s["attention"] is not None:
-            for n in ("input_layernorm.bias", "self_attn.o_proj.bias"):
+            for n in ("self_attn.o_proj.bias",):
                 if p + n in Wo:
                     expect[p + n] = Wo[p + n]
         if s["ffn"] is not None:
@@ -837,7 +859,7 @@ def forward_own(cfg, W, layers, tokens):
                 x = x + att
                 att = 0.0
         if f is not None:
-            hh = ln(x, "post_attention_layernorm")
+            hh = ln(x, "input_layernorm" if shared_norm(cfg) else "post_attention_layernorm")  # falcon-7b: one norm
             u = hh @ f["up"].T + W.get(p + "mlp.up_proj.bias", 0.0)
             y = ((O["act"](hh @ f["gate"].T) * u if f["gate"] is not None else O["act"](u)) * f["mask"]) @ f["down"].T
             x = x + att + y + W.get(p + "mlp.down_proj.bias", 0.0)
@@ -846,6 +868,92 @@ def forward_own(cfg, W, layers, tokens):
     x = layernorm(x, W[O["final"] + ".weight"], W[O["final"] + ".bias"], eps) if O["final"] + ".bias" in W else \
         rmsnorm(x, W[O["final"] + ".weight"], cfg["rms_norm_eps"])
     return x @ W.get(O["head"], W[O["embed"]]).T
+
+
+# ---- Issue 19j: cohere / cohere2 (one CohereLayerNorm, weight only, before the parallel attention and MLP:
+# x + attn(ln(x)) + mlp(ln(x)); RoPE on interleaved pairs; cohere's q_norm / k_norm a LayerNorm of each head
+# over head_dim with that head's weight row, before RoPE; cohere2's sliding layers with RoPE and every
+# sliding_window_pattern-th layer global without RoPE; logits times logit_scale) and phimoe (LayerNorm with
+# bias before each sublayer, q/k/v/o biases, sparsemixer top-2 routing at inference, lm_head bias), written
+# from modeling_cohere.py, modeling_cohere2.py and modeling_phimoe.py.
+def rope_interleaved(x, theta):  # x: (T, n, hd); CohereRotaryEmbedding's repeat_interleave and rotate_half
+    T, _, hd = x.shape
+    f = np.outer(np.arange(T), 1.0 / theta ** (np.arange(0, hd, 2) / hd))
+    emb = np.repeat(f, 2, axis=-1)
+    rot = np.stack([-x[..., 1::2], x[..., ::2]], axis=-1).reshape(x.shape)
+    return x * np.cos(emb)[:, None, :] + rot * np.sin(emb)[:, None, :]
+
+
+def softmax_masked(g):
+    e = np.where(np.isfinite(g), np.exp(g - g[np.isfinite(g)].max()), 0.0)
+    return e / e.sum()
+
+
+def sparsemixer_top2(scores, eps):
+    """PhiMoE's sparsemixer at inference over the kept experts' router logits: the first expert the
+    arg max, weighted by the softmax of the logits within 2 eps (relative) of the max; the second the
+    arg max of the rest, weighted likewise. A dropped expert's logit at -infinity never passes the
+    threshold test ((max - s) / |s| is NaN) and gets softmax weight 0: routing over the kept experts."""
+    out = []
+    masked = scores.copy()
+    for _ in range(2):
+        thr = masked.max()
+        i = int(np.argmax(masked))
+        factor = np.maximum(np.abs(scores), thr)
+        g = np.where((thr - scores) / factor > 2 * eps, -np.inf, masked)
+        out.append((i, softmax_masked(g)[i]))
+        masked = masked.copy()
+        masked[i] = -np.inf
+    return out
+
+
+def forward_19j(cfg, W, layers, tokens):
+    mt, T = cfg["model_type"], len(tokens)
+    cohere = mt in ("cohere", "cohere2")
+    eps, theta = cfg["layer_norm_eps"] if cohere else cfg["rms_norm_eps"], cfg.get("rope_theta", 10000.0)
+    ln = lambda v, n: layernorm(v, W[n + ".weight"], W.get(n + ".bias", 0.0), eps)  # CohereLayerNorm: no bias
+    x = W["model.embed_tokens.weight"][tokens]
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    ii = np.arange(T)
+    for l, ly in enumerate(layers):
+        p = f"model.layers.{l}."
+        a, f, att = ly["attn"], ly["ffn"], 0.0
+        if a is not None:
+            hh = ln(x, p + "input_layernorm")
+            H, K, hd = a["H"], a["K"], a["hd"]
+            lin = lambda w, b: hh @ w.T + (b if b is not None else 0.0)
+            q, k, v = lin(a["q"], a["qb"]).reshape(T, H, hd), lin(a["k"], a["kb"]).reshape(T, K, hd), lin(a["v"], a["vb"]).reshape(T, K, hd)
+            if a["qn"] is not None:  # (heads, head_dim) weights: each head normalised over head_dim
+                q, k = layernorm(q, a["qn"], 0.0, eps), layernorm(k, a["kn"], 0.0, eps)
+            mask, rotary = causal, True
+            if mt == "cohere2":  # sliding layers: window and RoPE; global layers: neither
+                rotary = (l + 1) % cfg["sliding_window_pattern"] != 0
+                if rotary:
+                    mask = causal + np.where(ii[:, None] - ii[None, :] >= cfg["sliding_window"], -np.inf, 0.0)
+            if rotary:
+                q, k = (rope_interleaved(q, theta), rope_interleaved(k, theta)) if cohere else (rope(q, theta), rope(k, theta))
+            att = attend(q, k, v, mask, head_mask=a["head_mask"]) @ a["o"].T + W.get(p + "self_attn.o_proj.bias", 0.0)
+        if cohere:  # parallel: the MLP reads the same norm
+            y = 0.0
+            if f is not None:
+                hh = ln(x, p + "input_layernorm")
+                y = ((silu(hh @ f["gate"].T) * (hh @ f["up"].T)) * f["mask"]) @ f["down"].T
+            x = x + att + y
+            continue
+        x = x + att
+        if f is not None:  # phimoe: the experts after post_attention_layernorm, sparsemixer over the kept experts
+            hh = ln(x, p + "post_attention_layernorm")
+            kept = np.flatnonzero(f["expert_mask"] > 0)
+            logits = hh @ f["router"].T
+            y = np.zeros_like(x)
+            for t in range(T):
+                for j, wgt in sparsemixer_top2(logits[t, kept], cfg["router_jitter_noise"]):
+                    w1, w3, w2, m = f["experts"][kept[j]]
+                    y[t] += wgt * ((silu(hh[t] @ w1.T) * (hh[t] @ w3.T) * m) @ w2.T)
+            x = x + y
+    x = ln(x, "model.norm")
+    logits = x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T + W.get("lm_head.bias", 0.0)
+    return logits * cfg.get("logit_scale", 1.0) if cohere else logits
 
 
 # ---- Hybrid layers (issue 19i): families whose Mamba-2 / Gated DeltaNet mixers are kept whole or
@@ -1303,7 +1411,7 @@ def main():
     sel = select(ocfg, Wo, oshapes, criterion)
     if not same_selection(pj["layers"], sel):
         return 1
-    bad = check_tensors_own(Wo, We, sel, ocfg) if own else check_tensors(Wo, We, sel, ocfg)
+    bad = check_tensors_own(Wo, We, sel, ocfg) if own or ocfg["model_type"] == "phimoe" else check_tensors(Wo, We, sel, ocfg)
     if bad:
         print("FAIL: " + bad)
         return 1

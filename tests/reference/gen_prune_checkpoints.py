@@ -19,7 +19,9 @@ k_norm over the whole projection (olmo2 post-norms; olmoe qwen's MoE names; mini
 with the routing bias); OWN_CONFIGS: starcoder2, gpt_neox, falcon, opt, internlm2 and gpt2 (Conv1D) under their own
 tensor names (model_own). (Families are appended: the earlier ones keep their random draws.)
 main_fused() adds the fused-3-D-expert families with their own draws (seed 1919): gpt_oss (BF16),
-gpt_oss_mxfp4 (its experts in MXFP4) and granitemoe (F32), see FUSED_CONFIGS.
+gpt_oss_mxfp4 (its experts in MXFP4) and granitemoe (F32), see FUSED_CONFIGS. main_parallel() adds
+issue 19j's families, each with a generator seeded by its name: cohere, cohere2 and falcon7b (one
+norm shared by a parallel attention and MLP) and phimoe (LayerNorm, biases, sparsemixer MoE).
 
 Run: /usr/bin/python3 tests/reference/gen_prune_checkpoints.py   (deterministic: seed 19)
 """
@@ -753,6 +755,102 @@ def main_fused():
                             [(n, a, "F32" if n.endswith("_scales") else dt) for n, a, dt in t])
 
 
+# ---- Issue 19j: parallel blocks with one shared norm, and phimoe (a generator per family, seeded by its name) ----
+# cohere: CohereDecoderLayer (one input_layernorm, weight only, before the parallel attention and MLP; q_norm /
+# k_norm of shape (heads, head_dim) / (KV heads, head_dim) with use_qk_norm; logit_scale; tied); cohere2: the same
+# layer without q/k norms, sliding layers with RoPE and every sliding_window_pattern-th layer global without RoPE;
+# falcon7b: falcon-7b's FalconDecoderLayer (parallel_attn, one input_layernorm with bias, multi_query: one K and V
+# head, query_key_value = [q heads; k; v], no biases, tied); phimoe: PhimoeDecoderLayer (LayerNorm weight and bias,
+# q/k/v/o biases, mixtral's block_sparse_moe names with sparsemixer routing, lm_head with a bias, untied).
+PARALLEL_CONFIGS = {
+    "cohere": {"architectures": ["CohereForCausalLM"], "model_type": "cohere", "hidden_size": 32, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "intermediate_size": 48, "num_hidden_layers": 3, "vocab_size": 41,
+               "layer_norm_eps": 1e-5, "use_qk_norm": True, "logit_scale": 0.5, "rope_theta": 10000.0,
+               "attention_bias": False, "hidden_act": "silu", "max_position_embeddings": 128,
+               "tie_word_embeddings": True, "torch_dtype": "float32"},
+    "cohere2": {"architectures": ["Cohere2ForCausalLM"], "model_type": "cohere2", "hidden_size": 32, "num_attention_heads": 4,
+                "num_key_value_heads": 2, "intermediate_size": 48, "num_hidden_layers": 4, "vocab_size": 37,
+                "layer_norm_eps": 1e-5, "logit_scale": 0.25, "rope_theta": 10000.0, "sliding_window": 4,
+                "sliding_window_pattern": 2, "attention_bias": False, "hidden_act": "silu", "max_position_embeddings": 128,
+                "tie_word_embeddings": True, "torch_dtype": "float32"},
+    "falcon7b": {"architectures": ["FalconForCausalLM"], "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4,
+                 "new_decoder_architecture": False, "parallel_attn": True, "multi_query": True, "bias": False,
+                 "alibi": False, "num_hidden_layers": 3, "vocab_size": 43, "layer_norm_epsilon": 1e-5, "rope_theta": 10000.0,
+                 "max_position_embeddings": 128, "tie_word_embeddings": True, "torch_dtype": "float32"},
+    "phimoe": {"architectures": ["PhimoeForCausalLM"], "model_type": "phimoe", "hidden_size": 32, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "intermediate_size": 16, "num_local_experts": 4, "num_experts_per_tok": 2,
+               "num_hidden_layers": 2, "vocab_size": 31, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "rope_scaling": None,
+               "attention_bias": True, "lm_head_bias": True, "router_jitter_noise": 0.01, "input_jitter_noise": 0.0,
+               "sliding_window": None, "hidden_act": "silu", "max_position_embeddings": 128,
+               "tie_word_embeddings": False, "torch_dtype": "float32"},
+}
+
+
+def parallel_model(cfg, rng):
+    """(name, float32 array) of an issue-19j family's checkpoint."""
+    mt, d, H, V, L = cfg["model_type"], cfg["hidden_size"], cfg["num_attention_heads"], cfg["vocab_size"], cfg["num_hidden_layers"]
+    hd = d // H
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(*n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    def bias(n):
+        return (0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    if mt == "falcon":  # multi_query: [H query heads; 1 key; 1 value] rows; ffn_hidden_size 4 d
+        F = 4 * d
+        t = [("transformer.word_embeddings.weight", w(V, d, s=1.0))]
+        for l in range(L):
+            p = f"transformer.h.{l}."
+            t += [(p + "input_layernorm.weight", norm(d)), (p + "input_layernorm.bias", bias(d)),
+                  (p + "self_attention.query_key_value.weight", w((H + 2) * hd, d)),
+                  (p + "self_attention.dense.weight", w(d, H * hd)),
+                  (p + "mlp.dense_h_to_4h.weight", w(F, d)), (p + "mlp.dense_4h_to_h.weight", w(d, F))]
+        return t + [("transformer.ln_f.weight", norm(d)), ("transformer.ln_f.bias", bias(d))]
+    K, F = cfg["num_key_value_heads"], cfg["intermediate_size"]
+    t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+    for l in range(L):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", norm(d))]
+        if mt == "phimoe":
+            t += [(p + "input_layernorm.bias", bias(d))]
+        for m, n in (("q", H * hd), ("k", K * hd), ("v", K * hd)):
+            t += [(p + f"self_attn.{m}_proj.weight", w(n, d))]
+            if cfg.get("attention_bias"):
+                t += [(p + f"self_attn.{m}_proj.bias", w(n, s=0.3))]
+        t += [(p + "self_attn.o_proj.weight", w(d, H * hd))]
+        if cfg.get("attention_bias"):
+            t += [(p + "self_attn.o_proj.bias", w(d, s=0.3))]
+        if cfg.get("use_qk_norm"):  # CohereLayerNorm((heads, head_dim)): one weight row per head
+            t += [(p + "self_attn.q_norm.weight", norm(H, hd)), (p + "self_attn.k_norm.weight", norm(K, hd))]
+        if mt == "phimoe":
+            E = cfg["num_local_experts"]
+            t += [(p + "post_attention_layernorm.weight", norm(d)), (p + "post_attention_layernorm.bias", bias(d)),
+                  (p + "block_sparse_moe.gate.weight", w(E, d, s=1.0))]
+            for e in range(E):
+                x = p + f"block_sparse_moe.experts.{e}."
+                t += [(x + "w1.weight", w(F, d)), (x + "w2.weight", w(d, F)), (x + "w3.weight", w(F, d))]
+        else:
+            t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)), (p + "mlp.down_proj.weight", w(d, F))]
+    t += [("model.norm.weight", norm(d))]
+    if mt == "phimoe":
+        t += [("model.norm.bias", bias(d)), ("lm_head.weight", w(V, d)), ("lm_head.bias", bias(V))]
+    return t
+
+
+def main_parallel():
+    for name, cfg in PARALLEL_CONFIGS.items():
+        d = family_dir(name, cfg)
+        t = parallel_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
 if __name__ == "__main__":
     main()
     main_fused()
+    main_parallel()

@@ -155,6 +155,25 @@ CASES += [
     ("granitemoe_nsc_spectral_weights", "granitemoe", "nsc",
      ["--params", "18000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
 ]
+# issue 19j: one norm shared by a parallel attention and MLP, kept while either sublayer is (cohere: q_norm /
+# k_norm rows with the kept query heads, KV heads kept; cohere2: KV heads pooled, sliding and NoPE layers;
+# falcon-7b: multi_query, nsc format or --uniform), and phimoe (LayerNorm and biases, sparsemixer experts)
+CASES += [
+    ("cohere_per_layer_heads", "cohere", "per-layer", ["--params", "16000", "--kv-heads-min", "2", "--head-step", "1"]),
+    ("cohere_per_layer_attn_noop", "cohere", "per-layer", ["--params", "12000", "--kv-bytes", "30000", "--kv-heads-min", "2", "--head-step", "1"]),
+    ("cohere_per_layer_spectral_weights", "cohere", "per-layer",
+     ["--params", "14000", "--kv-heads-min", "2", "--head-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("cohere2_per_layer_kv", "cohere2", "per-layer", ["--params", "22000", "--kv-bytes", "20000", "--head-step", "1"]),
+    ("cohere2_per_layer_noop", "cohere2", "per-layer", ["--params", "12000", "--head-step", "1"]),
+    ("cohere2_per_layer_layer_removed", "cohere2", "per-layer", ["--params", "9000", "--head-step", "1"]),  # layer 3: both, and its norm
+    ("falcon7b_nsc", "falcon7b", "nsc", ["--params", "24000"]),
+    ("falcon7b_nsc_spectral_weights", "falcon7b", "nsc", ["--params", "20000", "--criterion", "spectral", "--score", "weights"]),
+    ("falcon7b_uniform_depth", "falcon7b", None, ["--uniform", "--params", "20000", "--min-ffn", "64"]),
+    ("phimoe_per_layer_experts", "phimoe", "per-layer", ["--params", "15000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4"]),
+    ("phimoe_per_layer_kv_spectral_weights", "phimoe", "per-layer",
+     ["--params", "16000", "--kv-bytes", "20000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4",
+      "--criterion", "spectral", "--score", "weights"]),
+]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
 

@@ -1075,6 +1075,9 @@ struct per_layer_overrides {
               bad(w, "entries must be \"attention\" or \"mlp\"", sk);
             }
           }
+          // A layer left with neither sublayer keeps no norm: the norm a parallel block's two
+          // sublayers share (cohere's one LayerNorm; norms_per_sublayer 0) goes with the second.
+          if (b.attention.kind == attention_kind::none && b.ffn.kind == ffn_kind::none) b.n_norms = 0;
         } else {
           bad(w, "is not a supported per_layer_config override (num_attention_heads, num_key_value_heads, head_dim, "
                  "intermediate_size, skip" +

@@ -72,6 +72,11 @@ inline std::string json_excerpt_or_null(const nlohmann::json& input) {
   return input.contains("model_type") ? io::json_excerpt(input["model_type"]) : "null";
 }
 
+/// Why a parallel block with one shared norm (search::prune_shared_norms) has no DeciLM form.
+inline constexpr const char* decilm_shared_norm_text =
+    "one norm shared by a parallel attention and MLP (cohere, cohere2, falcon parallel_attn), which DeciLM's "
+    "sequential blocks (attention, then the FFN, each after its own norm) cannot express";
+
 /// The attention structure DeciLM's block_configs have no field for (what it is, for a message),
 /// or nullptr: the one list behind prune_emit_config's decilm refusal and prune_engine_refusal.
 inline const char* decilm_missing_attention(const attention_spec& a) {
@@ -139,6 +144,17 @@ inline nlohmann::json prune_emit_config(const nlohmann::json& input, const searc
     return with_nsc_extensions(std::move(cfg), kept);
   }
   case search::prune_format::decilm: {
+    for (std::size_t i = 0; i < space.layers.size(); ++i) // a parallel block's one norm (the model's layer)
+      if (space.layers[i].shared_norms > 0) {
+        const detail::hf::family* fam = input.contains("model_type") && input["model_type"].is_string()
+                                            ? detail::hf::find_family(input["model_type"].get<std::string>())
+                                            : nullptr;
+        throw_invalid_argument(fn,
+                               "layer " + std::to_string(i) + ": the decilm format cannot express " +
+                                   decilm_shared_norm_text + "; use --emit-format " +
+                                   (fam && fam->per_layer_config ? "per-layer or nsc" : "nsc") + " (or --uniform)",
+                               std::string(input.value("model_type", "")));
+      }
     for (const block_spec& b : pruned.blocks) { // structure DeciLM's block_configs have no field for
       if (const char* what = decilm_missing_attention(b.attention))
         throw_invalid_argument(fn,
@@ -262,6 +278,7 @@ inline std::string prune_engine_refusal(const transformer_spec& spec_in, search:
     const attention_spec& a = b.attention;
     const ffn_spec& f = b.ffn;
     const std::string at = "layer " + std::to_string(i) + ": ";
+    if (search::prune_shared_norms(b) > 0) return at + std::string(decilm_shared_norm_text);
     if (b.norm != norm_kind::rmsnorm) return at + "LayerNorm blocks (DeciLM's are RMSNorm)";
     if (a.kind == attention_kind::latent)
       return at + "multi-head latent attention (MLA), which DeciLM's layers do not have (they are Llama attention)";

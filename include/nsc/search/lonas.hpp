@@ -272,14 +272,15 @@ inline lonas_space lonas_space_from_spec(const transformer_spec& spec,
   out.ranks = s.ranks;
   out.widths = lonas_widths_for(base.ffn.d_ff, s.width_eighths);
   out.adapter_rank = s.adapter_rank;
-  for (const prune_attention_option& a : l.attention)
-    for (const prune_ffn_option& f : l.ffn) {
+  for (std::size_t ai = 0; ai < l.attention.size(); ++ai)
+    for (std::size_t fi = 0; fi < l.ffn.size(); ++fi) {
+      const prune_cost_vector c = prune_pair_cost(l, ai, fi);
       lonas_space_option o;
-      o.rank = a.lora_rank;
-      o.width = f.width;
-      o.nsc = a.nsc + f.nsc;
-      o.params = a.cost[std::size_t(prune_cost::params)] + f.cost[std::size_t(prune_cost::params)];
-      o.macs = (a.cost[std::size_t(prune_cost::prefill_flops)] + f.cost[std::size_t(prune_cost::prefill_flops)]) / 2;
+      o.rank = l.attention[ai].lora_rank;
+      o.width = l.ffn[fi].width;
+      o.nsc = l.attention[ai].nsc + l.ffn[fi].nsc;
+      o.params = c[std::size_t(prune_cost::params)];
+      o.macs = c[std::size_t(prune_cost::prefill_flops)] / 2;
       out.options.push_back(o);
     }
   out.fixed_params = g.fixed[std::size_t(prune_cost::params)] - lonas_uncounted_params(spec, s);

@@ -55,7 +55,12 @@
 ///  * The attention and FFN sublayers of a layer are separate knapsack groups: every cost and
 ///    the score of a block are sums over its weights and norms, so block(a, f) costs exactly
 ///    block(a, none) + block(none, f) (integers) and scores their sum. Layers with the same block
-///    give identical groups (solve_mmck's doubling path).
+///    give identical groups (solve_mmck's doubling path). Except where a norm is shared by both
+///    sublayers (prune_shared_norms: the one LayerNorm of a parallel block, cohere / cohere2 /
+///    falcon-7b): it exists while either sublayer is kept, which no two additive groups price
+///    (c(a, f) + c(none, none) = c(a, none) + c(none, f) would need a norm of cost 0), so such a
+///    layer is one group of its (attention, FFN) pairs (prune_joint_pairs, prune_pair_cost; at
+///    most prune_max_joint_options), as is every layer under attention_needs_ffn.
 ///  * Costs (per option, from the code `nsc score` uses): params total / non-embedding /
 ///    active (nsc::count), prefill FLOPs of one sequence of T = workload.seq_len tokens
 ///    (2 x deploy's prefill MACs; flops per token = that / T), KV-cache bytes at the workload
@@ -207,6 +212,11 @@ constexpr std::string_view to_string(prune_cost c) noexcept {
 /// would take seconds or gigabytes to build; a larger space is refused with its size.
 inline constexpr double prune_max_sublayer_options = 65536;
 
+/// The most (attention, FFN) pairs of a layer that is one knapsack group (prune_joint_pairs: a
+/// norm shared by both sublayers, or attention_needs_ffn): 2^20, e.g. 64 attention x 16384 FFN
+/// options; Command R7B's per-layer space has 35 x 52.
+inline constexpr double prune_max_joint_options = 1048576;
+
 /// One value per prune_cost.
 using prune_cost_vector = std::array<std::int64_t, prune_cost_count>;
 
@@ -273,6 +283,10 @@ struct prune_attention_option {
   std::int64_t lora_rank = 0;           ///< q/k/v LoRA rank set (0: the model's adapters kept)
   double nsc = 0;
   prune_cost_vector cost{};
+  /// The costs when the layer keeps an FFN too: equal to cost, except in a layer with a norm
+  /// shared by its parallel attention and FFN (prune_layer_space::shared_norms), where the kept
+  /// FFN's option carries that norm and this is cost without it.
+  prune_cost_vector cost_beside_ffn{};
 };
 
 /// One FFN option of a layer.
@@ -290,6 +304,12 @@ struct prune_layer_space {
   std::int64_t norms_per_sublayer = 0;
   std::vector<prune_attention_option> attention; ///< first: the model's own
   std::vector<prune_ffn_option> ffn;             ///< first: the model's own
+  /// Norms shared by the layer's attention and FFN (prune_shared_norms: the one LayerNorm of a
+  /// parallel block, cohere / cohere2 / falcon parallel_attn with num_ln_in_parallel_attn 1):
+  /// present while either sublayer is kept, removed with the second. Priced in every FFN option
+  /// (cost) and in the attention options alone (prune_attention_option::cost, not
+  /// cost_beside_ffn); prune_pair_cost adds a pair up.
+  std::int64_t shared_norms = 0;
 };
 
 /// A pruning space: per layer attention and FFN options, plus the fixed part.
@@ -434,9 +454,30 @@ inline bool prune_tp_ok(std::int64_t h, std::int64_t k, std::int64_t tp) {
   return h % tp == 0 && (k % tp == 0 || tp % k == 0);
 }
 
+/// Whether layer l is one knapsack group of (attention, FFN) pairs (search::prune_joint_pairs):
+/// attention_needs_ffn, or a shared norm where a kept attention may meet a removed FFN.
+inline bool prune_layer_joint(const prune_layer_space& l, const prune_space_settings& s) {
+  if (s.attention_needs_ffn) return true;
+  if (l.shared_norms == 0) return false;
+  bool ffn_none = false, attention_kept = false;
+  for (const auto& o : l.ffn) ffn_none = ffn_none || o.none;
+  for (const auto& o : l.attention) attention_kept = attention_kept || !o.none;
+  return ffn_none && attention_kept;
+}
+
 } // namespace detail
 
-/// The block of layer l for choice c (kept sublayers' norms only).
+/// The norms of block b shared by its attention and FFN: n_norms % 2 when b has both (a
+/// parallel block whose one LayerNorm feeds both sublayers: cohere, cohere2, falcon with
+/// parallel_attn and num_ln_in_parallel_attn 1), else 0. The other norms belong to the
+/// sublayers, (n_norms - shared) / 2 each (nsc/model/serving.hpp's sublayer_block gives the
+/// shared one to the FFN, as the space prices it).
+inline std::int64_t prune_shared_norms(const block_spec& b) {
+  return b.attention.kind != attention_kind::none && b.ffn.kind != ffn_kind::none ? b.n_norms % 2 : 0;
+}
+
+/// The block of layer l for choice c (kept sublayers' norms only; the shared norms while either
+/// sublayer is kept).
 inline block_spec prune_block(const prune_layer_space& l, const prune_layer_choice& c) {
   block_spec b = l.base;
   std::int64_t present = 0;
@@ -462,7 +503,7 @@ inline block_spec prune_block(const prune_layer_space& l, const prune_layer_choi
       if (b.ffn.n_experts > 0 && c.experts > 0) b.ffn.n_experts = c.experts;
     }
   }
-  b.n_norms = l.norms_per_sublayer * present;
+  b.n_norms = l.norms_per_sublayer * present + (present > 0 ? l.shared_norms : 0);
   return b;
 }
 
@@ -480,6 +521,20 @@ inline prune_layer_choice prune_choice(const prune_layer_space& l, std::size_t a
   c.experts = f.experts;
   c.attention_option = ai;
   c.ffn_option = fi;
+  return c;
+}
+
+/// Every cost of layer l keeping attention option ai and FFN option fi: the two options' costs
+/// added, the attention's without the shared norms when a kept FFN carries them
+/// (prune_attention_option::cost_beside_ffn). Exact: equal to the costs of prune_block(l, that
+/// choice) as prune_totals counts them (serve() splits the block the same way).
+inline prune_cost_vector prune_pair_cost(const prune_layer_space& l, std::size_t ai, std::size_t fi) {
+  const prune_attention_option& a = l.attention.at(ai);
+  const prune_ffn_option& f = l.ffn.at(fi);
+  const prune_cost_vector& ac = !a.none && !f.none ? a.cost_beside_ffn : a.cost;
+  prune_cost_vector c{};
+  for (std::size_t k = 0; k < prune_cost_count; ++k)
+    c[k] = nsc::detail::checked_add(ac[k], f.cost[k], "nsc::search::prune_pair_cost", "a layer's cost");
   return c;
 }
 
@@ -579,7 +634,8 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
     l.base = base;
     const std::int64_t present =
         std::int64_t(base.attention.kind != attention_kind::none) + std::int64_t(base.ffn.kind != ffn_kind::none);
-    l.norms_per_sublayer = present > 0 ? base.n_norms / present : 0;
+    l.shared_norms = prune_shared_norms(base);
+    l.norms_per_sublayer = present > 0 ? (base.n_norms - l.shared_norms) / present : 0;
     // Attention options.
     if (base.attention.kind != attention_kind::none) {
       const attention_spec& a = base.attention;
@@ -634,6 +690,13 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
           c.lora_rank = r;
           c.ffn_none = true;
           detail::prune_block_costs(out.spec, prune_block(l, c), s, cache, o.nsc, o.cost);
+          o.cost_beside_ffn = o.cost;
+          if (l.shared_norms > 0) { // the same attention without the norm a kept FFN carries
+            block_spec b = prune_block(l, c);
+            b.n_norms -= l.shared_norms;
+            double unscored = 0; // norms are not scored: the same NSC
+            detail::prune_block_costs(out.spec, b, s, cache, unscored, o.cost_beside_ffn);
+          }
           l.attention.push_back(o);
         }
     }
@@ -716,6 +779,13 @@ inline prune_space make_prune_space(const transformer_spec& spec_in, const prune
       o.none = true;
       l.ffn.push_back(o);
     }
+    if (detail::prune_layer_joint(l, s) && double(l.attention.size()) * double(l.ffn.size()) > prune_max_joint_options)
+      throw_invalid_argument(prune_fn,
+                             "layer " + std::to_string(i) +
+                                 " is one knapsack group of (attention, FFN) pairs (" +
+                                 (l.shared_norms > 0 ? "a norm shared by both sublayers" : "no attention without its FFN") +
+                                 ") and would have more than 2^20 of them (raise ffn_multiple or head_step)",
+                             double(l.attention.size()) * double(l.ffn.size()));
     out.layers.push_back(std::move(l));
   }
   out.distinct_layers = keys.size();
@@ -862,15 +932,55 @@ struct prune_search_result {
   std::uint64_t uniform_models = 0;    ///< search_prune_uniform: models enumerated (0: the knapsack ran)
 };
 
-/// The knapsack groups of a space over costs `dims`: group 2i = layer i's attention, 2i + 1 its FFN.
-inline mmck_groups<double> prune_groups(const prune_space& space, const std::vector<prune_cost>& dims) {
+/// Per layer of the space, the (attention option, FFN option) pairs it offers when the layer is
+/// ONE knapsack group, or an empty list when its attention and FFN are two groups (the usual
+/// case: every cost of a block is the sum of its sublayers'). A layer is one group when
+///  * attention_needs_ffn (llama.cpp): the pairs are every attention option with every kept FFN,
+///    plus both removed;
+///  * it has a norm shared by both sublayers (prune_layer_space::shared_norms) and both may be
+///    removed: a pair costs A0(a) + F(f) with both kept, A1(a) = A0(a) + the norm with the FFN
+///    removed, F(f) with the attention removed, 0 with neither (prune_pair_cost). No two
+///    independent groups price these four exactly: additive costs would need c(a, f) + c(none,
+///    none) = c(a, none) + c(none, f), i.e. a norm of cost 0. Every pair is listed (the product
+///    of the two option counts, refused by make_prune_space beyond prune_max_joint_options).
+/// Where the FFN cannot be removed (format nsc, no_op false) the shared norm is always there and
+/// the layer stays two groups, its attention priced at cost_beside_ffn.
+inline std::vector<std::vector<std::pair<std::size_t, std::size_t>>> prune_joint_pairs(const prune_space& space) {
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs(space.layers.size());
+  for (std::size_t i = 0; i < space.layers.size(); ++i) {
+    const prune_layer_space& l = space.layers[i];
+    if (!detail::prune_layer_joint(l, space.settings)) continue;
+    for (std::size_t ai = 0; ai < l.attention.size(); ++ai)
+      for (std::size_t fi = 0; fi < l.ffn.size(); ++fi)
+        if (!space.settings.attention_needs_ffn || !l.ffn[fi].none || l.attention[ai].none) pairs[i].push_back({ai, fi});
+  }
+  return pairs;
+}
+
+/// The knapsack groups of a space over costs `dims`, layer by layer: a layer with joint pairs
+/// (prune_joint_pairs) is one group of them, any other two groups, its attention options (at
+/// cost_beside_ffn) and its FFN options.
+inline mmck_groups<double> prune_groups(const prune_space& space, const std::vector<prune_cost>& dims,
+                                        const std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& pairs) {
   mmck_groups<double> g;
   g.reserve(2 * space.layers.size());
-  for (const prune_layer_space& l : space.layers) {
+  for (std::size_t i = 0; i < space.layers.size(); ++i) {
+    const prune_layer_space& l = space.layers[i];
+    if (!pairs.at(i).empty()) {
+      std::vector<mmck_option<double>> joint;
+      for (const auto& [ai, fi] : pairs[i]) {
+        const prune_cost_vector pc = prune_pair_cost(l, ai, fi);
+        mmck_option<double> x{l.attention[ai].nsc + l.ffn[fi].nsc, {}};
+        for (prune_cost c : dims) x.cost.push_back(pc[std::size_t(c)]);
+        joint.push_back(std::move(x));
+      }
+      g.push_back(std::move(joint));
+      continue;
+    }
     std::vector<mmck_option<double>> a, f;
     for (const auto& o : l.attention) {
       mmck_option<double> x{o.nsc, {}};
-      for (prune_cost c : dims) x.cost.push_back(o.cost[std::size_t(c)]);
+      for (prune_cost c : dims) x.cost.push_back(o.cost_beside_ffn[std::size_t(c)]);
       a.push_back(std::move(x));
     }
     for (const auto& o : l.ffn) {
@@ -884,6 +994,29 @@ inline mmck_groups<double> prune_groups(const prune_space& space, const std::vec
   return g;
 }
 
+/// The knapsack groups of a space over costs `dims` (prune_groups with prune_joint_pairs).
+inline mmck_groups<double> prune_groups(const prune_space& space, const std::vector<prune_cost>& dims) {
+  return prune_groups(space, dims, prune_joint_pairs(space));
+}
+
+/// A knapsack selection of prune_groups (one entry per group) as 2 entries per layer
+/// (attention option, FFN option).
+inline std::vector<std::size_t> prune_group_selection(
+    const std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& pairs, const std::vector<std::size_t>& choice) {
+  std::vector<std::size_t> sel;
+  std::size_t g = 0;
+  for (const auto& p : pairs) {
+    if (p.empty()) {
+      sel.push_back(choice.at(g++));
+      sel.push_back(choice.at(g++));
+    } else {
+      sel.push_back(p.at(choice.at(g)).first);
+      sel.push_back(p[choice[g++]].second);
+    }
+  }
+  return sel;
+}
+
 /// The candidate of a knapsack selection (2 entries per layer), totals the option sums (exact
 /// integers for the costs; NSC the sum of option scores, dp_value).
 inline prune_candidate prune_sum_candidate(const prune_space& space, const std::vector<std::size_t>& sel) {
@@ -894,12 +1027,10 @@ inline prune_candidate prune_sum_candidate(const prune_space& space, const std::
   for (std::size_t i = 0; i < space.layers.size(); ++i) {
     const prune_layer_space& l = space.layers[i];
     c.layers.push_back(prune_choice(l, sel.at(2 * i), sel.at(2 * i + 1)));
-    const prune_attention_option& a = l.attention[sel[2 * i]];
-    const prune_ffn_option& f = l.ffn[sel[2 * i + 1]];
-    c.dp_value += a.nsc + f.nsc;
+    c.dp_value += l.attention[sel[2 * i]].nsc + l.ffn[sel[2 * i + 1]].nsc;
+    const prune_cost_vector pc = prune_pair_cost(l, sel[2 * i], sel[2 * i + 1]);
     for (std::size_t k = 0; k < prune_cost_count; ++k)
-      c.totals.cost[k] = nsc::detail::checked_add(c.totals.cost[k], nsc::detail::checked_add(a.cost[k], f.cost[k], fn, "cost"),
-                                                  fn, "total cost");
+      c.totals.cost[k] = nsc::detail::checked_add(c.totals.cost[k], pc[k], fn, "total cost");
   }
   c.totals.nsc = c.dp_value;
   c.totals.flops_per_token = double(c.totals.cost[std::size_t(prune_cost::prefill_flops)]) / double(space.settings.load.seq_len);
@@ -936,16 +1067,9 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
   }
   prune_search_result out;
   psi_cache cache; // one memo for every candidate re-scored below
-  // attention_needs_ffn: a layer's allowed (attention, FFN) pairs are every attention option with
-  // every kept FFN, plus both removed; the layer is then one knapsack group of those pairs.
-  const bool joint = space.settings.attention_needs_ffn;
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs(joint ? space.layers.size() : 0);
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const prune_layer_space& l = space.layers[i];
-    for (std::size_t ai = 0; ai < l.attention.size(); ++ai)
-      for (std::size_t fi = 0; fi < l.ffn.size(); ++fi)
-        if (!l.ffn[fi].none || l.attention[ai].none) pairs[i].push_back({ai, fi});
-  }
+  // A layer is one knapsack group of its allowed (attention, FFN) pairs where its sublayers'
+  // costs do not add up independently (prune_joint_pairs), two groups otherwise.
+  const std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs = prune_joint_pairs(space);
   // Smallest and largest reachable value of every cost, one at a time (sublayers independent,
   // or the allowed pairs).
   prune_cost_vector largest = space.fixed;
@@ -955,14 +1079,14 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     for (std::size_t k = 0; k < prune_cost_count; ++k) {
       using nsc::detail::checked_add;
       std::int64_t lo = INT64_MAX, hi = 0;
-      if (joint) {
+      if (!pairs[i].empty()) {
         for (const auto& [ai, fi] : pairs[i]) {
-          const std::int64_t c = checked_add(l.attention[ai].cost[k], l.ffn[fi].cost[k], fn, "cost");
+          const std::int64_t c = prune_pair_cost(l, ai, fi)[k];
           lo = std::min(lo, c), hi = std::max(hi, c);
         }
       } else {
         std::int64_t amin = INT64_MAX, amax = 0, fmin = INT64_MAX, fmax = 0;
-        for (const auto& o : l.attention) amin = std::min(amin, o.cost[k]), amax = std::max(amax, o.cost[k]);
+        for (const auto& o : l.attention) amin = std::min(amin, o.cost_beside_ffn[k]), amax = std::max(amax, o.cost_beside_ffn[k]);
         for (const auto& o : l.ffn) fmin = std::min(fmin, o.cost[k]), fmax = std::max(fmax, o.cost[k]);
         lo = checked_add(amin, fmin, fn, "cost");
         hi = checked_add(amax, fmax, fn, "cost");
@@ -972,15 +1096,7 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     }
   }
   // A selection of the knapsack (one entry per group) as 2 entries per layer.
-  auto sublayers = [&](const std::vector<std::size_t>& ch) {
-    if (!joint) return ch;
-    std::vector<std::size_t> sel;
-    for (std::size_t i = 0; i < ch.size(); ++i) {
-      sel.push_back(pairs[i].at(ch[i]).first);
-      sel.push_back(pairs[i][ch[i]].second);
-    }
-    return sel;
-  };
+  auto sublayers = [&](const std::vector<std::size_t>& ch) { return prune_group_selection(pairs, ch); };
   {
     std::vector<std::size_t> sel;
     bool own = true; // the model's own options are first (not so when a width filter dropped them)
@@ -1004,21 +1120,7 @@ inline prune_search_result search_prune(const prune_space& space, const prune_se
     }
   }
   if (!out.shortfalls.empty()) return out;
-  mmck_groups<double> groups;
-  if (joint) {
-    for (std::size_t i = 0; i < space.layers.size(); ++i) {
-      const prune_layer_space& l = space.layers[i];
-      std::vector<mmck_option<double>> g;
-      for (const auto& [ai, fi] : pairs[i]) {
-        mmck_option<double> x{l.attention[ai].nsc + l.ffn[fi].nsc, {}};
-        for (prune_cost c : dims) x.cost.push_back(l.attention[ai].cost[std::size_t(c)] + l.ffn[fi].cost[std::size_t(c)]);
-        g.push_back(std::move(x));
-      }
-      groups.push_back(std::move(g));
-    }
-  } else {
-    groups = prune_groups(space, dims);
-  }
+  const mmck_groups<double> groups = prune_groups(space, dims, pairs);
   out.groups = groups.size();
   mmck_settings ms = s.mmck;
   ms.single_budget = !s.front; // one query: the Lagrangian-bounded path
@@ -1195,9 +1297,9 @@ inline prune_search_result search_prune_uniform(const prune_space& space, const 
           const std::size_t fi = ffn[i][kinds[i] == fkind::moe ? im : kinds[i] == fkind::dense ? id : 0];
           v += l.attention[ai].nsc + l.ffn[fi].nsc;
           bool fits = true;
+          const prune_cost_vector pc = prune_pair_cost(l, ai, fi);
           for (std::size_t k = 0; k < prune_cost_count; ++k) {
-            c[k] = nsc::detail::checked_add(c[k], nsc::detail::checked_add(l.attention[ai].cost[k], l.ffn[fi].cost[k], fn, "cost"),
-                                            fn, "total cost");
+            c[k] = nsc::detail::checked_add(c[k], pc[k], fn, "total cost");
             fits = fits && c[k] <= limit[k];
           }
           if (i + 1 < dmin) continue;
