@@ -8,7 +8,7 @@
 
 #include <nsc/detail/checked.hpp>
 #include <nsc/error_handling.hpp>
-#include <nsc/search/multiple_choice_knapsack.hpp>
+#include <nsc/search/knapsack/dense_1d.hpp>
 #include <nsc/search/pareto.hpp>
 
 #include <algorithm>
