@@ -1627,5 +1627,202 @@ def main_fused(orig, out, ocfg, ecfg, tol, ntok):
     return verdict(err, moved, tol)
 
 
+# ---- issue 19l: MoE layouts with their own routing, written from transformers' modeling files (own
+# selection, tensor check and forward pass; helpers above: top, psi_rows, greedy_channels, keep_heads, attend).
+# hunyuan_v1_moe (modeling_hunyuan_v1_moe.py): per-head query_layernorm / key_layernorm before RoPE, q/k/v/o
+# biases; HunYuanMoE = shared_mlp(h) + sum over the top-k of softmax(wg h) of (p_e / sum of the chosen p) expert_e(h)
+# (topkgating's renormalised combine weights; its token capacity, which drops tokens of an over-full expert, is
+# not modelled: inference engines route every token); ernie4_5_moe (modeling_ernie4_5_moe.py): interleaved RoPE,
+# use_bias on every Linear (lm_head.bias); Ernie4_5_MoeSparseMoeBlock = shared_experts(h) + sum over the top-k of
+# softmax(gate h) + e_score_correction_bias of p_e / max(sum of the chosen p, moe_norm_min) expert_e(h); dense
+# layers outside moe_layer_start_index .. moe_layer_end_index (every moe_layer_interval). Dropped experts: their
+# router logits at -infinity (the pruned router has no row for them).
+MOE19L = {"hunyuan_v1_moe": dict(router="mlp.gate.wg.weight", rbias=None, shared="mlp.shared_mlp.",
+                                 qk=("self_attn.query_layernorm.weight", "self_attn.key_layernorm.weight")),
+          "ernie4_5_moe": dict(router="mlp.gate.weight", rbias="mlp.moe_statics.e_score_correction_bias",
+                               shared="mlp.shared_experts.", qk=None)}
+
+
+def moe19l_is_moe(cfg, l):
+    if cfg["model_type"] == "ernie4_5_moe":
+        end = cfg["moe_layer_end_index"] if cfg["moe_layer_end_index"] >= 0 else cfg["num_hidden_layers"] - 1
+        return cfg["moe_layer_start_index"] <= l <= end and (l + 1) % cfg["moe_layer_interval"] == 0
+    return True
+
+
+def moe19l_shapes(cfg):
+    """Per layer dict(moe, w, e) of a config (nsc's intermediate_sizes / expert_counts override the widths / counts)."""
+    mt, out = cfg["model_type"], []
+    for l in range(cfg["num_hidden_layers"]):
+        moe = moe19l_is_moe(cfg, l)
+        E = (cfg["moe_num_experts"] if mt == "ernie4_5_moe" else cfg["num_experts"]) if moe else 0
+        w = cfg["moe_intermediate_size"] if moe and mt == "ernie4_5_moe" else cfg["intermediate_size"]
+        if "intermediate_sizes" in cfg:
+            w = cfg["intermediate_sizes"][l]
+        if "expert_counts" in cfg and moe:
+            E = cfg["expert_counts"][l]
+        out.append({"moe": moe, "w": w, "e": E})
+    return out
+
+
+def moe19l_mlp(W, p):
+    """gate, up, down weights and biases (None when absent) of the MLP under prefix p."""
+    g = lambda n: W.get(p + n)
+    return [g(n) for n in ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias",
+                           "down_proj.bias")]
+
+
+def moe19l_select(cfg, W, emitted, criterion):
+    """The documented criterion from the original weights: experts by ||gate||_F ||up||_F ||down||_F (spectral:
+    the largest sum of psi_W of the kept sub-matrices), channels by ||gate_c|| ||up_c|| ||down_c|| (spectral: the
+    greedy psi_W order); every head kept (the nsc format)."""
+    spectral, sel = criterion == "spectral", []
+    _own_cache(W)
+    H, K = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    for l, (o, s) in enumerate(zip(moe19l_shapes(cfg), emitted)):
+        p = f"model.layers.{l}."
+        w, F = s["w"], o["w"]
+
+        def mats(q):  # gate rows, up rows, down columns
+            g, u, dn = moe19l_mlp(W, q)[:3]
+            return [g, u, dn.T]
+
+        def chans(q, key):
+            if w >= F:
+                return list(range(F))
+            if spectral:
+                return sorted(greedy_channels(mats(q), w, key))
+            return top(list(np.prod([np.linalg.norm(M, axis=1) for M in mats(q)], axis=0)), w)
+        layer = {"attention": {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}}
+        if o["moe"]:
+            xp = lambda e: p + f"mlp.experts.{e}."
+            if spectral:
+                val = [sum(psi_rows(M[chans(xp(e), (id(W), l, "ffn", e))]) for M in mats(xp(e))) for e in range(o["e"])]
+            else:
+                val = [np.prod([np.linalg.norm(M) for M in mats(xp(e))]) for e in range(o["e"])]
+            ex = top(val, s["e"])
+            layer["ffn"] = {"experts": ex, "expert_channels": [chans(xp(e), (id(W), l, "ffn", e)) for e in ex]}
+        else:
+            layer["ffn"] = {"channels": chans(p + "mlp.", (id(W), l, "ffn", None))}
+        sel.append(layer)
+    return sel
+
+
+def moe19l_expected(cfg, W, sel):
+    """Every emitted tensor from the original's (experts renumbered with their router rows / bias columns)."""
+    L, exp = MOE19L[cfg["model_type"]], {}
+    for n, t in W.items():
+        if not n.startswith("model.layers."):
+            exp[n] = t
+    names = ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias", "down_proj.bias")
+
+    def mlp(src, dst, ch):
+        for n, t in zip(names, moe19l_mlp(W, src)):
+            if t is not None:
+                exp[dst + n] = t if n == "down_proj.bias" else (t[:, ch] if n == "down_proj.weight" else t[ch])
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        for n, t in W.items():  # attention (heads kept) and the norms: whole
+            if n.startswith(p + "self_attn.") or n in (p + "input_layernorm.weight", p + "post_attention_layernorm.weight"):
+                exp[n] = t
+        f = s["ffn"]
+        if "experts" in f:
+            exp[p + L["router"]] = W[p + L["router"]][f["experts"]]
+            if L["rbias"]:
+                exp[p + L["rbias"]] = W[p + L["rbias"]][:, f["experts"]]  # [1, E]: columns
+            for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
+                mlp(p + f"mlp.experts.{e}.", p + f"mlp.experts.{i}.", ch)
+            for n, t in W.items():
+                if n.startswith(p + L["shared"]):
+                    exp[n] = t
+        else:
+            mlp(p + "mlp.", p + "mlp.", f["channels"])
+    return exp
+
+
+def moe19l_rope(x, theta, interleaved):
+    """RoPE of x (T, n, hd): rotate_half over halves (hunyuan) or over the even / odd pairs (ernie)."""
+    if not interleaved:
+        return rope(x, theta)
+    T, _, hd = x.shape
+    f = np.outer(np.arange(T), 1.0 / theta ** (np.arange(0, hd, 2) / hd))
+    cos, sin = np.repeat(np.cos(f), 2, axis=-1)[:, None, :], np.repeat(np.sin(f), 2, axis=-1)[:, None, :]
+    rot = np.stack([-x[..., 1::2], x[..., 0::2]], axis=-1).reshape(x.shape)
+    return x * cos + rot * sin
+
+
+def moe19l_forward(cfg, W, sel, tokens, masked):
+    """Logits of W (float64). masked: W is the original and sel's dropped experts / channels are masked; else W
+    is the emitted checkpoint, run as it is."""
+    mt, L = cfg["model_type"], MOE19L[cfg["model_type"]]
+    ernie, eps, T = mt == "ernie4_5_moe", cfg["rms_norm_eps"], len(tokens)
+    H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    lin = lambda x, w, b: x @ w.T + (b if b is not None else 0.0)
+
+    def mlp(h, q, mask):
+        g, u, dn, gb, ub, db = moe19l_mlp(W, q)
+        return lin(silu(lin(h, g, gb)) * lin(h, u, ub) * mask, dn, db)
+    x = W["model.embed_tokens.weight"][tokens]
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+        a = lambda m: lin(h, W[p + f"self_attn.{m}_proj.weight"], W.get(p + f"self_attn.{m}_proj.bias"))
+        q, k, v = a("q").reshape(T, H, hd), a("k").reshape(T, K, hd), a("v").reshape(T, K, hd)
+        if L["qk"]:  # HunYuanMoEV1Attention: the per-head norms before RoPE
+            q, k = rmsnorm(q, W[p + L["qk"][0]], eps), rmsnorm(k, W[p + L["qk"][1]], eps)
+        q, k = moe19l_rope(q, cfg["rope_theta"], ernie), moe19l_rope(k, cfg["rope_theta"], ernie)
+        x = x + lin(attend(q, k, v, causal), W[p + "self_attn.o_proj.weight"], W.get(p + "self_attn.o_proj.bias"))
+        h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+        f = s["ffn"]
+        if "experts" not in f:
+            F = W[p + "mlp.up_proj.weight"].shape[0]
+            m = np.zeros(F)
+            m[f["channels"] if masked else list(range(F))] = 1
+            x = x + mlp(h, p + "mlp.", m)
+            continue
+        logits = h @ W[p + L["router"]].T
+        E, F = logits.shape[1], W[p + "mlp.experts.0.up_proj.weight"].shape[0]
+        kept = f["experts"] if masked else list(range(E))
+        logits = logits + np.array([0.0 if e in kept else -np.inf for e in range(E)])
+        pr = np.exp(logits - logits.max(axis=1, keepdims=True))
+        pr /= pr.sum(axis=1, keepdims=True)
+        choice = pr + (W[p + L["rbias"]][0] if L["rbias"] else 0.0)
+        y = mlp(h, p + L["shared"], 1.0)
+        for t in range(T):
+            chosen = sorted(range(E), key=lambda e: (-choice[t][e], e))[:cfg["moe_k" if ernie else "moe_topk"]]
+            wsum = max(sum(pr[t][e] for e in chosen), cfg.get("moe_norm_min", 1e-12) if ernie else np.finfo(np.float32).eps)
+            for e in chosen:
+                m = np.zeros(F)
+                m[f["expert_channels"][kept.index(e)] if masked else list(range(F))] = 1
+                y[t] += pr[t][e] / wsum * mlp(h[t:t + 1], p + f"mlp.experts.{e}.", m)[0]
+        x = x + y
+    x = rmsnorm(x, W["model.norm.weight"], eps)
+    return x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T + W.get("lm_head.bias", 0.0)
+
+
+def check_moe19l(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    crit = pj.get("criterion", "magnitude")
+    sel = moe19l_select(ocfg, Wo, moe19l_shapes(ecfg), crit)
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(moe19l_expected(ocfg, Wo, sel), We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm = moe19l_forward(ecfg, We, sel, tokens, False), moe19l_forward(ocfg, Wo, sel, tokens, True)
+    full = [{"ffn": {"experts": list(range(o["e"])), "expert_channels": [list(range(o["w"]))] * o["e"]} if o["moe"]
+             else {"channels": list(range(o["w"]))}} for o in moe19l_shapes(ocfg)]
+    lu = moe19l_forward(ocfg, Wo, full, tokens, True)
+    es = moe19l_shapes(ecfg)
+    return hybrid_verdict(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, experts {[s['e'] for s in es]} x width "
+                          f"{[s['w'] for s in es]} (dense layers: e = 0), attention and shared experts byte-identical",
+                          le, lm, lu, tol)
+
+
+HYBRID_CHECKS.update({m: check_moe19l for m in MOE19L})
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -753,6 +753,100 @@ def main_fused():
                             [(n, a, "F32" if n.endswith("_scales") else dt) for n, a, dt in t])
 
 
+# ---- issue 19l: MoE layouts nsc prune reads (own draws: a generator per family, seeded by its name).
+# hunyuan_v1_moe (HunYuanMoE): every layer MoE, router mlp.gate.wg, experts mlp.experts.<e>.{gate,up,down}_proj
+# of intermediate_size, mlp.shared_mlp of intermediate_size, per-head query_layernorm / key_layernorm, q/k/v/o
+# biases (attention_bias); ernie4_5_moe (Ernie4_5_MoeSparseMoeBlock): MoE layers moe_layer_start_index ..
+# moe_layer_end_index every moe_layer_interval (dense mlp.* elsewhere), router mlp.gate with
+# mlp.moe_statics.e_score_correction_bias [1, E], experts of moe_intermediate_size and mlp.shared_experts of
+# moe_num_shared_experts widths, use_bias on every Linear (lm_head.bias beside the tied head).
+MOE19L_CONFIGS = {
+    "hunyuan_v1_moe": {"architectures": ["HunYuanMoEV1ForCausalLM"], "model_type": "hunyuan_v1_moe", "hidden_size": 32,
+                       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "attention_head_dim": 8,
+                       "intermediate_size": 16, "num_experts": 6, "moe_topk": 2, "num_shared_expert": 1,
+                       "use_mixed_mlp_moe": True, "use_qk_norm": True, "use_cla": False, "attention_bias": True,
+                       "num_hidden_layers": 2, "vocab_size": 23, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+                       "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": True,
+                       "torch_dtype": "float32"},
+    "ernie4_5_moe": {"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe", "hidden_size": 32,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                     "moe_intermediate_size": 16, "moe_num_experts": 6, "moe_k": 2, "moe_num_shared_experts": 2,
+                     "moe_layer_start_index": 1, "moe_layer_end_index": 2, "moe_layer_interval": 1, "moe_norm_min": 1e-12,
+                     "use_bias": True, "num_hidden_layers": 4, "vocab_size": 29, "rms_norm_eps": 1e-5,
+                     "rope_theta": 500000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                     "tie_word_embeddings": True, "torch_dtype": "float32"},
+}
+
+
+def moe19l_is_moe(cfg, l):
+    """Whether layer l of a MOE19L_CONFIGS model is a MoE layer (the modeling files' rule)."""
+    if cfg["model_type"] == "ernie4_5_moe":
+        end = cfg["moe_layer_end_index"] if cfg["moe_layer_end_index"] >= 0 else cfg["num_hidden_layers"] - 1
+        return cfg["moe_layer_start_index"] <= l <= end and (l + 1) % cfg["moe_layer_interval"] == 0
+    return True
+
+
+def moe19l_model(cfg, rng):
+    """(name, float32 array) of a MOE19L_CONFIGS checkpoint under transformers' names."""
+    mt, d, H, K = cfg["model_type"], cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd, V, L = cfg["head_dim"], cfg["vocab_size"], cfg["num_hidden_layers"]
+    ernie = mt == "ernie4_5_moe"
+    bias = cfg.get("use_bias", False) if ernie else cfg.get("attention_bias", False)
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    def lin(p, o, i, b):
+        return [(p + ".weight", w(o, i))] + ([(p + ".bias", w(o, s=0.3))] if b else [])
+
+    def mlp(p, F, b):  # gate, up, down (biased: ernie's use_bias)
+        return lin(p + "gate_proj", F, d, b) + lin(p + "up_proj", F, d, b) + lin(p + "down_proj", d, F, b)
+
+    t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+    for l in range(L):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", norm(d))]
+        t += lin(p + "self_attn.q_proj", H * hd, d, bias) + lin(p + "self_attn.k_proj", K * hd, d, bias) + \
+            lin(p + "self_attn.v_proj", K * hd, d, bias) + lin(p + "self_attn.o_proj", d, H * hd, bias)
+        if not ernie:
+            t += [(p + "self_attn.query_layernorm.weight", norm(hd)), (p + "self_attn.key_layernorm.weight", norm(hd))]
+        t += [(p + "post_attention_layernorm.weight", norm(d))]
+        if not moe19l_is_moe(cfg, l):
+            t += mlp(p + "mlp.", cfg["intermediate_size"], bias)
+        elif ernie:
+            E, Fe = cfg["moe_num_experts"], cfg["moe_intermediate_size"]
+            t += [(p + "mlp.gate.weight", w(E, d, s=1.0)),
+                  (p + "mlp.moe_statics.e_score_correction_bias", (0.05 * rng.standard_normal((1, E))).astype(np.float32))]
+            for e in range(E):
+                t += mlp(p + f"mlp.experts.{e}.", Fe, bias)
+            t += mlp(p + "mlp.shared_experts.", Fe * cfg["moe_num_shared_experts"], bias)
+        else:
+            E, F = cfg["num_experts"], cfg["intermediate_size"]
+            t += [(p + "mlp.gate.wg.weight", w(E, d, s=1.0))]
+            for e in range(E):
+                t += mlp(p + f"mlp.experts.{e}.", F, False)
+            t += mlp(p + "mlp.shared_mlp.", F, False)
+    t += [("model.norm.weight", norm(d))]
+    if not cfg["tie_word_embeddings"]:
+        t += [("lm_head.weight", w(V, d))]
+    if ernie and cfg["use_bias"]:
+        t += [("lm_head.bias", w(V, s=0.3))]
+    return t
+
+
+def main_moe19l():
+    for name, cfg in MOE19L_CONFIGS.items():
+        d = family_dir(name, cfg)
+        t = moe19l_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
 if __name__ == "__main__":
     main()
     main_fused()
+    main_moe19l()

@@ -155,6 +155,17 @@ CASES += [
     ("granitemoe_nsc_spectral_weights", "granitemoe", "nsc",
      ["--params", "18000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
 ]
+# issue 19l: MoE layouts (nsc format): hunyuan_v1_moe (router mlp.gate.wg, shared_mlp kept, per-head query /
+# key_layernorm, q/k/v/o biases) and ernie4_5_moe (moe_statics [1, E] bias sliced by columns, biased experts,
+# shared_experts kept, dense layers outside moe_layer_start / end_index narrowed)
+CASES += [
+    ("hunyuan_v1_moe_nsc_experts", "hunyuan_v1_moe", "nsc", ["--params", "15000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("hunyuan_v1_moe_nsc_spectral_weights", "hunyuan_v1_moe", "nsc",
+     ["--params", "20000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("ernie4_5_moe_nsc_experts", "ernie4_5_moe", "nsc", ["--params", "30000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("ernie4_5_moe_nsc_spectral_weights", "ernie4_5_moe", "nsc",
+     ["--params", "36000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
 

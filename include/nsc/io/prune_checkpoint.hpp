@@ -317,6 +317,10 @@ struct family {
   /// The canonical full name ("model.layers.<L>.<llama's module>.<weight | bias>") of a tensor of
   /// this family; names outside the layers are returned as they are.
   std::string canonical(const std::string& name) const;
+  // --- issue 19l: MoE layouts with a [1, E] router bias and biased experts ---
+  /// The router bias is stored [1, E] (ernie4_5_moe's mlp.moe_statics.e_score_correction_bias: one
+  /// group of E), sliced by columns with the kept experts; else [E], sliced by rows.
+  bool router_bias_row = false;
 };
 
 inline std::string family::canonical(const std::string& name) const {
@@ -512,6 +516,19 @@ inline const std::vector<family>& layouts() {
     v.push_back({.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
                  .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true,
                  .alt_layers = "model.language_model.layers.", .deltanet_split = true});
+    // issue 19l. hunyuan_v1_moe (HunYuanMoE): every layer MoE, router mlp.gate.wg, experts mlp.experts.<e>.*, the
+    // shared_mlp kept whole; per-head query_layernorm / key_layernorm, q/k/v/o biases (attention_bias)
+    family hunyuan_moe{.model_type = "hunyuan_v1_moe", .moe = "mlp.", .shared = "mlp.shared_mlp.",
+                       .q_norm = "self_attn.query_layernorm", .k_norm = "self_attn.key_layernorm", .not_decilm = moe_why};
+    hunyuan_moe.router_weight = "mlp.gate.wg.weight";
+    v.push_back(hunyuan_moe);
+    // ernie4_5_moe (Ernie4_5_MoeSparseMoeBlock): router mlp.gate, its bias mlp.moe_statics.e_score_correction_bias
+    // [1, E] sliced by columns, experts mlp.experts.<e>.* (use_bias: gate / up biases sliced with the channels, the
+    // down bias kept), mlp.shared_experts kept whole; dense layers outside moe_layer_start / end / interval
+    family ernie_moe{.model_type = "ernie4_5_moe", .moe = "mlp.", .shared = "mlp.shared_experts.",
+                     .router_bias = "mlp.moe_statics.e_score_correction_bias", .not_decilm = moe_why};
+    ernie_moe.router_bias_row = true;
+    v.push_back(ernie_moe);
     return v;
   }();
   return t;
@@ -529,8 +546,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"llama4", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
                   "(not sliced yet)"},
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
-      {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
-      {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
@@ -1773,13 +1788,24 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
         add(fam.expert(e, fam.w_up), {F, d}, true);
         add(fam.expert(e, fam.w_down), {d, F}, true);
       }
-      if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
+      if (b.ffn.router_bias && fam.router_bias_row) add(std::string(fam.router_bias), {1, b.ffn.n_experts}, true);
+      else if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
+      if (b.ffn.bias) // biased experts (ernie4_5_moe use_bias): gate / up biases per channel, down's per output
+        for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
+          const std::string x = std::string(fam.moe) + "experts." + std::to_string(e) + ".";
+          add(x + std::string(fam.w_gate) + ".bias", {F}, true);
+          add(x + std::string(fam.w_up) + ".bias", {F}, true);
+          add(x + std::string(fam.w_down) + ".bias", {d}, true);
+        }
       if (b.ffn.shared_d_ff > 0) {
         const std::int64_t S = b.ffn.shared_d_ff;
         add(std::string(fam.shared) + "gate_proj.weight", {S, d}, true);
         add(std::string(fam.shared) + "up_proj.weight", {S, d}, true);
         add(std::string(fam.shared) + "down_proj.weight", {d, S}, true);
         if (b.ffn.shared_gate) add(std::string(fam.shared_gate), {1, d}, true);
+        add(std::string(fam.shared) + "gate_proj.bias", {S}, b.ffn.bias);
+        add(std::string(fam.shared) + "up_proj.bias", {S}, b.ffn.bias);
+        add(std::string(fam.shared) + "down_proj.bias", {d}, b.ffn.bias);
       }
     } else if (fam.fused_gate_up) {
       add("mlp.gate_up_proj.weight", {2 * F, d}, true);
@@ -1940,7 +1966,12 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         op.out.shape[0] = 2 * std::int64_t(k.channels.size());
       }
     } else if (b.ffn.n_experts > 0) {
-      if (rest == fam.router() || (!fam.router_bias.empty() && rest == fam.router_bias)) { // rows = experts
+      if (fam.router_bias_row && !fam.router_bias.empty() && rest == fam.router_bias) { // [1, E]: columns = experts
+        if (std::int64_t(k.experts.size()) != b.ffn.n_experts) {
+          op.cols = k.experts;
+          op.out.shape[1] = std::int64_t(k.experts.size());
+        }
+      } else if (rest == fam.router() || (!fam.router_bias.empty() && rest == fam.router_bias)) { // rows = experts
         if (std::int64_t(k.experts.size()) != b.ffn.n_experts) {
           op.rows = pc::singletons(k.experts);
           op.out.shape[0] = std::int64_t(k.experts.size());
@@ -1953,7 +1984,8 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         if (it == k.experts.end()) continue;
         const std::size_t pos = std::size_t(it - k.experts.begin());
         op.out.name = p + std::string(fam.moe) + "experts." + std::to_string(pos) + "." + ex->second;
-        narrow(k.expert_channels[pos], ex->second != std::string(fam.w_down) + ".weight");
+        if (ex->second != std::string(fam.w_down) + ".bias") // down's bias (d): whole
+          narrow(k.expert_channels[pos], ex->second != std::string(fam.w_down) + ".weight");
       } // the shared expert(s) and the shared gate: copied whole
     } else if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" || rest == "mlp.gate_proj.bias" ||
                rest == "mlp.up_proj.bias") {
