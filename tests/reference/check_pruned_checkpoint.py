@@ -1628,25 +1628,35 @@ def main_fused(orig, out, ocfg, ecfg, tol, ntok):
 
 
 # ---- issue 19l: MoE layouts with their own routing, written from transformers' modeling files (own
-# selection, tensor check and forward pass; helpers above: top, psi_rows, greedy_channels, keep_heads, attend).
+# selection, tensor check and forward pass; helpers above: top, psi_rows, greedy_channels, rope, attend).
 # hunyuan_v1_moe (modeling_hunyuan_v1_moe.py): per-head query_layernorm / key_layernorm before RoPE, q/k/v/o
 # biases; HunYuanMoE = shared_mlp(h) + sum over the top-k of softmax(wg h) of (p_e / sum of the chosen p) expert_e(h)
 # (topkgating's renormalised combine weights; its token capacity, which drops tokens of an over-full expert, is
-# not modelled: inference engines route every token); ernie4_5_moe (modeling_ernie4_5_moe.py): interleaved RoPE,
+# not modelled: inference engines route every token). ernie4_5_moe (modeling_ernie4_5_moe.py): interleaved RoPE,
 # use_bias on every Linear (lm_head.bias); Ernie4_5_MoeSparseMoeBlock = shared_experts(h) + sum over the top-k of
 # softmax(gate h) + e_score_correction_bias of p_e / max(sum of the chosen p, moe_norm_min) expert_e(h); dense
-# layers outside moe_layer_start_index .. moe_layer_end_index (every moe_layer_interval). Dropped experts: their
-# router logits at -infinity (the pruned router has no row for them).
-MOE19L = {"hunyuan_v1_moe": dict(router="mlp.gate.wg.weight", rbias=None, shared="mlp.shared_mlp.",
+# layers outside moe_layer_start_index .. moe_layer_end_index (every moe_layer_interval). llama4_text
+# (modeling_llama4.py): RoPE on the even / odd pairs (complex), the weightless L2 q/k norm after it, chunked
+# attention (attention_chunk_size) on the RoPE layers; NoPE layers (no_rope_layers 0) attend fully with the query
+# scaled by 1 + attn_scale log1p(floor((pos + 1) / floor_scale)); Llama4TextMoe = shared_expert(h) + sum over the
+# top-k logits of expert_e(sigmoid(logit_e) h) with the fused experts h @ gate_up_proj[e] = [gate | up],
+# (up silu(gate)) @ down_proj[e]; dense layers (not in moe_layers) of intermediate_size_mlp; the llama4 wrapper
+# under language_model.* (vision tensors copied). Dropped experts: their router logits at -infinity.
+MOE19L = {"hunyuan_v1_moe": dict(ffn="mlp.", router="mlp.gate.wg.weight", rbias=None, shared="mlp.shared_mlp.",
                                  qk=("self_attn.query_layernorm.weight", "self_attn.key_layernorm.weight")),
-          "ernie4_5_moe": dict(router="mlp.gate.weight", rbias="mlp.moe_statics.e_score_correction_bias",
-                               shared="mlp.shared_experts.", qk=None)}
+          "ernie4_5_moe": dict(ffn="mlp.", router="mlp.gate.weight", rbias="mlp.moe_statics.e_score_correction_bias",
+                               shared="mlp.shared_experts.", qk=None),
+          "llama4_text": dict(ffn="feed_forward.", router="feed_forward.router.weight", rbias=None,
+                              shared="feed_forward.shared_expert.", qk=None)}
+MOE19L_NAMES = ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias", "down_proj.bias")
 
 
 def moe19l_is_moe(cfg, l):
     if cfg["model_type"] == "ernie4_5_moe":
         end = cfg["moe_layer_end_index"] if cfg["moe_layer_end_index"] >= 0 else cfg["num_hidden_layers"] - 1
         return cfg["moe_layer_start_index"] <= l <= end and (l + 1) % cfg["moe_layer_interval"] == 0
+    if cfg["model_type"] == "llama4_text":
+        return l in cfg["moe_layers"]
     return True
 
 
@@ -1655,8 +1665,9 @@ def moe19l_shapes(cfg):
     mt, out = cfg["model_type"], []
     for l in range(cfg["num_hidden_layers"]):
         moe = moe19l_is_moe(cfg, l)
-        E = (cfg["moe_num_experts"] if mt == "ernie4_5_moe" else cfg["num_experts"]) if moe else 0
-        w = cfg["moe_intermediate_size"] if moe and mt == "ernie4_5_moe" else cfg["intermediate_size"]
+        E = (cfg["moe_num_experts"] if mt == "ernie4_5_moe" else cfg.get("num_local_experts", cfg.get("num_experts"))) if moe else 0
+        w = cfg["moe_intermediate_size"] if moe and mt == "ernie4_5_moe" else \
+            (cfg["intermediate_size_mlp"] if mt == "llama4_text" and not moe else cfg["intermediate_size"])
         if "intermediate_sizes" in cfg:
             w = cfg["intermediate_sizes"][l]
         if "expert_counts" in cfg and moe:
@@ -1667,43 +1678,50 @@ def moe19l_shapes(cfg):
 
 def moe19l_mlp(W, p):
     """gate, up, down weights and biases (None when absent) of the MLP under prefix p."""
-    g = lambda n: W.get(p + n)
-    return [g(n) for n in ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias",
-                           "down_proj.bias")]
+    return [W.get(p + n) for n in MOE19L_NAMES]
+
+
+def moe19l_expert(cfg, W, p, e):
+    """Expert e of layer prefix p as (gate (F, d), up (F, d), down (d, F), gate bias, up bias, down bias or None)."""
+    L = MOE19L[cfg["model_type"]]
+    if cfg["model_type"] != "llama4_text":
+        return moe19l_mlp(W, p + L["ffn"] + f"experts.{e}.")
+    gu, dn = W[p + "feed_forward.experts.gate_up_proj"][e], W[p + "feed_forward.experts.down_proj"][e]  # [d, 2F], [F, d]
+    F = dn.shape[0]
+    return [gu[:, :F].T, gu[:, F:].T, dn.T, None, None, None]
 
 
 def moe19l_select(cfg, W, emitted, criterion):
     """The documented criterion from the original weights: experts by ||gate||_F ||up||_F ||down||_F (spectral:
     the largest sum of psi_W of the kept sub-matrices), channels by ||gate_c|| ||up_c|| ||down_c|| (spectral: the
     greedy psi_W order); every head kept (the nsc format)."""
-    spectral, sel = criterion == "spectral", []
+    spectral, sel, L = criterion == "spectral", [], MOE19L[cfg["model_type"]]
     _own_cache(W)
     H, K = cfg["num_attention_heads"], cfg["num_key_value_heads"]
     for l, (o, s) in enumerate(zip(moe19l_shapes(cfg), emitted)):
         p = f"model.layers.{l}."
         w, F = s["w"], o["w"]
 
-        def mats(q):  # gate rows, up rows, down columns
-            g, u, dn = moe19l_mlp(W, q)[:3]
+        def mats(e):  # gate rows, up rows, down columns of expert e (None: the dense MLP)
+            g, u, dn = (moe19l_expert(cfg, W, p, e) if e is not None else moe19l_mlp(W, p + L["ffn"]))[:3]
             return [g, u, dn.T]
 
-        def chans(q, key):
+        def chans(e):
             if w >= F:
                 return list(range(F))
             if spectral:
-                return sorted(greedy_channels(mats(q), w, key))
-            return top(list(np.prod([np.linalg.norm(M, axis=1) for M in mats(q)], axis=0)), w)
+                return sorted(greedy_channels(mats(e), w, (id(W), l, "ffn", e)))
+            return top(list(np.prod([np.linalg.norm(M, axis=1) for M in mats(e)], axis=0)), w)
         layer = {"attention": {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}}
         if o["moe"]:
-            xp = lambda e: p + f"mlp.experts.{e}."
             if spectral:
-                val = [sum(psi_rows(M[chans(xp(e), (id(W), l, "ffn", e))]) for M in mats(xp(e))) for e in range(o["e"])]
+                val = [sum(psi_rows(M[chans(e)]) for M in mats(e)) for e in range(o["e"])]
             else:
-                val = [np.prod([np.linalg.norm(M) for M in mats(xp(e))]) for e in range(o["e"])]
+                val = [np.prod([np.linalg.norm(M) for M in mats(e)]) for e in range(o["e"])]
             ex = top(val, s["e"])
-            layer["ffn"] = {"experts": ex, "expert_channels": [chans(xp(e), (id(W), l, "ffn", e)) for e in ex]}
+            layer["ffn"] = {"experts": ex, "expert_channels": [chans(e) for e in ex]}
         else:
-            layer["ffn"] = {"channels": chans(p + "mlp.", (id(W), l, "ffn", None))}
+            layer["ffn"] = {"channels": chans(None)}
         sel.append(layer)
     return sel
 
@@ -1714,10 +1732,9 @@ def moe19l_expected(cfg, W, sel):
     for n, t in W.items():
         if not n.startswith("model.layers."):
             exp[n] = t
-    names = ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias", "down_proj.bias")
 
     def mlp(src, dst, ch):
-        for n, t in zip(names, moe19l_mlp(W, src)):
+        for n, t in zip(MOE19L_NAMES, moe19l_mlp(W, src)):
             if t is not None:
                 exp[dst + n] = t if n == "down_proj.bias" else (t[:, ch] if n == "down_proj.weight" else t[ch])
     for l, s in enumerate(sel):
@@ -1726,22 +1743,30 @@ def moe19l_expected(cfg, W, sel):
             if n.startswith(p + "self_attn.") or n in (p + "input_layernorm.weight", p + "post_attention_layernorm.weight"):
                 exp[n] = t
         f = s["ffn"]
-        if "experts" in f:
-            exp[p + L["router"]] = W[p + L["router"]][f["experts"]]
-            if L["rbias"]:
-                exp[p + L["rbias"]] = W[p + L["rbias"]][:, f["experts"]]  # [1, E]: columns
-            for i, (e, ch) in enumerate(zip(f["experts"], f["expert_channels"])):
-                mlp(p + f"mlp.experts.{e}.", p + f"mlp.experts.{i}.", ch)
-            for n, t in W.items():
-                if n.startswith(p + L["shared"]):
-                    exp[n] = t
+        if "experts" not in f:
+            mlp(p + L["ffn"], p + L["ffn"], f["channels"])
+            continue
+        ex = f["experts"]
+        exp[p + L["router"]] = W[p + L["router"]][ex]
+        if L["rbias"]:
+            exp[p + L["rbias"]] = W[p + L["rbias"]][:, ex]  # [1, E]: columns
+        if cfg["model_type"] == "llama4_text":  # fused: [gate | up] columns, down rows, expert by expert
+            gu, dn = W[p + "feed_forward.experts.gate_up_proj"], W[p + "feed_forward.experts.down_proj"]
+            F = dn.shape[1]
+            exp[p + "feed_forward.experts.gate_up_proj"] = np.stack([gu[e][:, list(ch) + [F + c for c in ch]]
+                                                                     for e, ch in zip(ex, f["expert_channels"])])
+            exp[p + "feed_forward.experts.down_proj"] = np.stack([dn[e][ch] for e, ch in zip(ex, f["expert_channels"])])
         else:
-            mlp(p + "mlp.", p + "mlp.", f["channels"])
+            for i, (e, ch) in enumerate(zip(ex, f["expert_channels"])):
+                mlp(p + L["ffn"] + f"experts.{e}.", p + L["ffn"] + f"experts.{i}.", ch)
+        for n, t in W.items():
+            if n.startswith(p + L["shared"]):
+                exp[n] = t
     return exp
 
 
 def moe19l_rope(x, theta, interleaved):
-    """RoPE of x (T, n, hd): rotate_half over halves (hunyuan) or over the even / odd pairs (ernie)."""
+    """RoPE of x (T, n, hd): rotate_half over halves (hunyuan) or over the even / odd pairs (ernie, llama4's complex)."""
     if not interleaved:
         return rope(x, theta)
     T, _, hd = x.shape
@@ -1755,13 +1780,14 @@ def moe19l_forward(cfg, W, sel, tokens, masked):
     """Logits of W (float64). masked: W is the original and sel's dropped experts / channels are masked; else W
     is the emitted checkpoint, run as it is."""
     mt, L = cfg["model_type"], MOE19L[cfg["model_type"]]
-    ernie, eps, T = mt == "ernie4_5_moe", cfg["rms_norm_eps"], len(tokens)
+    ernie, llama4, eps, T = mt == "ernie4_5_moe", mt == "llama4_text", cfg["rms_norm_eps"], len(tokens)
     H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    ii = np.arange(T)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     lin = lambda x, w, b: x @ w.T + (b if b is not None else 0.0)
 
-    def mlp(h, q, mask):
-        g, u, dn, gb, ub, db = moe19l_mlp(W, q)
+    def mlp(h, parts, mask):
+        g, u, dn, gb, ub, db = parts
         return lin(silu(lin(h, g, gb)) * lin(h, u, ub) * mask, dn, db)
     x = W["model.embed_tokens.weight"][tokens]
     for l, s in enumerate(sel):
@@ -1769,39 +1795,63 @@ def moe19l_forward(cfg, W, sel, tokens, masked):
         h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
         a = lambda m: lin(h, W[p + f"self_attn.{m}_proj.weight"], W.get(p + f"self_attn.{m}_proj.bias"))
         q, k, v = a("q").reshape(T, H, hd), a("k").reshape(T, K, hd), a("v").reshape(T, K, hd)
+        mask = causal
         if L["qk"]:  # HunYuanMoEV1Attention: the per-head norms before RoPE
             q, k = rmsnorm(q, W[p + L["qk"][0]], eps), rmsnorm(k, W[p + L["qk"][1]], eps)
-        q, k = moe19l_rope(q, cfg["rope_theta"], ernie), moe19l_rope(k, cfg["rope_theta"], ernie)
-        x = x + lin(attend(q, k, v, causal), W[p + "self_attn.o_proj.weight"], W.get(p + "self_attn.o_proj.bias"))
+        if not llama4 or cfg["no_rope_layers"][l]:
+            q, k = moe19l_rope(q, cfg["rope_theta"], ernie or llama4), moe19l_rope(k, cfg["rope_theta"], ernie or llama4)
+        if llama4 and cfg["no_rope_layers"][l]:  # L2 norm (no weight) after RoPE; chunked attention
+            if cfg.get("use_qk_norm"):
+                q, k = rmsnorm(q, 1.0, eps), rmsnorm(k, 1.0, eps)
+            if cfg.get("attention_chunk_size"):
+                c = cfg["attention_chunk_size"]
+                mask = causal + np.where(ii[:, None] // c != ii[None, :] // c, -np.inf, 0.0)
+        elif llama4 and cfg.get("attn_temperature_tuning"):  # NoPE layers: the query scaled by position
+            q = q * (np.log1p(np.floor((ii + 1.0) / cfg["floor_scale"])) * cfg["attn_scale"] + 1.0)[:, None, None]
+        x = x + lin(attend(q, k, v, mask), W[p + "self_attn.o_proj.weight"], W.get(p + "self_attn.o_proj.bias"))
         h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
         f = s["ffn"]
         if "experts" not in f:
-            F = W[p + "mlp.up_proj.weight"].shape[0]
+            F = W[p + L["ffn"] + "up_proj.weight"].shape[0]
             m = np.zeros(F)
             m[f["channels"] if masked else list(range(F))] = 1
-            x = x + mlp(h, p + "mlp.", m)
+            x = x + mlp(h, moe19l_mlp(W, p + L["ffn"]), m)
             continue
         logits = h @ W[p + L["router"]].T
-        E, F = logits.shape[1], W[p + "mlp.experts.0.up_proj.weight"].shape[0]
+        E = logits.shape[1]
         kept = f["experts"] if masked else list(range(E))
         logits = logits + np.array([0.0 if e in kept else -np.inf for e in range(E)])
         pr = np.exp(logits - logits.max(axis=1, keepdims=True))
         pr /= pr.sum(axis=1, keepdims=True)
-        choice = pr + (W[p + L["rbias"]][0] if L["rbias"] else 0.0)
-        y = mlp(h, p + L["shared"], 1.0)
+        choice = logits if llama4 else pr + (W[p + L["rbias"]][0] if L["rbias"] else 0.0)
+        y = mlp(h, moe19l_mlp(W, p + L["shared"]), 1.0)
+        topk = cfg["moe_k" if ernie else "num_experts_per_tok" if llama4 else "moe_topk"]
         for t in range(T):
-            chosen = sorted(range(E), key=lambda e: (-choice[t][e], e))[:cfg["moe_k" if ernie else "moe_topk"]]
+            chosen = sorted(range(E), key=lambda e: (-choice[t][e], e))[:topk]
             wsum = max(sum(pr[t][e] for e in chosen), cfg.get("moe_norm_min", 1e-12) if ernie else np.finfo(np.float32).eps)
             for e in chosen:
-                m = np.zeros(F)
-                m[f["expert_channels"][kept.index(e)] if masked else list(range(F))] = 1
-                y[t] += pr[t][e] / wsum * mlp(h[t:t + 1], p + f"mlp.experts.{e}.", m)[0]
+                parts = moe19l_expert(cfg, W, p, e)
+                m = np.zeros(parts[0].shape[0])
+                m[f["expert_channels"][kept.index(e)] if masked else list(range(len(m)))] = 1
+                if llama4:  # the input scaled by the sigmoid of the logit
+                    y[t] += mlp(h[t:t + 1] / (1 + np.exp(-logits[t][e])), parts, m)[0]
+                else:
+                    y[t] += pr[t][e] / wsum * mlp(h[t:t + 1], parts, m)[0]
         x = x + y
     x = rmsnorm(x, W["model.norm.weight"], eps)
     return x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T + W.get("lm_head.bias", 0.0)
 
 
 def check_moe19l(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    if ocfg["model_type"] == "llama4":  # the wrapper: the text decoder under language_model.*, the rest copied
+        strip = lambda W: {n[len("language_model."):]: t for n, t in W.items() if n.startswith("language_model.")}
+        for n, t in Wo.items():
+            if not n.startswith("language_model.") and not np.array_equal(t, We.get(n)):
+                return f"{n} (outside the text decoder) is not copied unchanged"
+        if set(We) - set(Wo) - {"language_model." + n for n in strip(We)}:
+            return "the emitted checkpoint has tensors outside the text decoder the original has not"
+        print("copied whole: " + ", ".join(n for n in Wo if not n.startswith("language_model.")))
+        return check_moe19l(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
     crit = pj.get("criterion", "magnitude")
     sel = moe19l_select(ocfg, Wo, moe19l_shapes(ecfg), crit)
     if pj["layers"] != sel:
@@ -1821,8 +1871,7 @@ def check_moe19l(ocfg, ecfg, Wo, We, pj, tol, ntok):
                           le, lm, lu, tol)
 
 
-HYBRID_CHECKS.update({m: check_moe19l for m in MOE19L})
-
+HYBRID_CHECKS.update({m: check_moe19l for m in list(MOE19L) + ["llama4"]})
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -777,17 +777,71 @@ MOE19L_CONFIGS = {
                      "tie_word_embeddings": True, "torch_dtype": "float32"},
 }
 
+# llama4 (Llama4ForConditionalGeneration; its text decoder Llama4ForCausalLM, model_type llama4_text): MoE layers
+# (moe_layers) with feed_forward.router, fused experts feed_forward.experts.gate_up_proj [E, d, 2F] ([gate | up]
+# columns, x @ W) and down_proj [E, F, d], feed_forward.shared_expert.{gate,up,down}_proj of the experts' width;
+# dense layers feed_forward.{gate,up,down}_proj of intermediate_size_mlp; NoPE layers (no_rope_layers 0) with
+# attention temperature tuning, chunked attention and the weightless L2 q/k norm on the RoPE layers. The wrapper
+# stores the decoder under language_model.model.* (language_model.lm_head) beside vision_model.* and
+# multi_modal_projector.* (copied whole by the pruner).
+LLAMA4_TEXT_19L = {"model_type": "llama4_text", "hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2,
+                   "head_dim": 8, "intermediate_size": 16, "intermediate_size_mlp": 48, "num_local_experts": 6,
+                   "num_experts_per_tok": 2, "moe_layers": [0, 2], "interleave_moe_layer_step": 2,
+                   "no_rope_layers": [1, 1, 1, 0], "use_qk_norm": True, "attn_temperature_tuning": True,
+                   "floor_scale": 8, "attn_scale": 0.1, "attention_chunk_size": 8, "attention_bias": False,
+                   "num_hidden_layers": 4, "vocab_size": 37, "rms_norm_eps": 1e-5, "rope_theta": 500000.0,
+                   "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
+                   "torch_dtype": "float32"}
+MOE19L_CONFIGS["llama4"] = {"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+                            "text_config": LLAMA4_TEXT_19L, "tie_word_embeddings": False, "torch_dtype": "float32"}
+MOE19L_CONFIGS["llama4_text"] = dict(LLAMA4_TEXT_19L, architectures=["Llama4ForCausalLM"], vocab_size=41)
+
 
 def moe19l_is_moe(cfg, l):
     """Whether layer l of a MOE19L_CONFIGS model is a MoE layer (the modeling files' rule)."""
     if cfg["model_type"] == "ernie4_5_moe":
         end = cfg["moe_layer_end_index"] if cfg["moe_layer_end_index"] >= 0 else cfg["num_hidden_layers"] - 1
         return cfg["moe_layer_start_index"] <= l <= end and (l + 1) % cfg["moe_layer_interval"] == 0
+    if cfg["model_type"] == "llama4_text":
+        return l in cfg["moe_layers"]
     return True
+
+
+def moe19l_llama4(cfg, rng):
+    """Llama4ForCausalLM's tensors (model.*, lm_head); the wrapper's under language_model.* plus two vision tensors."""
+    if cfg["model_type"] == "llama4":
+        t = [("language_model." + n, a) for n, a in moe19l_llama4(cfg["text_config"], rng)]
+        return t + [("vision_model.patch_embedding.linear.weight", (0.1 * rng.standard_normal((16, 48))).astype(np.float32)),
+                    ("multi_modal_projector.linear_1.weight", (0.1 * rng.standard_normal((32, 16))).astype(np.float32))]
+    d, H, K, hd = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    E, F, Fd, V = cfg["num_local_experts"], cfg["intermediate_size"], cfg["intermediate_size_mlp"], cfg["vocab_size"]
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1] if len(shape) < 3 else shape[1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+    t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+    for l in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", norm(d)), (p + "self_attn.q_proj.weight", w(H * hd, d)),
+              (p + "self_attn.k_proj.weight", w(K * hd, d)), (p + "self_attn.v_proj.weight", w(K * hd, d)),
+              (p + "self_attn.o_proj.weight", w(d, H * hd)), (p + "post_attention_layernorm.weight", norm(d))]
+        x = p + "feed_forward."
+        if moe19l_is_moe(cfg, l):
+            t += [(x + "router.weight", w(E, d, s=1.0)), (x + "experts.gate_up_proj", w(E, d, 2 * F, s=d ** -0.5)),
+                  (x + "experts.down_proj", w(E, F, d, s=F ** -0.5)), (x + "shared_expert.gate_proj.weight", w(F, d)),
+                  (x + "shared_expert.up_proj.weight", w(F, d)), (x + "shared_expert.down_proj.weight", w(d, F))]
+        else:
+            t += [(x + "gate_proj.weight", w(Fd, d)), (x + "up_proj.weight", w(Fd, d)), (x + "down_proj.weight", w(d, Fd))]
+    return t + [("model.norm.weight", norm(d)), ("lm_head.weight", w(V, d))]
 
 
 def moe19l_model(cfg, rng):
     """(name, float32 array) of a MOE19L_CONFIGS checkpoint under transformers' names."""
+    if cfg["model_type"] in ("llama4", "llama4_text"):
+        return moe19l_llama4(cfg, rng)
     mt, d, H, K = cfg["model_type"], cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd, V, L = cfg["head_dim"], cfg["vocab_size"], cfg["num_hidden_layers"]
     ernie = mt == "ernie4_5_moe"
