@@ -1214,7 +1214,8 @@ def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
 # width) or attention without RoPE (scale attention_multiplier), residual_multiplier on both sublayers, the fused
 # gated shared_mlp ([gate; up] rows of input_linear), embedding_multiplier, logits / logits_scaling, tied head.
 
-def granite_h_forward(cfg, W, masks, tokens):
+def granite_h_forward(cfg, W, masks, tokens, moe=None):
+    """moe (issue 19l): per layer None or (kept experts, their channel masks) of its block_sparse_moe (moe19l_granite_moe)."""
     eps, T, H, K = cfg["rms_norm_eps"], len(tokens), cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd, S, res = cfg["hidden_size"] // H, None, cfg["residual_multiplier"]
     mcfg = {"mamba_num_heads": cfg["mamba_n_heads"], "mamba_head_dim": cfg["mamba_d_head"], "n_groups": cfg["mamba_n_groups"],
@@ -1236,7 +1237,10 @@ def granite_h_forward(cfg, W, masks, tokens):
         h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
         gu = h @ W[p + "shared_mlp.input_linear.weight"].T
         S = gu.shape[1] // 2
-        x = x + res * ((silu(gu[:, :S]) * gu[:, S:] * m) @ W[p + "shared_mlp.output_linear.weight"].T)
+        y = (silu(gu[:, :S]) * gu[:, S:] * m) @ W[p + "shared_mlp.output_linear.weight"].T
+        if moe is not None and moe[l] is not None:
+            y = y + moe19l_granite_moe(cfg, W, p, h, *moe[l])
+        x = x + res * y
     x = rmsnorm(x, W["model.norm.weight"], eps)
     return x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T / cfg["logits_scaling"]
 
@@ -1871,7 +1875,69 @@ def check_moe19l(ocfg, ecfg, Wo, We, pj, tol, ntok):
                           le, lm, lu, tol)
 
 
+
+# granitemoehybrid with experts: granite_h_forward above plus GraniteMoeHybridMoE beside the shared_mlp (now kept
+# whole): top-k of router.layer's logits, softmax over those k, expert e = output_linear[e] (silu(g) u) with
+# [g; u] = input_linear[e] h. Every Mamba-2 / attention tensor byte-identical.
+def moe19l_granite_moe(cfg, W, p, h, kept, masks):
+    x = p + "block_sparse_moe."
+    gu, dn = W[x + "input_linear.weight"], W[x + "output_linear.weight"]
+    logits = h @ W[x + "router.layer.weight"].T
+    E, F = logits.shape[1], dn.shape[2]
+    logits = logits + np.array([0.0 if e in kept else -np.inf for e in range(E)])
+    y = np.zeros_like(h)
+    for t in range(len(h)):
+        chosen = sorted(range(E), key=lambda e: (-logits[t][e], e))[:cfg["num_experts_per_tok"]]
+        wts = np.exp(logits[t][chosen] - logits[t][chosen].max())
+        for e, wt in zip(chosen, wts / wts.sum()):
+            a = gu[e] @ h[t]
+            y[t] += wt * (dn[e] @ (silu(a[:F]) * a[F:] * masks[kept.index(e)]))
+    return y
+
+
+def check_moe19l_granite(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    crit, L, F = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"], ocfg["intermediate_size"]
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    _own_cache(Wo)
+    expect, sel, om, em = dict(Wo), [], [], []
+    for l in range(L):
+        x = f"model.layers.{l}.block_sparse_moe."
+        gu, dn = Wo[x + "input_linear.weight"], Wo[x + "output_linear.weight"]
+        w, E = ecfg["intermediate_sizes"][l], ecfg["expert_counts"][l]
+        mats = lambda e: [gu[e][:F], gu[e][F:], dn[e].T]
+        if crit == "spectral":
+            chans = lambda e: sorted(greedy_channels(mats(e), w, (id(Wo), l, "ffn", e))) if w < F else list(range(F))
+            kept = top([sum(psi_rows(M[chans(e)]) for M in mats(e)) for e in range(len(gu))], E)
+        else:
+            chans = lambda e: top(list(np.prod([np.linalg.norm(M, axis=1) for M in mats(e)], axis=0)), w)
+            kept = top([np.prod([np.linalg.norm(M) for M in mats(e)]) for e in range(len(gu))], E)
+        ch = [chans(e) for e in kept]
+        attn = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if ocfg["layer_types"][l] == "attention"
+                else {"q_heads": [], "kv_groups": []})
+        sel.append({"attention": attn, "ffn": {"experts": kept, "expert_channels": ch}})
+        expect[x + "router.layer.weight"] = Wo[x + "router.layer.weight"][kept]
+        expect[x + "input_linear.weight"] = np.stack([gu[e][list(c) + [F + i for i in c]] for e, c in zip(kept, ch)])
+        expect[x + "output_linear.weight"] = np.stack([dn[e][:, c] for e, c in zip(kept, ch)])
+        om.append((kept, [np.isin(np.arange(F), c).astype(float) for c in ch]))
+        em.append((list(range(E)), [np.ones(w)] * E))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    S = np.ones(ocfg["shared_intermediate_size"])
+    le = granite_h_forward(ecfg, We, [S] * L, tokens, em)
+    lm = granite_h_forward(ocfg, Wo, [S] * L, tokens, om)
+    Eo = ocfg["num_local_experts"]
+    lu = granite_h_forward(ocfg, Wo, [S] * L, tokens, [(list(range(Eo)), [np.ones(F)] * Eo)] * L)
+    return hybrid_verdict(f"granitemoehybrid with experts ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, experts {ecfg['expert_counts']} x width "
+                          f"{ecfg['intermediate_sizes']} of {F}, Mamba-2, attention and shared_mlp byte-identical", le, lm, lu, tol)
+
+
 HYBRID_CHECKS.update({m: check_moe19l for m in list(MOE19L) + ["llama4"]})
+HYBRID_CHECKS["granitemoehybrid"] = lambda ocfg, *a: (check_moe19l_granite if ocfg.get("num_local_experts") else check_granite_h)(ocfg, *a)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -796,6 +796,12 @@ MOE19L_CONFIGS["llama4"] = {"architectures": ["Llama4ForConditionalGeneration"],
                             "text_config": LLAMA4_TEXT_19L, "tie_word_embeddings": False, "torch_dtype": "float32"}
 MOE19L_CONFIGS["llama4_text"] = dict(LLAMA4_TEXT_19L, architectures=["Llama4ForCausalLM"], vocab_size=41)
 
+# granitemoehybrid with experts (granite-4.0-h-small's layout, tiny): hybrid_model's Mamba-2 / attention layers and
+# shared_mlp (now the always-active shared expert), plus block_sparse_moe.input_linear.weight [E, 2F, d] ([gate; up]
+# rows), output_linear.weight [E, d, F] and router.layer.weight [E, d] per layer (drawn after hybrid_model's).
+MOE19L_CONFIGS["granitemoehybrid_moe"] = dict(HYBRID_CONFIGS["granitemoehybrid"], num_local_experts=6, num_experts_per_tok=2,
+                                              intermediate_size=16, shared_intermediate_size=24, vocab_size=33)
+
 
 def moe19l_is_moe(cfg, l):
     """Whether layer l of a MOE19L_CONFIGS model is a MoE layer (the modeling files' rule)."""
@@ -842,6 +848,15 @@ def moe19l_model(cfg, rng):
     """(name, float32 array) of a MOE19L_CONFIGS checkpoint under transformers' names."""
     if cfg["model_type"] in ("llama4", "llama4_text"):
         return moe19l_llama4(cfg, rng)
+    if cfg["model_type"] == "granitemoehybrid":
+        t = hybrid_model(cfg, rng)
+        E, F, d = cfg["num_local_experts"], cfg["intermediate_size"], cfg["hidden_size"]
+        scaled = lambda shape, s: (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+        for l in range(cfg["num_hidden_layers"]):
+            x = f"model.layers.{l}.block_sparse_moe."
+            t += [(x + "input_linear.weight", scaled((E, 2 * F, d), d ** -0.5)), (x + "output_linear.weight", scaled((E, d, F), F ** -0.5)),
+                  (x + "router.layer.weight", scaled((E, d), 1.0))]
+        return t
     mt, d, H, K = cfg["model_type"], cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd, V, L = cfg["head_dim"], cfg["vocab_size"], cfg["num_hidden_layers"]
     ernie = mt == "ernie4_5_moe"
