@@ -864,6 +864,13 @@ def same_tensors(expect, We):
     return None
 
 
+def selection_and_tensors(pj, sel, expect, We):
+    """None when nsc_prune.json's layers are the criterion's `sel` and the emitted tensors exactly `expect`, else why."""
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    return same_tensors(expect, We)
+
+
 def hybrid_verdict(what, le, lm, lu, tol):
     """Prints the summary line and returns None when the emitted logits le equal the masked original's
     lm to tol while pruning moved them (lm vs the unpruned lu), else why not."""
@@ -1184,9 +1191,7 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
         m[ch] = 1
         om.append(m)
         em.append(np.ones(len(ch)))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
@@ -1655,13 +1660,7 @@ MOE19L = {"hunyuan_v1_moe": dict(ffn="mlp.", router="mlp.gate.wg.weight", rbias=
 MOE19L_NAMES = ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias", "down_proj.bias")
 
 
-def moe19l_is_moe(cfg, l):
-    if cfg["model_type"] == "ernie4_5_moe":
-        end = cfg["moe_layer_end_index"] if cfg["moe_layer_end_index"] >= 0 else cfg["num_hidden_layers"] - 1
-        return cfg["moe_layer_start_index"] <= l <= end and (l + 1) % cfg["moe_layer_interval"] == 0
-    if cfg["model_type"] == "llama4_text":
-        return l in cfg["moe_layers"]
-    return True
+from gen_prune_checkpoints import moe19l_is_moe  # noqa: E402 (the modeling files' MoE-layer rule, shared with the generator)
 
 
 def moe19l_shapes(cfg):
@@ -1858,9 +1857,7 @@ def check_moe19l(ocfg, ecfg, Wo, We, pj, tol, ntok):
         return check_moe19l(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
     crit = pj.get("criterion", "magnitude")
     sel = moe19l_select(ocfg, Wo, moe19l_shapes(ecfg), crit)
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(moe19l_expected(ocfg, Wo, sel), We)
+    bad = selection_and_tensors(pj, sel, moe19l_expected(ocfg, Wo, sel), We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
@@ -1920,9 +1917,7 @@ def check_moe19l_granite(ocfg, ecfg, Wo, We, pj, tol, ntok):
         expect[x + "output_linear.weight"] = np.stack([dn[e][:, c] for e, c in zip(kept, ch)])
         om.append((kept, [np.isin(np.arange(F), c).astype(float) for c in ch]))
         em.append((list(range(E)), [np.ones(w)] * E))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)

@@ -165,6 +165,11 @@ CASES += [
     ("ernie4_5_moe_nsc_experts", "ernie4_5_moe", "nsc", ["--params", "30000", "--ffn-multiple", "8", "--expert-step", "1"]),
     ("ernie4_5_moe_nsc_spectral_weights", "ernie4_5_moe", "nsc",
      ["--params", "36000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # granitemoehybrid with experts: block_sparse_moe's fused experts dropped and narrowed beside Mamba-2 / attention
+    # layers and the shared_mlp kept whole
+    ("granitemoehybrid_moe_nsc_experts", "granitemoehybrid_moe", "nsc", ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("granitemoehybrid_moe_nsc_spectral_weights", "granitemoehybrid_moe", "nsc",
+     ["--params", "45000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

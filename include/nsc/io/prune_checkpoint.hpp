@@ -321,6 +321,10 @@ struct family {
   /// The router bias is stored [1, E] (ernie4_5_moe's mlp.moe_statics.e_score_correction_bias: one
   /// group of E), sliced by columns with the kept experts; else [E], sliced by rows.
   bool router_bias_row = false;
+  /// The shared expert is stored fused: <shared>gate_up_proj = [gate; up] rows (2S, d) and <shared>down_proj
+  /// (d, S), kept whole (granitemoehybrid's shared_mlp beside its experts, under the canonical names of its
+  /// dense case: shared "mlp."); else <shared>{gate,up,down}_proj.
+  bool shared_fused = false;
 };
 
 inline std::string family::canonical(const std::string& name) const {
@@ -529,6 +533,17 @@ inline const std::vector<family>& layouts() {
                      .router_bias = "mlp.moe_statics.e_score_correction_bias", .not_decilm = moe_why};
     ernie_moe.router_bias_row = true;
     v.push_back(ernie_moe);
+    // granitemoehybrid with experts (granite-4.0-h-small): block_sparse_moe's fused experts as granitemoe's, the
+    // shared_mlp (read as mlp.gate_up_proj / mlp.down_proj, as in the dense case) their shared expert, kept whole
+    for (family& g : v)
+      if (g.model_type == "granitemoehybrid") {
+        g.moe = "block_sparse_moe.";
+        g.x3_gate_up = "block_sparse_moe.input_linear.weight";
+        g.x3_down = "block_sparse_moe.output_linear.weight";
+        g.router_weight = "block_sparse_moe.router.layer.weight";
+        g.shared = "mlp.";
+        g.shared_fused = true;
+      }
     return v;
   }();
   return t;
@@ -980,6 +995,34 @@ inline std::vector<fused_tensor> fused_tensors(const family& f, const block_spec
   return v;
 }
 
+/// The shared expert's tensors of an MoE layer with FFN x (rest after the layer prefix, shape, required),
+/// kept whole with the FFN: <shared>{gate,up,down}_proj (their biases with x.bias) or, shared_fused,
+/// <shared>gate_up_proj (2S, d) and <shared>down_proj (d, S); the shared gate (1, d).
+struct shared_tensor {
+  std::string rest;
+  std::vector<std::int64_t> shape;
+  bool required = true;
+};
+inline std::vector<shared_tensor> shared_expert_tensors(const family& f, const ffn_spec& x, std::int64_t d) {
+  std::vector<shared_tensor> v;
+  const std::int64_t S = x.shared_d_ff;
+  if (S <= 0) return v;
+  const std::string p(f.shared);
+  if (f.shared_fused) {
+    v.push_back({p + "gate_up_proj.weight", {2 * S, d}});
+    v.push_back({p + "down_proj.weight", {d, S}});
+  } else {
+    v.push_back({p + "gate_proj.weight", {S, d}});
+    v.push_back({p + "up_proj.weight", {S, d}});
+    v.push_back({p + "down_proj.weight", {d, S}});
+    v.push_back({p + "gate_proj.bias", {S}, x.bias});
+    v.push_back({p + "up_proj.bias", {S}, x.bias});
+    v.push_back({p + "down_proj.bias", {d}, x.bias});
+  }
+  if (x.shared_gate) v.push_back({std::string(f.shared_gate), {1, d}});
+  return v;
+}
+
 // ---- Hybrid layers (issue 19i): recurrent mixers and DSA indexers kept whole, removed layers
 // renumbered, checkpoints under another layer prefix or with one mixer per layer (family::hybrid).
 
@@ -1275,19 +1318,15 @@ inline std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> hybrid_
   const std::int64_t F = x.d_ff;
   if (x.kind == ffn_kind::standard && x.n_experts > 0) {
     add(f.router(), {x.n_experts, d});
-    for (std::int64_t e = 0; e < x.n_experts; ++e) {
+    if (f.fused_experts()) // granitemoehybrid's block_sparse_moe (issue 19l)
+      for (const fused_tensor& t : fused_tensors(f, b, false)) add(t.rest, t.shape);
+    for (std::int64_t e = 0; e < x.n_experts && !f.fused_experts(); ++e) {
       add(f.expert(e, f.w_gate), {F, d});
       add(f.expert(e, f.w_up), {F, d});
       add(f.expert(e, f.w_down), {d, F});
     }
     if (x.router_bias) add(std::string(f.router_bias), {x.n_experts});
-    if (x.shared_d_ff > 0) {
-      const std::int64_t S = x.shared_d_ff;
-      add(std::string(f.shared) + "gate_proj.weight", {S, d});
-      add(std::string(f.shared) + "up_proj.weight", {S, d});
-      add(std::string(f.shared) + "down_proj.weight", {d, S});
-      if (x.shared_gate) add(std::string(f.shared_gate), {1, d});
-    }
+    for (const shared_tensor& t : shared_expert_tensors(f, x, d)) add(t.rest, t.shape, t.required);
   } else if (x.kind == ffn_kind::standard && f.fused_gate_up) {
     add("mlp.gate_up_proj.weight", {2 * F, d});
     add("mlp.down_proj.weight", {d, F});
@@ -1781,6 +1820,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       add(fam.router(), {b.ffn.n_experts, d}, true);
       if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
       check_fused_experts(fam, b, space.layers[l], by_name, p, add);
+      for (const pc::shared_tensor& t : pc::shared_expert_tensors(fam, b.ffn, d)) add(t.rest, t.shape, t.required); // llama4
     } else if (b.ffn.n_experts > 0) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
       for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
@@ -1797,16 +1837,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
           add(x + std::string(fam.w_up) + ".bias", {F}, true);
           add(x + std::string(fam.w_down) + ".bias", {d}, true);
         }
-      if (b.ffn.shared_d_ff > 0) {
-        const std::int64_t S = b.ffn.shared_d_ff;
-        add(std::string(fam.shared) + "gate_proj.weight", {S, d}, true);
-        add(std::string(fam.shared) + "up_proj.weight", {S, d}, true);
-        add(std::string(fam.shared) + "down_proj.weight", {d, S}, true);
-        if (b.ffn.shared_gate) add(std::string(fam.shared_gate), {1, d}, true);
-        add(std::string(fam.shared) + "gate_proj.bias", {S}, b.ffn.bias);
-        add(std::string(fam.shared) + "up_proj.bias", {S}, b.ffn.bias);
-        add(std::string(fam.shared) + "down_proj.bias", {d}, b.ffn.bias);
-      }
+      for (const pc::shared_tensor& t : pc::shared_expert_tensors(fam, b.ffn, d)) add(t.rest, t.shape, t.required);
     } else if (fam.fused_gate_up) {
       add("mlp.gate_up_proj.weight", {2 * F, d}, true);
       add("mlp.down_proj.weight", {d, F}, true);

@@ -600,8 +600,14 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           const std::int64_t S = b.ffn.shared_d_ff;
           std::vector<std::int64_t> all(static_cast<std::size_t>(S));
           std::iota(all.begin(), all.end(), 0);
+          if (fam.shared_fused) { // [gate; up] rows (granitemoehybrid's shared_mlp)
+            const mat gu = mat(load(std::string(fam.shared) + "gate_up_proj.weight").t().transpose());
+            v.shared += pw::ordered(mat(gu.topRows(S)), all, 1, {S}, tol, tl).back() +
+                        pw::ordered(mat(gu.bottomRows(S)), all, 1, {S}, tol, tl).back();
+          }
           for (const char* m : {"gate_proj", "up_proj"})
-            v.shared += pw::ordered(mat(load(std::string(fam.shared) + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
+            if (!fam.shared_fused)
+              v.shared += pw::ordered(mat(load(std::string(fam.shared) + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
           v.shared += pw::ordered(mat(load(std::string(fam.shared) + "down_proj.weight").t()), all, 1, {S}, tol, tl).back();
           if (b.ffn.shared_gate) v.shared += pw::psi_rows(load(std::string(fam.shared_gate)).t().transpose());
         }
