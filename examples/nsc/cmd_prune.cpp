@@ -368,7 +368,6 @@ int run_generic(const prune_args& a) {
   if (!a.weights.empty()) {
     ck = nsc::io::open_checkpoint(a.weights);
     nsc::io::check_prune_checkpoint_tensors(*ck, m.model_type, space);
-    ck = nsc::io::prune_checkpoint_view(*ck, m.model_type, space); // canonical layer names (nemotron_h's backbone.*)
     if (a.score == "weights" || a.criterion == "spectral") pw = nsc_cli::prune_weights(*ck, m.model_type, space, a.criterion, a.score == "weights");
   }
   { // Budgets: units and percentages of the unpruned model (its option-0 sums, exact).

@@ -43,8 +43,9 @@
 /// [E, out, in / 32], value = e2m1 x 2^(scale - 127)) are decoded for their importances and
 /// copied byte for byte; narrowing them is refused (down_proj's 32-value blocks run along the
 /// expert width): "tensor '...down_proj_blocks': the experts are MXFP4, ... search with
-/// --keep-expert-width". Families under their own names (family::layer_prefix and renames: every layer
-/// tensor is read under its canonical, llama, name, family::canonical, and written under its own):
+/// --keep-expert-width". Families under their own names (one mapping for every family,
+/// family::layer_prefix and its one table family::renames: every layer tensor is read under its
+/// canonical, llama, name, family::canonical, and written under its stored one, family::own):
 /// starcoder2 (LayerNorm weight and bias, norm_bias; q/k/v/o biases; mlp.c_fc / c_proj without a
 /// gate), gpt_neox (gpt_neox.layers.<L>.attention.query_key_value per head [q; k; v], attention.dense,
 /// mlp.dense_h_to_4h / dense_4h_to_h; mha_only: one KV head per query head, so a space pooling KV
@@ -61,8 +62,8 @@
 /// whole; a LayerNorm's bias goes with its weight.
 /// Hybrid layers (family::hybrid; detail::pc::hybrid_*; the nsc format, whose space keeps
 /// attention heads and mixers whole): nemotron_h (one mixer per layer, "backbone.layers.<L>.norm" and
-/// "mixer.*" read through a canonical view as input_layernorm / self_attn.* or post_attention_layernorm /
-/// mlp.*; a removed Mamba-2 layer leaves the checkpoint and the later layers are renumbered, as
+/// "mixer.*" read, by family::renames restricted to mixer or MLP-only layers, as input_layernorm / self_attn.* or
+/// post_attention_layernorm / mlp.*; a removed Mamba-2 layer leaves the checkpoint and the later layers are renumbered, as
 /// hybrid_override_pattern), qwen3_next and qwen3_5_moe_text (Gated DeltaNet linear_attn.* and the gated
 /// q_proj kept whole; Qwen3.5 under "model.language_model.layers."), falcon_h1 (mamba.* beside the
 /// attention kept whole, feed_forward.* read as mlp.*), granitemoehybrid without experts (mamba.* or
@@ -206,6 +207,17 @@ inline std::string shape_text(const std::vector<std::int64_t>& s) {
   return t + "]";
 }
 
+/// Which layers a family::renames entry applies to (every layer; those with a mixer, attention side
+/// present; the MLP-only ones: nemotron_h's one mixer per layer).
+enum class rename_layers { every, mixer, mlp_only };
+
+/// One entry of family::renames: canonical (llama's) and stored module names.
+struct rename {
+  std::string_view canonical, own;
+  rename_layers layers = rename_layers::every;
+  bool applies(const block_spec* b) const; ///< to a layer with block b (null: past the config's)
+};
+
 /// A family's tensor layout under "model.layers.<L>." (transformers' checkpoint names): one
 /// table entry per family (layouts()). The attention side of a layer is every "self_attn.*"
 /// tensor and attn_norms; the FFN side every other layer tensor (with ffn_norms).
@@ -241,24 +253,12 @@ struct family {
   /// Checked and written by the hybrid mechanism (check_hybrid_tensors, hybrid_outputs): attention
   /// kept whole (heads and KV heads unchanged: the nsc format has no field for them).
   bool hybrid = false;
-  /// The layers' stored prefix besides "model.layers." ("backbone.layers.": nemotron_h's hub
-  /// checkpoints), used when the checkpoint has tensors under its root ("backbone.").
-  std::string_view alt_layers = "";
-  /// One mixer per layer (nemotron_h): "<L>.norm.weight" and "<L>.mixer.*", read as
-  /// input_layernorm / self_attn.* on a mixer layer and post_attention_layernorm / mlp.* on an MLP
-  /// layer (the canonical names the rest of this file slices), written back under the stored names.
-  bool single_mixer = false;
   /// The prefix of a Mamba-2 mixer's tensors (canonical: nemotron_h's "self_attn." = "mixer.").
   std::string_view ssm = "self_attn.";
   /// The prefix of a Gated DeltaNet mixer's tensors (qwen3_next: "linear_attn."); split: Qwen3.5's
   /// in_proj_qkv / in_proj_z / in_proj_b / in_proj_a instead of in_proj_qkvz / in_proj_ba.
   std::string_view deltanet = "linear_attn.";
   bool deltanet_split = false;
-  /// The FFN's stored prefix when not "mlp." (falcon_h1: "feed_forward."), read as "mlp.".
-  std::string_view ffn_stored = "";
-  /// Whole stored names read as canonical ones (granitemoehybrid: shared_mlp.input_linear = [gate; up]
-  /// rows is mlp.gate_up_proj, shared_mlp.output_linear is mlp.down_proj).
-  std::array<std::pair<std::string_view, std::string_view>, 2> stored_renames{};
   bool has_moe() const { return !moe.empty(); }
   std::string expert(std::int64_t x, std::string_view m) const {
     return std::string(moe) + "experts." + std::to_string(x) + "." + std::string(m) + ".weight";
@@ -284,16 +284,23 @@ struct family {
   /// The per-query-head attention sink logits [H] ("self_attn.sinks", gpt_oss), sliced with the query heads.
   std::string_view sinks = "";
   bool fused_experts() const { return !x3_gate_up.empty(); }
-  // --- Own names and storage (dense families with LayerNorm, biases, fused or renamed
-  // projections: starcoder2, gpt_neox, falcon, opt). The code reads every layer tensor under its
-  // canonical (llama) name, canonical(), and writes it under its own name. ---
-  /// The layer prefix ("model.layers."; gpt_neox "gpt_neox.layers.", falcon "transformer.h.",
-  /// opt "model.decoder.layers.").
+  // --- Stored names (every family not stored under llama's names: starcoder2, gpt_neox, falcon,
+  // opt, internlm2, gpt2, nemotron_h, falcon_h1, granitemoehybrid, Qwen3.5). The one mapping: the
+  // code reads every layer tensor under its canonical (llama) name, canonical(), and writes it
+  // under its stored name, own(). ---
+  /// The stored layer prefix ("model.layers."; gpt_neox "gpt_neox.layers.", falcon "transformer.h.",
+  /// opt "model.decoder.layers.", nemotron_h "backbone.layers.", Qwen3.5 "model.language_model.layers.").
+  /// Layer tensors under the canonical "model.layers." are read too (a checkpoint already under the
+  /// canonical names, or a text-only export) and written back under the prefix they were read under.
   std::string_view layer_prefix = "model.layers.";
-  /// {canonical, own} module names after the layer prefix (".weight" / ".bias" follow), e.g.
-  /// starcoder2 {"mlp.up_proj", "mlp.c_fc"}. Several own names may share a canonical one
-  /// (falcon's ln_attn or input_layernorm); messages name the first.
-  std::vector<std::pair<std::string_view, std::string_view>> renames = {};
+  /// {canonical, own[, layers]} module names after the layer prefix (".weight" / ".bias" / more
+  /// follow), e.g. starcoder2 {"mlp.up_proj", "mlp.c_fc"}, falcon_h1 {"mlp", "feed_forward"}; the
+  /// first that matches (at a '.') is applied. Several own names may share a canonical one (falcon's
+  /// ln_attn or input_layernorm); messages name the first. `layers` restricts a rename to the layers
+  /// with a mixer (attention side) or to the MLP-only ones (nemotron_h's one mixer per layer:
+  /// "norm" / "mixer" are input_layernorm / self_attn on a mixer layer, post_attention_layernorm /
+  /// mlp on an MLP layer).
+  std::vector<rename> renames = {};
   /// Fused q/k/v in KV-group order (canonical "self_attn.qkv_grouped"): for each KV head x the
   /// head_dim rows of its G = H / K query heads, then its key head, then its value head (falcon:
   /// G = H with multi_query, 1 without, H / num_kv_heads with new_decoder_architecture;
@@ -312,11 +319,21 @@ struct family {
   /// c_fc's columns and c_proj's rows. Heads are kept (a space cutting them is refused), and the
   /// spectral criterion / --score weights are refused.
   bool transposed = false;
-  /// The own name of a tensor with canonical full name `c` (messages; the inverse of canonical()).
-  std::string own(const std::string& c) const;
-  /// The canonical full name ("model.layers.<L>.<llama's module>.<weight | bias>") of a tensor of
-  /// this family; names outside the layers are returned as they are.
-  std::string canonical(const std::string& name) const;
+  /// The canonical rest ("<llama's module>.<weight | bias>") of the stored rest of a tensor of a
+  /// layer with block `b` (null: a layer past the config's, renames for every layer only).
+  std::string canonical_rest(const block_spec* b, const std::string& rest) const;
+  /// The stored rest of a canonical rest (canonical_rest's inverse).
+  std::string own_rest(const block_spec* b, const std::string& rest) const;
+  /// The canonical full name ("model.layers.<L>.<canonical rest>") of a stored tensor name of this
+  /// family in a model of `space`'s layers; names outside the layers are returned as they are.
+  std::string canonical(const std::string& name, const search::prune_space& space) const;
+  /// The stored name of canonical full name `c` (the inverse of canonical()), under `prefix`
+  /// ("": layer_prefix; stored_prefix() of the checkpoint).
+  std::string own(const std::string& c, const search::prune_space& space, std::string_view prefix = "") const;
+  /// The prefix `name` is stored under ("": not a layer tensor's).
+  std::string_view prefix_of(const std::string& name) const;
+  /// The layer prefix checkpoint `in` uses: layer_prefix, or "model.layers." when only that is used.
+  std::string_view stored_prefix(const checkpoint& in) const;
   // --- issue 19l: MoE layouts with a [1, E] router bias and biased experts ---
   /// The router bias is stored [1, E] (ernie4_5_moe's mlp.moe_statics.e_score_correction_bias: one
   /// group of E), sliced by columns with the kept experts; else [E], sliced by rows.
@@ -327,36 +344,68 @@ struct family {
   bool shared_fused = false;
 };
 
-inline std::string family::canonical(const std::string& name) const {
-  if (layer_prefix == "model.layers." && renames.empty()) return name;
-  if (name.rfind(layer_prefix, 0) != 0) return name;
-  std::size_t i = layer_prefix.size();
-  const std::size_t start = i;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i - start < 9) ++i;
-  if (i == start || i >= name.size() || name[i] != '.') return name;
-  std::string rest = name.substr(i + 1);
-  for (const auto& [c, o] : renames)
-    if (rest.size() > o.size() && rest.compare(0, o.size(), o) == 0 && rest[o.size()] == '.') {
-      rest = std::string(c) + rest.substr(o.size());
-      break;
-    }
-  return "model.layers." + name.substr(start, i - start) + "." + rest;
+/// Parses "<L>.<rest>" at `name`'s position `at`: the layer and the rest, or nullopt.
+inline std::optional<std::pair<std::int64_t, std::string>> layer_rest(const std::string& name, std::size_t at) {
+  std::size_t i = at;
+  std::int64_t l = 0;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i - at < 9) l = l * 10 + (name[i++] - '0');
+  if (i == at || i >= name.size() || name[i] != '.') return std::nullopt;
+  return std::pair{l, name.substr(i + 1)};
 }
 
-inline std::string family::own(const std::string& c) const {
+inline bool rename::applies(const block_spec* b) const {
+  if (layers == rename_layers::every) return true;
+  return b && (b->attention.kind == attention_kind::none) == (layers == rename_layers::mlp_only);
+}
+
+inline std::string family::canonical_rest(const block_spec* b, const std::string& rest) const {
+  for (const rename& r : renames)
+    if (rest.size() > r.own.size() && rest.compare(0, r.own.size(), r.own) == 0 && rest[r.own.size()] == '.' && r.applies(b))
+      return std::string(r.canonical) + rest.substr(r.own.size());
+  return rest;
+}
+
+inline std::string family::own_rest(const block_spec* b, const std::string& rest) const {
+  for (const rename& r : renames)
+    if (rest.size() > r.canonical.size() && rest.compare(0, r.canonical.size(), r.canonical) == 0 &&
+        rest[r.canonical.size()] == '.' && r.applies(b))
+      return std::string(r.own) + rest.substr(r.canonical.size());
+  return rest;
+}
+
+inline std::string_view family::prefix_of(const std::string& name) const {
+  if (name.rfind(layer_prefix, 0) == 0) return layer_prefix;
+  if (name.rfind("model.layers.", 0) == 0) return "model.layers.";
+  return "";
+}
+
+inline std::string_view family::stored_prefix(const checkpoint& in) const {
+  bool canonical_only = false;
+  for (const tensor_entry& t : in.tensors) {
+    if (t.name.rfind(layer_prefix, 0) == 0) return layer_prefix;
+    canonical_only = canonical_only || t.name.rfind("model.layers.", 0) == 0;
+  }
+  return canonical_only ? "model.layers." : layer_prefix;
+}
+
+inline std::string family::canonical(const std::string& name, const search::prune_space& space) const {
+  if (layer_prefix == "model.layers." && renames.empty()) return name;
+  const std::string_view p = prefix_of(name);
+  if (p.empty()) return name;
+  const auto lr = layer_rest(name, p.size());
+  if (!lr) return name;
+  const block_spec* b = lr->first < std::int64_t(space.layers.size()) ? &space.layers[std::size_t(lr->first)].base : nullptr;
+  return "model.layers." + std::to_string(lr->first) + "." + canonical_rest(b, lr->second);
+}
+
+inline std::string family::own(const std::string& c, const search::prune_space& space, std::string_view prefix) const {
   if (layer_prefix == "model.layers." && renames.empty()) return c;
   constexpr std::string_view p = "model.layers.";
   if (c.rfind(p, 0) != 0) return c;
-  std::size_t i = p.size();
-  while (i < c.size() && c[i] >= '0' && c[i] <= '9') ++i;
-  if (i >= c.size() || c[i] != '.') return c;
-  std::string rest = c.substr(i + 1);
-  for (const auto& [cn, o] : renames)
-    if (rest.size() > cn.size() && rest.compare(0, cn.size(), cn) == 0 && rest[cn.size()] == '.') {
-      rest = std::string(o) + rest.substr(cn.size());
-      break;
-    }
-  return std::string(layer_prefix) + c.substr(p.size(), i - p.size()) + "." + rest;
+  const auto lr = layer_rest(c, p.size());
+  if (!lr) return c;
+  const block_spec* b = lr->first < std::int64_t(space.layers.size()) ? &space.layers[std::size_t(lr->first)].base : nullptr;
+  return std::string(prefix.empty() ? layer_prefix : prefix) + std::to_string(lr->first) + "." + own_rest(b, lr->second);
 }
 
 /// The families whose checkpoints nsc can prune.
@@ -492,8 +541,13 @@ inline const std::vector<family>& layouts() {
     v.push_back(gpt2);
     // Hybrid layers (issue 19i; detail::pc::hybrid_*): Mamba-2 / Gated DeltaNet mixers kept whole or
     // removed, attention kept whole, the FFNs and experts sliced as the families above.
-    v.push_back({.model_type = "nemotron_h", .not_decilm = "no Mamba-2 layers", .hybrid = true,
-                 .alt_layers = "backbone.layers.", .single_mixer = true}); // relu2 MLP: up_proj, down_proj
+    // nemotron_h: one mixer per layer, "<L>.norm" and "<L>.mixer.*" (relu2 MLP: mixer.up_proj, down_proj)
+    family nemotron_h{.model_type = "nemotron_h", .not_decilm = "no Mamba-2 layers", .hybrid = true};
+    nemotron_h.layer_prefix = "backbone.layers.";
+    nemotron_h.renames = {{"input_layernorm", "norm", rename_layers::mixer}, {"self_attn", "mixer", rename_layers::mixer},
+                          {"post_attention_layernorm", "norm", rename_layers::mlp_only},
+                          {"mlp", "mixer", rename_layers::mlp_only}};
+    v.push_back(nemotron_h);
     v.push_back({.model_type = "qwen3_next", .moe = "mlp.", .shared = "mlp.shared_expert.",
                  .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true});
     for (const char* m : {"deepseek_v32", "glm_moe_dsa"}) { // DSA: deepseek's names + self_attn.indexer.* kept whole
@@ -504,22 +558,23 @@ inline const std::vector<family>& layouts() {
     }
     // falcon_h1: a Mamba-2 mixer ("mamba.*") beside the attention of every layer, both kept whole; the gated MLP
     // ("feed_forward.*", norm pre_ff_layernorm) narrowed
-    family falcon_h1{.model_type = "falcon_h1", .not_decilm = "no parallel Mamba-2 mixer", .hybrid = true, .ssm = "mamba.",
-                     .ffn_stored = "feed_forward."};
+    family falcon_h1{.model_type = "falcon_h1", .not_decilm = "no parallel Mamba-2 mixer", .hybrid = true, .ssm = "mamba."};
     falcon_h1.ffn_norms = {"pre_ff_layernorm", ""};
+    falcon_h1.renames = {{"mlp", "feed_forward"}};
     v.push_back(falcon_h1);
     // granitemoehybrid without experts: Mamba-2 ("mamba.*") or attention layers, each with the fused gated
     // shared_mlp narrowed (input_linear = [gate; up] rows, output_linear)
     family granite_h{.model_type = "granitemoehybrid", .fused_gate_up = true, .not_decilm = "no Mamba-2 layers",
                      .hybrid = true, .ssm = "mamba."};
-    granite_h.stored_renames = {{{"shared_mlp.input_linear.weight", "mlp.gate_up_proj.weight"},
-                          {"shared_mlp.output_linear.weight", "mlp.down_proj.weight"}}};
+    granite_h.renames = {{"mlp.gate_up_proj", "shared_mlp.input_linear"}, {"mlp.down_proj", "shared_mlp.output_linear"}};
     v.push_back(granite_h);
     // Qwen3.5 (the text decoder of qwen3_5 / qwen3_5_moe): qwen3_next's layers under model.language_model.*
     // (the vision tower and MTP tensors copied), Gated DeltaNet's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
-    v.push_back({.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
-                 .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true,
-                 .alt_layers = "model.language_model.layers.", .deltanet_split = true});
+    family qwen3_5_moe{.model_type = "qwen3_5_moe_text", .moe = "mlp.", .shared = "mlp.shared_expert.",
+                       .shared_gate = "mlp.shared_expert_gate.weight", .not_decilm = "no Gated DeltaNet layers", .hybrid = true,
+                       .deltanet_split = true};
+    qwen3_5_moe.layer_prefix = "model.language_model.layers.";
+    v.push_back(qwen3_5_moe);
     // issue 19l. hunyuan_v1_moe (HunYuanMoE): every layer MoE, router mlp.gate.wg, experts mlp.experts.<e>.*, the
     // shared_mlp kept whole; per-head query_layernorm / key_layernorm, q/k/v/o biases (attention_bias)
     family hunyuan_moe{.model_type = "hunyuan_v1_moe", .moe = "mlp.", .shared = "mlp.shared_mlp.",
@@ -802,12 +857,7 @@ inline std::vector<std::vector<std::int64_t>> grouped_op_rows(const block_spec& 
 inline std::optional<std::pair<std::int64_t, std::string>> layer_of(const std::string& name) {
   constexpr std::string_view p = "model.layers.";
   if (name.rfind(p, 0) != 0) return std::nullopt;
-  std::size_t i = p.size();
-  std::int64_t l = 0;
-  const std::size_t start = i;
-  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i - start < 9) l = l * 10 + (name[i++] - '0');
-  if (i == start || i >= name.size() || name[i] != '.') return std::nullopt;
-  return std::pair{l, name.substr(i + 1)};
+  return layer_rest(name, p.size());
 }
 
 /// Parses "<moe>experts.<E>.<w>.weight" (moe: the family's MoE prefix).
@@ -1023,75 +1073,6 @@ inline std::vector<shared_tensor> shared_expert_tensors(const family& f, const f
   return v;
 }
 
-// ---- Hybrid layers (issue 19i): recurrent mixers and DSA indexers kept whole, removed layers
-// renumbered, checkpoints under another layer prefix or with one mixer per layer (family::hybrid).
-
-/// Parses "<prefix><L>.<rest>": the layer and the rest, or nullopt.
-inline std::optional<std::pair<std::int64_t, std::string>> layer_in(const std::string& name, std::string_view prefix) {
-  if (name.rfind(prefix, 0) != 0) return std::nullopt;
-  return layer_of("model.layers." + name.substr(prefix.size()));
-}
-
-/// The stored prefix of f's layer tensors in `in`: f.alt_layers when a tensor is under its root
-/// ("backbone." of "backbone.layers."), else "model.layers.".
-inline std::string stored_layers(const checkpoint& in, const family& f) {
-  if (!f.alt_layers.empty()) {
-    const std::string_view root = f.alt_layers.substr(0, f.alt_layers.size() - std::string_view("layers.").size());
-    for (const tensor_entry& t : in.tensors)
-      if (t.name.rfind(root, 0) == 0) return std::string(f.alt_layers);
-  }
-  return "model.layers.";
-}
-
-/// A stored layer tensor's canonical rest (single_mixer: norm / mixer.* by the layer's kind).
-inline std::string canonical_rest(const family& f, const block_spec& b, const std::string& rest) {
-  for (const auto& [stored, canonical] : f.stored_renames)
-    if (!stored.empty() && rest == stored) return std::string(canonical);
-  if (!f.ffn_stored.empty() && rest.rfind(f.ffn_stored, 0) == 0) return "mlp." + rest.substr(f.ffn_stored.size());
-  if (!f.single_mixer) return rest;
-  const bool mlp = b.attention.kind == attention_kind::none;
-  if (rest == "norm.weight") return mlp ? "post_attention_layernorm.weight" : "input_layernorm.weight";
-  if (rest.rfind("mixer.", 0) == 0) return (mlp ? "mlp." : "self_attn.") + rest.substr(6);
-  return rest;
-}
-
-/// The stored rest of a canonical one (canonical_rest's inverse).
-inline std::string stored_rest(const family& f, const std::string& rest) {
-  for (const auto& [stored, canonical] : f.stored_renames)
-    if (!stored.empty() && rest == canonical) return std::string(stored);
-  if (!f.ffn_stored.empty() && rest.rfind("mlp.", 0) == 0) return std::string(f.ffn_stored) + rest.substr(4);
-  if (!f.single_mixer) return rest;
-  if (rest == "input_layernorm.weight" || rest == "post_attention_layernorm.weight") return "norm.weight";
-  for (std::string_view p : {"self_attn.", "mlp."})
-    if (rest.rfind(p, 0) == 0) return "mixer." + rest.substr(p.size());
-  return rest;
-}
-
-/// Whether f's checkpoints are read through a canonical view (another prefix or one mixer per layer).
-inline bool needs_view(const family& f) {
-  return f.single_mixer || !f.alt_layers.empty() || !f.ffn_stored.empty() || !f.stored_renames[0].first.empty();
-}
-
-/// `in` with its layer tensors under the canonical names ("model.layers.<L>." + canonical_rest);
-/// `stored` (optional) maps each canonical name to the stored one. Idempotent: a canonical
-/// checkpoint maps to itself.
-inline checkpoint hybrid_view(const checkpoint& in, const family& f, const search::prune_space& space,
-                              std::map<std::string, std::string>* stored = nullptr) {
-  checkpoint v = in;
-  const std::string pre = stored_layers(in, f);
-  for (tensor_entry& t : v.tensors) {
-    const std::string orig = t.name;
-    if (const auto lr = layer_in(t.name, pre)) {
-      const std::string rest = lr->first < std::int64_t(space.layers.size())
-                                   ? canonical_rest(f, space.layers[std::size_t(lr->first)].base, lr->second)
-                                   : lr->second;
-      t.name = "model.layers." + std::to_string(lr->first) + "." + rest;
-    }
-    if (stored) (*stored)[t.name] = orig;
-  }
-  return v;
-}
-
 /// The fused experts of layer prefix p (tensors checked by check_prune_checkpoint_tensors).
 inline fused_layer fused_experts_of(const family& f, const block_spec& b, const std::map<std::string, const tensor_entry*>& by_name,
                                     const std::string& p) {
@@ -1221,14 +1202,6 @@ inline void run_block_op(const tensor_op& op, safetensors_file_writer& w) {
   }
 }
 
-/// Whether `in` already has the canonical names.
-inline bool is_canonical(const checkpoint& in, const family& f, const search::prune_space& space) {
-  const checkpoint v = hybrid_view(in, f, space);
-  for (std::size_t i = 0; i < in.tensors.size(); ++i)
-    if (v.tensors[i].name != in.tensors[i].name) return false;
-  return true;
-}
-
 /// The layer tensors a hybrid family's layer holds, canonical rest -> (shape, required).
 inline std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> hybrid_layer_tensors(const family& f,
                                                                                               const block_spec& b) {
@@ -1240,10 +1213,10 @@ inline std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> hybrid_
   const std::int64_t d = a.d_model;
   if (a.kind != attention_kind::none)
     for (std::string_view n : f.attn_norms)
-      if (!n.empty() && (!f.single_mixer || n == f.attn_norms[0])) add(std::string(n) + ".weight", {d});
+      if (!n.empty()) add(std::string(n) + ".weight", {d});
   if (b.ffn.kind != ffn_kind::none)
     for (std::string_view n : f.ffn_norms)
-      if (!n.empty() && (!f.single_mixer || n == f.ffn_norms[0])) add(std::string(n) + ".weight", {d});
+      if (!n.empty()) add(std::string(n) + ".weight", {d});
   auto mamba = [&](const attention_spec& m, const std::string& p) { // Mamba-2 (attention_kind::mamba2)
     const std::int64_t H = m.ssm_heads, I = H * m.ssm_head_dim, GN = m.ssm_groups * m.ssm_state, conv = I + 2 * GN;
     add(p + "in_proj.weight", {2 * I + 2 * GN + H, d});
@@ -1347,11 +1320,9 @@ inline std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> hybrid_
 /// named by hybrid_layer_tensors with its shape, nothing else; messages name the stored tensors.
 inline void check_hybrid_tensors(const checkpoint& in, std::string_view model_type, const family& f,
                                  const search::prune_space& space) {
-  std::map<std::string, std::string> stored;
-  const checkpoint v = hybrid_view(in, f, space, &stored);
-  const std::string pre = stored_layers(in, f);
-  std::map<std::string, const tensor_entry*> by_name;
-  for (const tensor_entry& t : v.tensors) by_name[t.name] = &t;
+  std::map<std::string, const tensor_entry*> by_name; // by canonical name
+  for (const tensor_entry& t : in.tensors) by_name[f.canonical(t.name, space)] = &t;
+  const std::string_view pre = f.stored_prefix(in);
   for (std::size_t l = 0; l < space.layers.size(); ++l) {
     const block_spec& b = space.layers[l].base;
     const attention_spec& a = b.attention;
@@ -1368,34 +1339,34 @@ inline void check_hybrid_tensors(const checkpoint& in, std::string_view model_ty
     const std::string p = "model.layers." + std::to_string(l) + ".";
     for (const auto& [rest, want] : hybrid_layer_tensors(f, b)) {
       const auto it = by_name.find(p + rest);
-      const std::string name = pre + std::to_string(l) + "." + stored_rest(f, rest);
       if (it == by_name.end()) {
-        if (want.second) fail("tensor '" + name + "' is missing from the checkpoint");
+        if (want.second) fail("tensor '" + f.own(p + rest, space, pre) + "' is missing from the checkpoint");
         continue;
       }
       if (it->second->shape != want.first)
-        fail("tensor '" + name + "': shape " + shape_text(it->second->shape) + " disagrees with the config (expected " +
+        fail("tensor '" + it->second->name + "': shape " + shape_text(it->second->shape) + " disagrees with the config (expected " +
              shape_text(want.first) + ")");
     }
   }
-  for (const tensor_entry& t : v.tensors) {
-    const auto lr = layer_of(t.name);
+  for (const tensor_entry& x : in.tensors) {
+    const tensor_entry* t = &x;
+    const auto lr = layer_of(f.canonical(x.name, space));
     if (!lr) continue;
     if (lr->first >= std::int64_t(space.layers.size()))
-      fail("tensor '" + stored[t.name] + "' is in layer " + std::to_string(lr->first) + " but the config has " +
+      fail("tensor '" + t->name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
            std::to_string(space.layers.size()) + " layers (a multi-token-prediction module, which nsc does not "
            "slice: remove its tensors from the checkpoint first)");
     if (!hybrid_layer_tensors(f, space.layers[std::size_t(lr->first)].base).count(lr->second))
-      fail("tensor '" + stored[t.name] + "' (dtype " + t.dtype + ", shape " + shape_text(t.shape) + ") is not one the " +
+      fail("tensor '" + t->name + "' (dtype " + t->dtype + ", shape " + shape_text(t->shape) + ") is not one the " +
            std::string(model_type) + " layout with this config names: nsc cannot prune it");
   }
 }
 
-/// The writer's last step for a hybrid family (the ops of a canonical checkpoint `in`): attention
-/// copied whole (refused if the selection changes its heads), a layer whose only sublayer was a
-/// removed recurrent mixer dropped and the later layers renumbered, every name stored as the input's.
-inline void hybrid_outputs(const checkpoint& in, const family& f, const search::prune_space& space,
-                           const std::vector<layer_keep>& sel, std::vector<tensor_op>& ops) {
+/// The writer's last step for a hybrid family (ops named as stored): attention copied whole
+/// (refused if the selection changes its heads), a layer whose only sublayer was a removed
+/// recurrent mixer dropped and the later layers renumbered under their stored prefix.
+inline void hybrid_outputs(const family& f, const search::prune_space& space, const std::vector<layer_keep>& sel,
+                           std::vector<tensor_op>& ops) {
   if (!f.hybrid) return;
   std::vector<std::int64_t> to(space.layers.size(), -1);
   std::int64_t next = 0;
@@ -1415,9 +1386,8 @@ inline void hybrid_outputs(const checkpoint& in, const family& f, const search::
              " layout keeps attention heads and KV heads whole (its output format, nsc, has no field for them)");
     }
   }
-  const std::string pre = stored_layers(in, f);
   for (tensor_op& op : ops) {
-    const auto lr = layer_of(op.out.name);
+    const auto lr = layer_of(f.canonical(op.out.name, space));
     if (!lr) continue;
     const auto [l, rest] = *lr;
     if (to[std::size_t(l)] < 0) fail("internal: a tensor of removed layer " + std::to_string(l) + " is written");
@@ -1426,7 +1396,8 @@ inline void hybrid_outputs(const checkpoint& in, const family& f, const search::
       op.cols.clear();
       op.out.shape = op.src->shape;
     }
-    op.out.name = pre + std::to_string(to[std::size_t(l)]) + "." + stored_rest(f, rest);
+    op.out.name = std::string(f.prefix_of(op.out.name)) + std::to_string(to[std::size_t(l)]) + "." +
+                  f.own_rest(&space.layers[std::size_t(l)].base, rest);
   }
 }
 
@@ -1449,8 +1420,8 @@ struct channel_orders {
 inline void fused_magnitude_orders(channel_orders& o, const checkpoint& in, const search::prune_space& space,
                                    const detail::pc::family& fam) {
   namespace pc = detail::pc;
-  auto by_name = std::make_shared<std::map<std::string, const tensor_entry*>>();
-  for (const tensor_entry& t : in.tensors) (*by_name)[t.name] = &t;
+  auto by_name = std::make_shared<std::map<std::string, const tensor_entry*>>(); // by canonical name
+  for (const tensor_entry& t : in.tensors) (*by_name)[fam.canonical(t.name, space)] = &t;
   const search::prune_space* sp = &space;
   auto layer = [by_name, sp, fam](std::size_t l) {
     return pc::fused_experts_of(fam, sp->layers[l].base, *by_name, "model.layers." + std::to_string(l) + ".");
@@ -1481,20 +1452,20 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
   const pc::family fam = pc::find_layout(model_type);
   auto by_layer = std::make_shared<std::vector<pc::layer_tensors>>(space.layers.size());
   for (const tensor_entry& t : in.tensors) {
-    const auto lr = pc::layer_of(fam.canonical(t.name));
+    const auto lr = pc::layer_of(fam.canonical(t.name, space));
     if (!lr) continue;
     if (lr->first >= std::int64_t(space.layers.size()))
       pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
                std::to_string(space.layers.size()) + " layers");
     (*by_layer)[std::size_t(lr->first)][lr->second] = &t;
   }
-  auto need = [by_layer, fam](std::size_t l, const std::string& rest) -> const tensor_entry& {
+  const search::prune_space* sp = &space;
+  auto need = [by_layer, fam, sp, pre = std::string(fam.stored_prefix(in))](std::size_t l, const std::string& rest) -> const tensor_entry& {
     const auto it = (*by_layer)[l].find(rest);
     if (it == (*by_layer)[l].end())
-      pc::fail("tensor '" + fam.own("model.layers." + std::to_string(l) + "." + rest) + "' is missing from the checkpoint");
+      pc::fail("tensor '" + fam.own("model.layers." + std::to_string(l) + "." + rest, *sp, pre) + "' is missing from the checkpoint");
     return *it->second;
   };
-  const search::prune_space* sp = &space;
   // squared row norms of a part (rows [row0, row0 + rows) of its tensor)
   auto part_rows = [need](std::size_t l, const pc::matrix_part& m) {
     std::vector<double> r, unused;
@@ -1582,11 +1553,9 @@ inline channel_orders magnitude_orders(const checkpoint& in, const search::prune
 /// original order. Errors as in the file comment.
 inline std::vector<layer_keep> select_channels(const checkpoint& in, std::string_view model_type,
                                                const search::prune_space& space, const search::prune_candidate& c,
-                                               const prune_checkpoint_settings& settings = {},
+                                               const prune_checkpoint_settings& /*settings*/ = {},
                                                const channel_orders* orders = nullptr) {
   namespace pc = detail::pc;
-  if (const pc::family f = pc::find_layout(model_type); pc::needs_view(f) && !pc::is_canonical(in, f, space))
-    return select_channels(pc::hybrid_view(in, f, space), model_type, space, c, settings, orders); // stored names (issue 19i)
   if (c.layers.size() != space.layers.size())
     pc::fail("the candidate needs one choice per layer (" + std::to_string(space.layers.size()) + "), got " +
              std::to_string(c.layers.size()));
@@ -1736,20 +1705,21 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
                std::string(model_type) + "'");
   }
   for (const tensor_entry& t : in.tensors) // layers past the config's (DeepSeek-V3 / GLM-4.5 MTP modules)
-    if (const auto lr = pc::layer_of(fam.canonical(t.name)); lr && lr->first >= std::int64_t(space.layers.size()))
+    if (const auto lr = pc::layer_of(fam.canonical(t.name, space)); lr && lr->first >= std::int64_t(space.layers.size()))
       pc::fail("tensor '" + t.name + "' is in layer " + std::to_string(lr->first) + " but the config has " +
                std::to_string(space.layers.size()) + " layers (a multi-token-prediction module, which nsc does not "
                "slice: remove its tensors from the checkpoint first)");
   // Check every layer tensor (name and shape) before reading any data.
   std::map<std::string, const tensor_entry*> by_name; // by canonical name
   for (const tensor_entry& t : in.tensors)
-    if (const auto [it, fresh] = by_name.emplace(fam.canonical(t.name), &t); !fresh)
+    if (const auto [it, fresh] = by_name.emplace(fam.canonical(t.name, space), &t); !fresh)
       pc::fail("tensors '" + it->second->name + "' and '" + t.name + "' are the same " + std::string(model_type) +
                " tensor under two names");
+  const std::string_view pre = fam.stored_prefix(in);
   auto expect = [&](const std::string& name, std::vector<std::int64_t> shape, bool required) {
     const auto it = by_name.find(name);
     if (it == by_name.end()) {
-      if (required) pc::fail("tensor '" + fam.own(name) + "' is missing from the checkpoint");
+      if (required) pc::fail("tensor '" + fam.own(name, space, pre) + "' is missing from the checkpoint");
       return false;
     }
     if (it->second->shape != shape)
@@ -1851,19 +1821,9 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     }
   }
   for (const tensor_entry& t : in.tensors)
-    if (const auto lr = pc::layer_of(fam.canonical(t.name)); lr && !known.count(fam.canonical(t.name)))
+    if (const auto lr = pc::layer_of(fam.canonical(t.name, space)); lr && !known.count(fam.canonical(t.name, space)))
       pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
-}
-
-/// `in` under the canonical layer names that select_channels, write_pruned_checkpoint and the
-/// spectral criterion (nsc/io/prune_weights.hpp) read: `in` itself but for families stored under
-/// another prefix or with one mixer per layer (nemotron_h: "backbone.layers.<L>.mixer.up_proj" is
-/// "model.layers.<L>.mlp.up_proj"); the writer stores the output under the input's names.
-inline checkpoint prune_checkpoint_view(const checkpoint& in, std::string_view model_type,
-                                        const search::prune_space& space) {
-  const detail::pc::family f = detail::pc::find_layout(model_type);
-  return detail::pc::needs_view(f) ? detail::pc::hybrid_view(in, f, space) : in;
 }
 
 /// Result of write_pruned_checkpoint.
@@ -1889,8 +1849,6 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
   check_prune_checkpoint_family(model_type, space.settings.format);
   const pc::family fam = pc::find_layout(model_type);
   check_prune_checkpoint_tensors(in, model_type, space);
-  if (pc::needs_view(fam) && !pc::is_canonical(in, fam, space)) // hybrid layers' stored names (issue 19i)
-    return write_pruned_checkpoint(pc::hybrid_view(in, fam, space), model_type, space, c, config, out_dir, settings);
   prune_checkpoint_result res;
   if (settings.criterion == channel_criterion::spectral && !settings.orders)
     pc::fail("the spectral criterion needs its orders (nsc/io/prune_weights.hpp: spectral_orders)");
@@ -1908,12 +1866,12 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
   // The output tensors, in the input's order.
   std::vector<pc::tensor_op> ops;
   std::map<std::string, const tensor_entry*> by_name;
-  for (const tensor_entry& t : in.tensors) by_name[t.name] = &t;
+  for (const tensor_entry& t : in.tensors) by_name[fam.canonical(t.name, space)] = &t;
   for (const tensor_entry& t : in.tensors) {
     pc::tensor_op op;
     op.src = &t;
     op.out = {t.name, t.dtype, t.shape};
-    const auto lr = pc::layer_of(fam.canonical(t.name));
+    const auto lr = pc::layer_of(fam.canonical(t.name, space));
     if (!lr) {
       ops.push_back(std::move(op));
       continue;
@@ -2014,7 +1972,8 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         const auto it = std::find(k.experts.begin(), k.experts.end(), ex->first);
         if (it == k.experts.end()) continue;
         const std::size_t pos = std::size_t(it - k.experts.begin());
-        op.out.name = p + std::string(fam.moe) + "experts." + std::to_string(pos) + "." + ex->second;
+        op.out.name = fam.own(p + std::string(fam.moe) + "experts." + std::to_string(pos) + "." + ex->second, space,
+                              fam.prefix_of(t.name));
         if (ex->second != std::string(fam.w_down) + ".bias") // down's bias (d): whole
           narrow(k.expert_channels[pos], ex->second != std::string(fam.w_down) + ".weight");
       } // the shared expert(s) and the shared gate: copied whole
@@ -2026,7 +1985,7 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
     }
     ops.push_back(std::move(op));
   }
-  pc::hybrid_outputs(in, fam, space, res.selection, ops); // hybrid layers (issue 19i)
+  pc::hybrid_outputs(fam, space, res.selection, ops); // hybrid layers (issue 19i)
   std::vector<written_tensor> decl;
   for (const auto& op : ops) decl.push_back(op.out);
   const shard_plan plan = plan_shards(decl, settings.shard_bytes);

@@ -428,7 +428,7 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
   const auto t0 = std::chrono::steady_clock::now();
   const detail::pc::family fam = detail::pc::find_layout(settings.model_type);
   std::map<std::string, const tensor_entry*> by_name; // by canonical name (detail::pc::family::canonical)
-  for (const tensor_entry& t : in.tensors) by_name[fam.canonical(t.name)] = &t;
+  for (const tensor_entry& t : in.tensors) by_name[fam.canonical(t.name, space)] = &t;
   if (fam.transposed)
     throw_invalid_argument(detail::pw::fn, "the " + settings.model_type + " checkpoint stores its weights transposed (Conv1D), which "
                            "--score weights and --criterion spectral do not read yet: use --score shapes and --criterion "
