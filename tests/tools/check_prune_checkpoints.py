@@ -170,6 +170,11 @@ CASES += [
     ("granitemoehybrid_moe_nsc_experts", "granitemoehybrid_moe", "nsc", ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1"]),
     ("granitemoehybrid_moe_nsc_spectral_weights", "granitemoehybrid_moe", "nsc",
      ["--params", "45000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # llama4 (the wrapper: the decoder under language_model.model.layers., vision tensors copied) and llama4_text: fused
+    # experts [E, d, 2F] / [E, F, d] dropped and narrowed, shared expert kept, dense and NoPE / chunked layers
+    ("llama4_nsc_experts", "llama4", "nsc", ["--params", "25000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("llama4_text_nsc_spectral_weights", "llama4_text", "nsc",
+     ["--params", "26000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

@@ -599,6 +599,21 @@ inline const std::vector<family>& layouts() {
         g.shared = "mlp.";
         g.shared_fused = true;
       }
+    // llama4_text (Llama4ForCausalLM, and the llama4 wrapper's decoder under language_model.model.layers.): feed_forward.*
+    // read as mlp.*; MoE layers: fused experts experts.gate_up_proj [E, d, 2F] ([gate | up] columns, x @ W) and
+    // experts.down_proj [E, F, d], router (E, d), shared_expert kept whole; dense layers (intermediate_size_mlp)
+    // narrowed; NoPE, chunked and L2-normed attention has llama's tensors
+    for (const char* m : {"llama4_text", "llama4"}) {
+      family l4{.model_type = m, .moe = "mlp.", .shared = "mlp.shared_expert.",
+                .not_decilm = "no MoE block, NoPE layers or chunked attention"};
+      l4.x3_gate_up = "mlp.experts.gate_up_proj";
+      l4.x3_down = "mlp.experts.down_proj";
+      l4.x3_inputs_first = true;
+      l4.router_weight = "mlp.router.weight";
+      l4.layer_prefix = "language_model.model.layers.";
+      l4.renames = {{"mlp", "feed_forward"}};
+      v.push_back(l4);
+    }
     return v;
   }();
   return t;
@@ -611,10 +626,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
                  "space's separate attention / FFN choices cannot price) and whole-projection q/k norms (not sliced yet)"},
       {"cohere2", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
                   "space's separate attention / FFN choices cannot price; not sliced yet)"},
-      {"llama4_text", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
-                  "(not sliced yet)"},
-      {"llama4", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
-                  "(not sliced yet)"},
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
