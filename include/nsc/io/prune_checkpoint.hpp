@@ -31,12 +31,20 @@
 /// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
-/// DeepSeek's MoE); fused 3-D experts, one tensor per matrix holding every expert (family fields
+/// DeepSeek's MoE); hunyuan_v1_moe (router mlp.gate.wg, mlp.experts.<e>.*, mlp.shared_mlp kept
+/// whole, query_layernorm / key_layernorm); ernie4_5_moe (router mlp.gate, its bias
+/// mlp.moe_statics.e_score_correction_bias [1, E] sliced by columns (family::router_bias_row),
+/// mlp.experts.<e>.* with use_bias: gate / up biases sliced with the channels, down's kept;
+/// mlp.shared_experts kept whole; dense layers outside the MoE range); fused 3-D experts, one tensor per matrix holding every expert (family fields
 /// x3_*): gpt_oss (mlp.experts.gate_up_proj [E, d, 2F], gate = even and up = odd columns, with
 /// gate_up_proj_bias [E, 2F]; down_proj [E, F, d] with down_proj_bias [E, d]; router
 /// mlp.router.weight / bias; self_attn.sinks [H] sliced with the query heads; q/k/v/o biases),
 /// granitemoe (block_sparse_moe.input_linear.weight [E, 2F, d] = [gate; up] rows,
-/// output_linear.weight [E, d, F], router block_sparse_moe.router.layer.weight). They are sliced
+/// output_linear.weight [E, d, F], router block_sparse_moe.router.layer.weight), llama4_text and the
+/// llama4 wrapper's decoder under "language_model.model.layers." (feed_forward.* read as mlp.*:
+/// experts.gate_up_proj [E, d, 2F] = [gate | up] columns, experts.down_proj [E, F, d], router
+/// (E, d), shared_expert kept whole; dense layers' gate / up / down of intermediate_size_mlp
+/// narrowed; NoPE, chunked and L2-normed attention has llama's tensors). They are sliced
 /// expert by expert, a few rows at a time (detail::pc::fused_matrix, fused_op): a dropped expert
 /// is a slice of the leading axis, a narrower one keeps its channels' rows or columns. MXFP4
 /// experts (gpt_oss as released: <name>_blocks U8 [E, out, in / 32, 16], <name>_scales U8
@@ -68,10 +76,11 @@
 /// q_proj kept whole; Qwen3.5 under "model.language_model.layers."), falcon_h1 (mamba.* beside the
 /// attention kept whole, feed_forward.* read as mlp.*), granitemoehybrid without experts (mamba.* or
 /// self_attn.* kept whole, shared_mlp.input_linear / output_linear read as mlp.gate_up_proj / down_proj;
-/// fused 3-D experts refused by name), deepseek_v32 and glm_moe_dsa (the DSA
+/// with experts, block_sparse_moe's fused experts as granitemoe's and the shared_mlp their shared
+/// expert, kept whole: family::shared_fused), deepseek_v32 and glm_moe_dsa (the DSA
 /// self_attn.indexer.* kept whole with the latent attention); every tensor is written back under its
 /// stored name. Any other model_type is refused by name, with the reason when nsc prune reads it
-/// (unsliced_reason: llama4's fused 3-D experts; a LayerNorm shared by a parallel block; ...),
+/// (unsliced_reason: a LayerNorm shared by a parallel block; gemma4's per-layer embeddings; ...),
 /// naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
@@ -1338,8 +1347,7 @@ inline void check_hybrid_tensors(const checkpoint& in, std::string_view model_ty
     const block_spec& b = space.layers[l].base;
     const attention_spec& a = b.attention;
     if (b.ffn.n_experts > 0 && !f.has_moe())
-      fail("layer " + std::to_string(l) + ": the " + std::string(model_type) + " layout slices no experts: its fused 3-D "
-           "experts are not sliced yet (a config without them, like granite-4.0-micro's dense shared_mlp, is)");
+      fail("layer " + std::to_string(l) + ": the " + std::string(model_type) + " layout slices no experts");
     if (b.norm != norm_kind::rmsnorm || b.ffn.kind == ffn_kind::linear || a.kind == attention_kind::linear ||
         (a.kind == attention_kind::standard && (a.qk_norm == qk_norm_kind::whole || a.k_eq_v || a.kv_shared)) ||
         (b.ffn.shared_d_ff > 0 && f.shared.empty()) || (b.ffn.router_bias && f.router_bias.empty()) ||
