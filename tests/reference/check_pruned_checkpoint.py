@@ -1043,14 +1043,15 @@ def rope_field(cfg, key, default):
 
 
 def qwen3_next_forward(cfg, W, layers, tokens):
-    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE; every mixer kept."""
+    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE, or (the dense Qwen3.5:
+    no num_experts) the channel mask of its gated MLP; every mixer kept."""
     eps, T = cfg["rms_norm_eps"], len(tokens)
     rms1 = lambda x, w: rmsnorm(x, 1 + w, eps)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     rd, theta = int(hd * rope_field(cfg, "partial_rotary_factor", 1.0)), rope_field(cfg, "rope_theta", 10000.0)
     x = W["model.embed_tokens.weight"][tokens]
-    for l, (em, cm) in enumerate(layers):
+    for l, ffn in enumerate(layers):
         p = f"model.layers.{l}."
         h = rms1(x, W[p + "input_layernorm.weight"])
         if full_attention(cfg, l):
@@ -1065,6 +1066,11 @@ def qwen3_next_forward(cfg, W, layers, tokens):
             y = gated_deltanet(cfg, W, p + "linear_attn.", h)
         x = x + y
         h = rms1(x, W[p + "post_attention_layernorm.weight"])
+        if "num_experts" not in cfg:  # Qwen3_5MLP: down(silu(gate(h)) * up(h)), channels masked
+            g, u, dn = (W[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+            x = x + ((silu(h @ g.T) * (h @ u.T)) * ffn) @ dn.T
+            continue
+        em, cm = ffn
         logits = h @ W[p + "mlp.gate.weight"].T + np.where(em > 0, 0.0, -np.inf)
         pr = np.exp(logits - logits.max(axis=1, keepdims=True))
         pr /= pr.sum(axis=1, keepdims=True)
@@ -1265,6 +1271,35 @@ def check_granite_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
 LAYOUTS.update({"deepseek_v32": dict(DS_MOE, mla=True), "glm_moe_dsa": dict(DS_MOE, mla=True)})
 
 HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "falcon_h1": check_falcon_h1, "granitemoehybrid": check_granite_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
+
+
+# ---- Issue 19k's families ----
+
+def check_qwen3_5(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """The dense Qwen3.5 (qwen3_5_text under Qwen3_5ForConditionalGeneration): the text decoder under
+    model.language_model.*, its gated MLP's channels by the criterion, every Gated DeltaNet and gated
+    attention tensor byte-identical, the vision tower and MTP tensors copied, the logits of
+    qwen3_next_forward (Qwen3.5's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a, a dense MLP)."""
+    for n, t in Wo.items():
+        if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
+            return f"{n} (outside the text decoder) is not copied unchanged"
+    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
+                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    oc, ec, Wo, We = ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We)
+    H, K = oc["num_attention_heads"], oc["num_key_value_heads"]
+    mats = lambda l: tuple(Wo[f"model.layers.{l}.mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+
+    def put(expect, l, ch):
+        g, u, dn = mats(l)
+        p = f"model.layers.{l}.mlp."
+        expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    attention = lambda l: ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention(oc, l)
+                           else {"q_heads": [], "kv_groups": []})
+    return check_dense_hybrid("qwen3_5_text", oc, ec, Wo, We, pj, tol, ntok, oc["intermediate_size"], mats, put, attention,
+                              qwen3_next_forward)
+
+
+HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5})
 
 
 def main():

@@ -413,7 +413,7 @@ def hybrid_model(cfg, rng):
         H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
         HK, dk, HV, dv = (cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"],
                           cfg["linear_value_head_dim"])
-        E, Fe, S = cfg["num_experts"], cfg["moe_intermediate_size"], cfg["shared_expert_intermediate_size"]
+        E, Fe, S = cfg.get("num_experts"), cfg.get("moe_intermediate_size"), cfg.get("shared_expert_intermediate_size")
 
         def norm1(n):  # Qwen3NextRMSNorm scales by (1 + w)
             return (0.1 * rng.standard_normal(n)).astype(np.float32)
@@ -435,6 +435,11 @@ def hybrid_model(cfg, rng):
                       (x + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
                       (x + "A_log", np.log(rng.uniform(1, 16, HV)).astype(np.float32)), (x + "norm.weight", norm(dv)),
                       (x + "out_proj.weight", w(d, HV * dv))]
+            if E is None:  # the dense Qwen3.5 text decoder (qwen3_5_text): a gated MLP
+                t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate_proj.weight", w(cfg["intermediate_size"], d)),
+                      (p + "mlp.up_proj.weight", w(cfg["intermediate_size"], d)),
+                      (p + "mlp.down_proj.weight", w(d, cfg["intermediate_size"]))]
+                continue
             t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate.weight", w(E, d, s=1.0))]
             for e in range(E):
                 x = p + f"mlp.experts.{e}."
@@ -753,6 +758,46 @@ def main_fused():
                             [(n, a, "F32" if n.endswith("_scales") else dt) for n, a, dt in t])
 
 
+# ---- Issue 19k's families (each with its own generator, seeded by its name) ----
+# qwen3_5 (Qwen3_5ForConditionalGeneration, the dense text decoder pruned): qwen3_next's layers with Qwen3.5's
+# split Gated DeltaNet projections and a gated MLP, under model.language_model.*; a vision and an MTP tensor copied
+K19_CONFIGS = {
+    "qwen3_5": {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "tie_word_embeddings": False,
+                "text_config": {"model_type": "qwen3_5_text", "hidden_size": 32, "num_hidden_layers": 4,
+                                "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
+                                "full_attention_interval": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                "head_dim": 8, "attn_output_gate": True, "attention_bias": False,
+                                "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
+                                "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "intermediate_size": 48,
+                                "hidden_act": "silu", "rms_norm_eps": 1e-6, "vocab_size": 45, "tie_word_embeddings": False,
+                                "max_position_embeddings": 128,
+                                "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+                                "dtype": "float32"},
+                "vision_config": {"model_type": "qwen3_5", "depth": 1, "hidden_size": 16, "hidden_act": "gelu_pytorch_tanh",
+                                  "intermediate_size": 32, "num_heads": 2, "in_channels": 3, "patch_size": 4,
+                                  "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+                                  "num_position_embeddings": 16, "deepstack_visual_indexes": []}},
+}
+
+
+def k19_model(name, cfg, rng):
+    if name == "qwen3_5":
+        t = [(n.replace("model.", "model.language_model.", 1), a)
+             for n, a in hybrid_model(dict(cfg["text_config"], model_type="qwen3_next"), rng)]
+        extra = [("model.visual.merger.linear_fc2.weight", (32, 16)), ("mtp.fc.weight", (32, 64))]
+        return t + [(n, (0.1 * rng.standard_normal(sh)).astype(np.float32)) for n, sh in extra]
+    raise ValueError(name)
+
+
+def main_19k():
+    for name, cfg in K19_CONFIGS.items():
+        d = family_dir(name, cfg)
+        t = k19_model(name, cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
 if __name__ == "__main__":
     main()
     main_fused()
+    main_19k()

@@ -155,6 +155,13 @@ CASES += [
     ("granitemoe_nsc_spectral_weights", "granitemoe", "nsc",
      ["--params", "18000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
 ]
+# issue 19k's families: the dense Qwen3.5 (qwen3_5_text in Qwen3_5ForConditionalGeneration: the gated MLP narrowed,
+# Gated DeltaNet and gated attention kept whole, vision / MTP tensors copied)
+CASES += [
+    ("qwen3_5_nsc_ffn", "qwen3_5", "nsc", ["--params", "38000", "--ffn-multiple", "8"]),
+    ("qwen3_5_nsc_spectral_weights", "qwen3_5", "nsc",
+     ["--params", "36000", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
+]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
 

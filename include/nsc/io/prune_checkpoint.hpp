@@ -567,6 +567,10 @@ inline const std::vector<family>& layouts() {
                        .deltanet_split = true};
     qwen3_5_moe.layer_prefix = "model.language_model.layers.";
     v.push_back(qwen3_5_moe);
+    // qwen3_5_text (issue 19k): the dense Qwen3.5 text decoder, qwen3_5_moe_text's layers with a gated MLP narrowed
+    family qwen3_5{.model_type = "qwen3_5_text", .not_decilm = "no Gated DeltaNet layers", .hybrid = true, .deltanet_split = true};
+    qwen3_5.layer_prefix = "model.language_model.layers.";
+    v.push_back(qwen3_5);
     return v;
   }();
   return t;
@@ -589,7 +593,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
       {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
-      {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
   };
   for (const auto& [m, why] : t)
     if (m == model_type) return why;
