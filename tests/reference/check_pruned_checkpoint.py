@@ -1299,7 +1299,129 @@ def check_qwen3_5(ocfg, ecfg, Wo, We, pj, tol, ntok):
                               qwen3_next_forward)
 
 
-HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5})
+# nemotron-nas (DeciLMForCausalLM, modeling_decilm.py): per layer, unless no_op, x += attention(input_layernorm(x))
+# (llama's GQA with RoPE, H // n_heads_in_group KV heads; replace_with_linear: one (d, d) Linear) and x +=
+# mlp(post_attention_layernorm(x)) (SwiGLU of the block's width; replace_with_linear: one Linear).
+
+def deci_blocks(cfg):
+    """Per layer (attention, ffn): None (no_op), "linear" or the KV heads / the FFN width of a block_configs entry."""
+    H, d, out = cfg["num_attention_heads"], cfg["hidden_size"], []
+    for b in cfg["block_configs"]:
+        a, f = b["attention"], b["ffn"]
+        at = None if a.get("no_op") else "linear" if a.get("replace_with_linear") else H // a["n_heads_in_group"]
+        if f.get("no_op"):
+            ft = None
+        elif f.get("replace_with_linear"):
+            ft = "linear"
+        elif f.get("intermediate_size") is not None:
+            ft = f["intermediate_size"]
+        else:  # DeciLM's ffn_mult: 2 m d / 3 rounded up to a multiple of 256
+            x = int(2 * f["ffn_mult"] * d / 3)
+            ft = x if x % 256 == 0 else x + 256 - x % 256
+        out.append((at, ft))
+    return out
+
+
+def deci_forward(cfg, W, masks, tokens, blocks=None):
+    """masks[l] = (query head mask, FFN channel mask) of layer l (None where the sublayer has none); blocks: the
+    layers' (attention, ffn) when not cfg's (the masked original: a removed sublayer None)."""
+    eps, T, H, d = cfg["rms_norm_eps"], len(tokens), cfg["num_attention_heads"], cfg["hidden_size"]
+    hd, theta = d // H, cfg.get("rope_theta", 10000.0)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W["model.embed_tokens.weight"][tokens]
+    for l, ((at, ft), (hm, cm)) in enumerate(zip(blocks or deci_blocks(cfg), masks)):
+        p = f"model.layers.{l}."
+        if at is not None:
+            h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            if at == "linear":
+                x = x + h @ W[p + "self_attn.linear_attn.weight"].T
+            else:
+                q = rope((h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd), theta)
+                k = rope((h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, at, hd), theta)
+                v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, at, hd)
+                x = x + attend(q, k, v, causal, None, hm) @ W[p + "self_attn.o_proj.weight"].T
+        if ft is not None:
+            h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+            if ft == "linear":
+                x = x + h @ W[p + "mlp.linear_mlp.weight"].T
+            else:
+                g, u, dn = (W[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+                x = x + ((silu(h @ g.T) * (h @ u.T)) * cm) @ dn.T
+    return rmsnorm(x, W["model.norm.weight"], eps) @ W["lm_head.weight"].T
+
+
+def check_nemotron_nas(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """A DeciLM checkpoint pruned to DeciLM: heads / KV groups and FFN channels by the criterion from the original's
+    per-layer shapes, no_op sublayers without tensors, linear replacements byte-identical, the logits."""
+    crit, H, d = pj.get("criterion", "magnitude"), ocfg["num_attention_heads"], ocfg["hidden_size"]
+    hd, spectral = d // H, pj.get("criterion") == "spectral"
+    _own_cache(Wo)
+    ob, eb = deci_blocks(ocfg), deci_blocks(ecfg)
+    if len(ob) != len(eb):
+        return f"{len(eb)} emitted layers for {len(ob)}"
+    sel, expect, om, em, Wm = [], {}, [], [], dict(Wo)
+    for n, t in Wo.items():
+        if not n.startswith("model.layers."):
+            expect[n] = t
+    for l, ((oa, of), (ea, ef)) in enumerate(zip(ob, eb)):
+        p, layer = f"model.layers.{l}.", {"attention": None, "ffn": None}
+        hm = cm = None
+        if ea is not None:
+            expect[p + "input_layernorm.weight"] = Wo[p + "input_layernorm.weight"]
+            if ea == "linear":
+                layer["attention"] = {"kv_groups": [], "q_heads": []}
+                expect[p + "self_attn.linear_attn.weight"] = Wo[p + "self_attn.linear_attn.weight"]
+            else:
+                q, o = Wo[p + "self_attn.q_proj.weight"], Wo[p + "self_attn.o_proj.weight"]
+                a = keep_heads(q, o, H, oa, hd, H, ea, spectral, (id(Wo), l, "heads", ea))
+                layer["attention"] = a
+                hm = np.zeros(H)
+                hm[a["q_heads"]] = 1
+                for m in ("k", "v"):  # the masked original's KV heads: each group's mean
+                    w = Wo[p + f"self_attn.{m}_proj.weight"].copy()
+                    means = [np.mean([w[x * hd:(x + 1) * hd] for x in g], axis=0) for g in a["kv_groups"]]
+                    for g, mean in zip(a["kv_groups"], means):
+                        for x in g:
+                            w[x * hd:(x + 1) * hd] = mean
+                    Wm[p + f"self_attn.{m}_proj.weight"] = w
+                    expect[p + f"self_attn.{m}_proj.weight"] = np.concatenate(means).astype(np.float32).astype(np.float64)
+                expect[p + "self_attn.q_proj.weight"] = q
+                expect[p + "self_attn.o_proj.weight"] = o
+        if ef is not None:
+            expect[p + "post_attention_layernorm.weight"] = Wo[p + "post_attention_layernorm.weight"]
+            if ef == "linear":
+                layer["ffn"] = {"channels": []}
+                expect[p + "mlp.linear_mlp.weight"] = Wo[p + "mlp.linear_mlp.weight"]
+            else:
+                g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+                if spectral:
+                    ch = sorted(greedy_channels([g, u, dn.T], ef, (id(Wo), l, "ffn", None))) if ef < of else list(range(of))
+                else:
+                    ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), ef)
+                layer["ffn"] = {"channels": ch}
+                cm = np.zeros(of)
+                cm[ch] = 1
+                expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"] = g[ch], u[ch]
+                expect[p + "mlp.down_proj.weight"] = dn[:, ch]
+        sel.append(layer)
+        om.append((hm, cm))
+        em.append((None if hm is None else np.ones(H), None if cm is None else np.ones(len(cm.nonzero()[0]))))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    kept = [(oa if ea is not None else None, of if ef is not None else None) for (oa, of), (ea, ef) in zip(ob, eb)]
+    le, lm = deci_forward(ecfg, We, em, tokens), deci_forward(ocfg, Wm, om, tokens, kept)
+    lu = deci_forward(ocfg, Wo, [(None if a in (None, "linear") else np.ones(H), None if f in (None, "linear") else np.ones(f))
+                                 for a, f in ob], tokens)
+    return hybrid_verdict(f"nemotron-nas ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, blocks {ob} -> {eb}, linear replacements "
+                          f"byte-identical", le, lm, lu, tol)
+
+
+HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5, "nemotron-nas": check_nemotron_nas})
 
 
 def main():

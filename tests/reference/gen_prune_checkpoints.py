@@ -778,6 +778,23 @@ K19_CONFIGS = {
                                   "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
                                   "num_position_embeddings": 16, "deepstack_visual_indexes": []}},
 }
+# nemotron-nas (DeciLMForCausalLM): llama's names, block_configs with per-layer KV heads (n_heads_in_group) and FFN
+# widths, no_op sublayers (no tensors, no norm) and replace_with_linear ones (self_attn.linear_attn / mlp.linear_mlp)
+_DECI_A = lambda g: {"n_heads_in_group": g, "no_op": False, "replace_with_linear": False}
+K19_CONFIGS["nemotron_nas"] = {
+    "architectures": ["DeciLMForCausalLM"], "model_type": "nemotron-nas", "hidden_size": 32, "num_attention_heads": 4,
+    "num_hidden_layers": 6, "num_key_value_heads": None, "intermediate_size": None, "hidden_act": "silu",
+    "attention_bias": False, "mlp_bias": False, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "rope_scaling": None,
+    "max_position_embeddings": 128, "vocab_size": 47, "tie_word_embeddings": False, "torch_dtype": "float32",
+    "block_configs": [
+        {"attention": _DECI_A(2), "ffn": {"intermediate_size": 48, "no_op": False, "replace_with_linear": False}},
+        {"attention": _DECI_A(1), "ffn": {"intermediate_size": 32, "no_op": False, "replace_with_linear": False}},
+        {"attention": {"no_op": True, "replace_with_linear": False},
+         "ffn": {"intermediate_size": 40, "no_op": False, "replace_with_linear": False}},
+        {"attention": {"no_op": False, "replace_with_linear": True},
+         "ffn": {"intermediate_size": 48, "no_op": False, "replace_with_linear": False}},
+        {"attention": _DECI_A(4), "ffn": {"no_op": True, "replace_with_linear": False}},
+        {"attention": _DECI_A(2), "ffn": {"no_op": False, "replace_with_linear": True}}]}
 
 
 def k19_model(name, cfg, rng):
@@ -786,6 +803,36 @@ def k19_model(name, cfg, rng):
              for n, a in hybrid_model(dict(cfg["text_config"], model_type="qwen3_next"), rng)]
         extra = [("model.visual.merger.linear_fc2.weight", (32, 16)), ("mtp.fc.weight", (32, 64))]
         return t + [(n, (0.1 * rng.standard_normal(sh)).astype(np.float32)) for n, sh in extra]
+    if name == "nemotron_nas":
+        d, H, V = cfg["hidden_size"], cfg["num_attention_heads"], cfg["vocab_size"]
+        hd = d // H
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def norm(n):
+            return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, b in enumerate(cfg["block_configs"]):
+            p, a, f = f"model.layers.{l}.", b["attention"], b["ffn"]
+            if not a["no_op"]:
+                t += [(p + "input_layernorm.weight", norm(d))]
+                if a["replace_with_linear"]:
+                    t += [(p + "self_attn.linear_attn.weight", w(d, d))]
+                else:
+                    K = H // a["n_heads_in_group"]
+                    t += [(p + "self_attn.q_proj.weight", w(H * hd, d)), (p + "self_attn.k_proj.weight", w(K * hd, d)),
+                          (p + "self_attn.v_proj.weight", w(K * hd, d)), (p + "self_attn.o_proj.weight", w(d, H * hd))]
+            if not f["no_op"]:
+                t += [(p + "post_attention_layernorm.weight", norm(d))]
+                if f["replace_with_linear"]:
+                    t += [(p + "mlp.linear_mlp.weight", w(d, d))]
+                else:
+                    F = f["intermediate_size"]
+                    t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)),
+                          (p + "mlp.down_proj.weight", w(d, F))]
+        return t + [("model.norm.weight", norm(d)), ("lm_head.weight", w(V, d))]
     raise ValueError(name)
 
 

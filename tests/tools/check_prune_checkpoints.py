@@ -161,6 +161,14 @@ CASES += [
     ("qwen3_5_nsc_ffn", "qwen3_5", "nsc", ["--params", "38000", "--ffn-multiple", "8"]),
     ("qwen3_5_nsc_spectral_weights", "qwen3_5", "nsc",
      ["--params", "36000", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
+    # nemotron-nas: a DeciLM checkpoint (per-layer KV heads and widths, no_op and replace_with_linear sublayers) out as
+    # DeciLM: KV heads pooled per layer, FFNs narrowed, sublayers removed, the linear replacements kept whole
+    ("nemotron_nas_decilm_kv", "nemotron_nas", "decilm", ["--params", "28000", "--kv-bytes", "40000",
+                                                           "--ffn-multiple", "8", "--head-step", "1"]),
+    ("nemotron_nas_decilm_noop", "nemotron_nas", "decilm", ["--params", "16000", "--ffn-multiple", "8", "--head-step", "1"]),
+    ("nemotron_nas_decilm_spectral_weights", "nemotron_nas", "decilm",
+     ["--params", "26000", "--kv-bytes", "33000", "--ffn-multiple", "8", "--head-step", "1",
+      "--criterion", "spectral", "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

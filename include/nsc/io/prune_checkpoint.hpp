@@ -319,6 +319,10 @@ struct family {
   /// c_fc's columns and c_proj's rows. Heads are kept (a space cutting them is refused), and the
   /// spectral criterion / --score weights are refused.
   bool transposed = false;
+  /// DeciLM blocks (nemotron-nas, issue 19k): a layer's attention or FFN may be absent (no_op: no
+  /// tensors, no norm) or one (d, d) Linear kept whole ("self_attn.linear_attn", "mlp.linear_mlp":
+  /// replace_with_linear), beside llama's blocks of per-layer KV heads and FFN widths.
+  bool decilm_blocks = false;
   /// The canonical rest ("<llama's module>.<weight | bias>") of the stored rest of a tensor of a
   /// layer with block `b` (null: a layer past the config's, renames for every layer only).
   std::string canonical_rest(const block_spec* b, const std::string& rest) const;
@@ -571,6 +575,11 @@ inline const std::vector<family>& layouts() {
     family qwen3_5{.model_type = "qwen3_5_text", .not_decilm = "no Gated DeltaNet layers", .hybrid = true, .deltanet_split = true};
     qwen3_5.layer_prefix = "model.language_model.layers.";
     v.push_back(qwen3_5);
+    // nemotron-nas (issue 19k): DeciLM checkpoints (DeciLMForCausalLM, llama's names), per-layer KV heads and FFN widths
+    // from block_configs, no_op sublayers without tensors, replace_with_linear ones kept whole; out as DeciLM again
+    family deci{.model_type = "nemotron-nas"};
+    deci.decilm_blocks = true;
+    v.push_back(deci);
     return v;
   }();
   return t;
@@ -591,7 +600,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
-      {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
       {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
   };
   for (const auto& [m, why] : t)
@@ -1616,12 +1624,14 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     const block_spec& b = space.layers[l].base;
     const attention_spec& at = b.attention;
     const bool mla = at.kind == attention_kind::latent && at.index_n_heads == 0;
-    if ((at.kind != attention_kind::standard && !mla) || b.ffn.kind != ffn_kind::standard ||
+    const bool deci_attn = fam.decilm_blocks && (at.kind == attention_kind::none || at.kind == attention_kind::linear);
+    const bool deci_ffn = fam.decilm_blocks && (b.ffn.kind == ffn_kind::none || b.ffn.kind == ffn_kind::linear);
+    if ((at.kind != attention_kind::standard && !mla && !deci_attn) || (b.ffn.kind != ffn_kind::standard && !deci_ffn) ||
         b.parallel.kind != attention_kind::none || (b.ffn.shared_d_ff > 0 && fam.shared.empty()) ||
         (b.ffn.shared_gate && fam.shared_gate.empty()) ||
         (b.ffn.router_bias && fam.router_bias.empty()) ||
-        b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) || b.n_norms != fam.norms() ||
-        (at.sinks && fam.sinks.empty()))
+        b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) ||
+        (!fam.decilm_blocks && b.n_norms != fam.norms()) || (at.sinks && fam.sinks.empty()))
       pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
                std::to_string(fam.norms()) + (fam.norm_bias ? " LayerNorms" : " RMSNorms") + " of the " +
                std::string(model_type) + " layout (the layouts nsc can slice" +
@@ -1686,13 +1696,18 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       if (fam.transposed && shape.size() == 2) std::swap(shape[0], shape[1]); // Conv1D: (in, out)
       if (expect(p + rest, std::move(shape), required)) known.insert(p + rest);
     };
-    for (const auto& side : {fam.attn_norms, fam.ffn_norms})
-      for (std::string_view n : side)
-        if (!n.empty()) {
+    for (int side = 0; side < 2; ++side) // a DeciLM no_op sublayer has no norm
+      for (std::string_view n : side == 0 ? fam.attn_norms : fam.ffn_norms)
+        if (!n.empty() && !(fam.decilm_blocks && (side == 0 ? b.attention.kind == attention_kind::none
+                                                            : b.ffn.kind == ffn_kind::none))) {
           add(std::string(n) + ".weight", {d}, true);
           if (fam.norm_bias) add(std::string(n) + ".bias", {d}, true);
         }
-    if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
+    if (b.attention.kind == attention_kind::none) { // DeciLM's no_op: no tensors
+    } else if (b.attention.kind == attention_kind::linear) { // DeciLM's replace_with_linear: kept whole
+      add("self_attn.linear_attn.weight", {d, d}, true);
+      add("self_attn.linear_attn.bias", {d}, b.attention.out_bias);
+    } else if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
       const attention_spec& a = b.attention;
       const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
       if (a.q_lora_rank > 0) {
@@ -1735,7 +1750,11 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       for (std::string_view x : fam.attn_buffers) // any shape: copied with the attention
         if (const auto it = by_name.find(p + "self_attn." + std::string(x)); it != by_name.end()) known.insert(it->first);
     }
-    if (b.ffn.n_experts > 0 && fam.fused_experts()) {
+    if (b.ffn.kind == ffn_kind::none) { // DeciLM's no_op: no tensors
+    } else if (b.ffn.kind == ffn_kind::linear) { // DeciLM's replace_with_linear: kept whole
+      add("mlp.linear_mlp.weight", {d, d}, true);
+      add("mlp.linear_mlp.bias", {d}, b.ffn.bias);
+    } else if (b.ffn.n_experts > 0 && fam.fused_experts()) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
       if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
       check_fused_experts(fam, b, space.layers[l], by_name, p, add);
