@@ -1421,7 +1421,153 @@ def check_nemotron_nas(ocfg, ecfg, Wo, We, pj, tol, ntok):
                           f"byte-identical", le, lm, lu, tol)
 
 
-HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5, "nemotron-nas": check_nemotron_nas})
+# gemma4 (Gemma4ForConditionalGeneration's text decoder, modeling_gemma4.py): embeddings times sqrt(d); per layer
+# x += post_attention_layernorm(attention(input_layernorm(x))), x += post_feedforward_layernorm(GeGLU(
+# pre_feedforward_layernorm(x))), then x *= layer_scalar; Gemma4RMSNorm scales by w; q_norm / k_norm per head, v_norm
+# without weight, scaling 1; sliding layers: head_dim, num_key_value_heads, default RoPE, a window; full layers:
+# global_head_dim, with attention_k_eq_v num_global_key_value_heads and the values the key projection's output (before
+# k_norm), proportional RoPE (the first partial_rotary_factor of the angles rotate); tied head, final soft-cap.
+
+def gemma4_layer(c, l):
+    """(full, head_dim, KV heads, k_eq_v) of layer l of a gemma4_text config."""
+    full = c["layer_types"][l] == "full_attention"
+    keqv = full and c.get("attention_k_eq_v", False)
+    hd = c["global_head_dim"] if full and c.get("global_head_dim") else c["head_dim"]
+    return full, hd, c["num_global_key_value_heads"] if keqv else c["num_key_value_heads"], keqv
+
+
+def gemma4_inv_freq(c, l, hd):
+    r = c["rope_parameters"][c["layer_types"][l]]
+    if r["rope_type"] == "proportional":
+        n = int(r.get("partial_rotary_factor", 1.0) * hd // 2)
+        inv = np.zeros(hd // 2)
+        inv[:n] = 1.0 / r["rope_theta"] ** (np.arange(0, 2 * n, 2) / hd)
+        return inv
+    return 1.0 / r["rope_theta"] ** (np.arange(0, hd, 2) / hd)
+
+
+def rope_inv(x, inv):  # x: (T, n, hd), rotate_half with inverse frequencies inv (hd / 2)
+    ang = np.arange(x.shape[0])[:, None] * inv[None, :]
+    cos, sin = np.cos(np.concatenate([ang, ang], 1))[:, None, :], np.sin(np.concatenate([ang, ang], 1))[:, None, :]
+    h = x.shape[-1] // 2
+    return x * cos + np.concatenate([-x[..., h:], x[..., :h]], -1) * sin
+
+
+def gemma4_forward(c, W, layers, tokens):
+    """layers[l]: None (both sublayers removed: the identity) or dict(attn=None | dict(h, K, q, k, v, o, hm),
+    ffn=None | dict(g, u, dn, m)), in the layer's own head_dim."""
+    eps, T, d = c["rms_norm_eps"], len(tokens), c["hidden_size"]
+    p0 = "model.language_model."
+    x = W[p0 + "embed_tokens.weight"][tokens] * np.sqrt(d)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    ii = np.arange(T)
+    for l, ly in enumerate(layers):
+        if ly is None:
+            continue
+        p = f"{p0}layers.{l}."
+        full, hd, _, keqv = gemma4_layer(c, l)
+        a, f = ly["attn"], ly["ffn"]
+        if a is not None:
+            h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            inv = gemma4_inv_freq(c, l, hd)
+            q = rope_inv(rmsnorm((h @ a["q"].T).reshape(T, a["h"], hd), W[p + "self_attn.q_norm.weight"], eps), inv)
+            kr = (h @ a["k"].T).reshape(T, a["K"], hd)
+            v = kr if keqv else (h @ a["v"].T).reshape(T, a["K"], hd)
+            k = rope_inv(rmsnorm(kr, W[p + "self_attn.k_norm.weight"], eps), inv)
+            v = rmsnorm(v, 1.0, eps)
+            mask = causal if full else causal + np.where(ii[:, None] - ii[None, :] >= c["sliding_window"], -np.inf, 0.0)
+            y = attend(q, k, v, mask, 1.0, a["hm"]) @ a["o"].T
+            x = x + rmsnorm(y, W[p + "post_attention_layernorm.weight"], eps)
+        if f is not None:
+            h = rmsnorm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
+            y = ((gelu_tanh(h @ f["g"].T) * (h @ f["u"].T)) * f["m"]) @ f["dn"].T
+            x = x + rmsnorm(y, W[p + "post_feedforward_layernorm.weight"], eps)
+        x = x * W[p + "layer_scalar"]
+    logits = rmsnorm(x, W[p0 + "norm.weight"], eps) @ W[p0 + "embed_tokens.weight"].T
+    cap = c.get("final_logit_softcapping")
+    return np.tanh(logits / cap) * cap if cap else logits
+
+
+def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Heads (per layer of its own head_dim), KV groups (k_eq_v: the pooled keys are the values) and FFN channels by the
+    criterion, every emitted tensor the slice of the original, layer_scalar kept with a kept layer, the logits."""
+    oc, ec = ocfg["text_config"], ecfg["text_config"]
+    crit, H, L = pj.get("criterion", "magnitude"), oc["num_attention_heads"], oc["num_hidden_layers"]
+    spectral = crit == "spectral"
+    _own_cache(Wo)
+    sel, expect, olayers, elayers, full = [], {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith("model.language_model.layers."):
+            expect[n] = t
+    for l in range(L):
+        p = f"model.language_model.layers.{l}."
+        _, hd, K, keqv = gemma4_layer(oc, l)
+        pl = ec.get("per_layer_config", {}).get(str(l), {})
+        skip = pl.get("skip", [])
+        w = ec["intermediate_sizes"][l] if "intermediate_sizes" in ec else oc["intermediate_size"]  # the nsc format's widths
+        h, k, w = pl.get("num_attention_heads", H), pl.get("num_key_value_heads", K), pl.get("intermediate_size", w)
+        if w is None:  # the nsc format's removed FFN
+            skip = skip + ["mlp"]
+        q, o = Wo[p + "self_attn.q_proj.weight"], Wo[p + "self_attn.o_proj.weight"]
+        g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+        F = g.shape[0]
+        full.append(dict(attn=dict(h=H, K=K, q=q, k=Wo[p + "self_attn.k_proj.weight"], v=Wo.get(p + "self_attn.v_proj.weight"),
+                                   o=o, hm=np.ones(H)), ffn=dict(g=g, u=u, dn=dn, m=np.ones(F))))
+        layer, oa, of, ea, ef = {"attention": None, "ffn": None}, None, None, None, None
+        if "attention" not in skip:
+            a = keep_heads(q, o, H, K, hd, h, k, spectral, (id(Wo), l, "heads", k))
+            layer["attention"] = a
+            hm = np.zeros(H)
+            hm[a["q_heads"]] = 1
+            pooled, rows = {}, lambda hs: np.concatenate([np.arange(i * hd, (i + 1) * hd) for i in hs])
+            for m in ("k",) if keqv else ("k", "v"):
+                wt = Wo[p + f"self_attn.{m}_proj.weight"].copy()
+                means = [np.mean([wt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                for grp, mean in zip(a["kv_groups"], means):
+                    for x in grp:
+                        wt[x * hd:(x + 1) * hd] = mean
+                pooled[m] = wt
+                expect[p + f"self_attn.{m}_proj.weight"] = np.concatenate(means).astype(np.float32).astype(np.float64)
+            expect[p + "self_attn.q_proj.weight"], expect[p + "self_attn.o_proj.weight"] = q[rows(a["q_heads"])], o[:, rows(a["q_heads"])]
+            for n in ("input_layernorm", "post_attention_layernorm", "self_attn.q_norm", "self_attn.k_norm"):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+            oa = dict(h=H, K=K, q=q, k=pooled["k"], v=pooled.get("v"), o=o, hm=hm)
+            ea = dict(h=len(a["q_heads"]), K=len(a["kv_groups"]), q=We.get(p + "self_attn.q_proj.weight"),
+                      k=We.get(p + "self_attn.k_proj.weight"), v=We.get(p + "self_attn.v_proj.weight"),
+                      o=We.get(p + "self_attn.o_proj.weight"), hm=np.ones(len(a["q_heads"])))
+        if "mlp" not in skip:
+            if spectral:
+                ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+            layer["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"], expect[p + "mlp.down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+            for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm"):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+            of = dict(g=g, u=u, dn=dn, m=m)
+            ef = dict(g=We.get(p + "mlp.gate_proj.weight"), u=We.get(p + "mlp.up_proj.weight"),
+                      dn=We.get(p + "mlp.down_proj.weight"), m=np.ones(len(ch)))
+        if oa is not None or of is not None:
+            expect[p + "layer_scalar"] = Wo[p + "layer_scalar"]
+        sel.append(layer)
+        olayers.append(None if oa is None and of is None else dict(attn=oa, ffn=of))
+        elayers.append(None if ea is None and ef is None else dict(attn=ea, ffn=ef))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, oc["vocab_size"], ntok)
+    le, lm, lu = (gemma4_forward(oc, We, elayers, tokens), gemma4_forward(oc, Wo, olayers, tokens),
+                  gemma4_forward(oc, Wo, full, tokens))
+    return hybrid_verdict(f"gemma4_text ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, heads / KV {[(len(s['attention']['q_heads']), len(s['attention']['kv_groups'])) if s['attention'] else None for s in sel]}, "
+                          f"FFN {[len(s['ffn']['channels']) if s['ffn'] else None for s in sel]}", le, lm, lu, tol)
+
+
+HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5, "nemotron-nas": check_nemotron_nas, "gemma4": check_gemma4})
 
 
 def main():

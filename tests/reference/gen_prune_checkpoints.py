@@ -796,6 +796,11 @@ K19_CONFIGS["nemotron_nas"] = {
         {"attention": _DECI_A(4), "ffn": {"no_op": True, "replace_with_linear": False}},
         {"attention": _DECI_A(2), "ffn": {"no_op": False, "replace_with_linear": True}}]}
 
+# gemma4 (Gemma4ForConditionalGeneration, the gemma-4-31B shape in small: the text decoder pruned): sliding layers of
+# head_dim with num_key_value_heads, full layers of global_head_dim with num_global_key_value_heads and
+# attention_k_eq_v (no v_proj), proportional RoPE on the full layers, layer_scalar per layer, tied embeddings
+K19_CONFIGS["gemma4"] = {"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "tie_word_embeddings": True, "text_config": {"model_type": "gemma4_text", "hidden_size": 32, "num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"], "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16, "num_global_key_value_heads": 1, "attention_k_eq_v": True, "attention_bias": False, "intermediate_size": 48, "hidden_activation": "gelu_pytorch_tanh", "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 0, "enable_moe_block": False, "use_double_wide_mlp": False, "vocab_size": 49, "vocab_size_per_layer_input": 49, "final_logit_softcapping": 30.0, "rms_norm_eps": 1e-06, "sliding_window": 4, "max_position_embeddings": 128, "tie_word_embeddings": True, "dtype": "float32", "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.25}}}}
+
 
 def k19_model(name, cfg, rng):
     if name == "qwen3_5":
@@ -833,6 +838,32 @@ def k19_model(name, cfg, rng):
                     t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)),
                           (p + "mlp.down_proj.weight", w(d, F))]
         return t + [("model.norm.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    if name == "gemma4":
+        c = cfg["text_config"]
+        d, H, V, F = c["hidden_size"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def norm(n):  # Gemma4RMSNorm scales by w
+            return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.language_model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, kind in enumerate(c["layer_types"]):
+            p, full = f"model.language_model.layers.{l}.", kind == "full_attention"
+            hd = c["global_head_dim"] if full else c["head_dim"]
+            K = c["num_global_key_value_heads"] if full and c["attention_k_eq_v"] else c["num_key_value_heads"]
+            t += [(p + "input_layernorm.weight", norm(d)), (p + "self_attn.q_proj.weight", w(H * hd, d)),
+                  (p + "self_attn.k_proj.weight", w(K * hd, d))]
+            if not (full and c["attention_k_eq_v"]):
+                t += [(p + "self_attn.v_proj.weight", w(K * hd, d))]
+            t += [(p + "self_attn.o_proj.weight", w(d, H * hd)), (p + "self_attn.q_norm.weight", norm(hd)),
+                  (p + "self_attn.k_norm.weight", norm(hd)), (p + "post_attention_layernorm.weight", norm(d)),
+                  (p + "pre_feedforward_layernorm.weight", norm(d)), (p + "mlp.gate_proj.weight", w(F, d)),
+                  (p + "mlp.up_proj.weight", w(F, d)), (p + "mlp.down_proj.weight", w(d, F)),
+                  (p + "post_feedforward_layernorm.weight", norm(d)),
+                  (p + "layer_scalar", rng.uniform(0.5, 1.5, 1).astype(np.float32))]
+        return t + [("model.language_model.norm.weight", norm(d))]
     raise ValueError(name)
 
 

@@ -169,6 +169,13 @@ CASES += [
     ("nemotron_nas_decilm_spectral_weights", "nemotron_nas", "decilm",
      ["--params", "26000", "--kv-bytes", "33000", "--ffn-multiple", "8", "--head-step", "1",
       "--criterion", "spectral", "--score", "weights"]),
+    # gemma4 (the gemma-4-31B shape in small; text decoder under model.language_model.*): sliding layers and the full
+    # k_eq_v layers (global_head_dim, no v_proj) narrowed or removed, layer_scalar kept with its layer
+    ("gemma4_per_layer_attn_noop", "gemma4", "per-layer", ["--params", "19000", "--kv-bytes", "6000", "--head-step", "1"]),
+    ("gemma4_nsc_ffn", "gemma4", "nsc", ["--params", "30000", "--kv-bytes", "58000", "--no-noop", "--ffn-multiple", "8"]),
+    ("gemma4_per_layer_spectral_weights", "gemma4", "per-layer",
+     ["--params", "20000", "--kv-bytes", "12000", "--head-step", "1", "--ffn-multiple", "8", "--criterion", "spectral",
+      "--score", "weights"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

@@ -323,6 +323,10 @@ struct family {
   /// tensors, no norm) or one (d, d) Linear kept whole ("self_attn.linear_attn", "mlp.linear_mlp":
   /// replace_with_linear), beside llama's blocks of per-layer KV heads and FFN widths.
   bool decilm_blocks = false;
+  /// Per-layer buffers (names after the layer prefix, any shape) kept whole while either sublayer of
+  /// their layer is (gemma4's layer_scalar, which scales the layer's output: a layer with both
+  /// sublayers removed is the identity and loses it); optional in the checkpoint.
+  std::vector<std::string_view> layer_buffers = {};
   /// The canonical rest ("<llama's module>.<weight | bias>") of the stored rest of a tensor of a
   /// layer with block `b` (null: a layer past the config's, renames for every layer only).
   std::string canonical_rest(const block_spec* b, const std::string& rest) const;
@@ -580,6 +584,16 @@ inline const std::vector<family>& layouts() {
     family deci{.model_type = "nemotron-nas"};
     deci.decilm_blocks = true;
     v.push_back(deci);
+    // gemma4_text (issue 19k; Gemma4ForConditionalGeneration's text decoder, the 31B shape): gemma3's four norms and
+    // per-head q_norm / k_norm; full layers of global_head_dim, with attention_k_eq_v no v_proj (the values are the
+    // key projection's output: pooling K pools them); layer_scalar kept with its layer. Per-layer embeddings,
+    // KV-shared layers and the MoE block are refused by the pruning space by name.
+    family gemma4{.model_type = "gemma4_text", .not_decilm = "no (1 + w) norms, GELU, scaled embeddings, post-norms or k_eq_v attention"};
+    gemma4.attn_norms = {"input_layernorm", "post_attention_layernorm"};
+    gemma4.ffn_norms = {"pre_feedforward_layernorm", "post_feedforward_layernorm"};
+    gemma4.layer_prefix = "model.language_model.layers.";
+    gemma4.layer_buffers = {"layer_scalar"};
+    v.push_back(gemma4);
     return v;
   }();
   return t;
@@ -600,7 +614,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
       {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
-      {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
   };
   for (const auto& [m, why] : t)
     if (m == model_type) return why;
@@ -1735,10 +1748,12 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       } else {
         add("self_attn.q_proj.weight", {H * hd, d}, true);
         add("self_attn.k_proj.weight", {K * hd, d}, true);
-        add("self_attn.v_proj.weight", {K * hd, d}, true);
         add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
         add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
-        add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+        if (!b.attention.k_eq_v) { // gemma4's k_eq_v layers: the values are the key projection's output
+          add("self_attn.v_proj.weight", {K * hd, d}, true);
+          add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+        }
       }
       add("self_attn.o_proj.weight", {d, H * hd}, true);
       add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
@@ -1750,6 +1765,8 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       for (std::string_view x : fam.attn_buffers) // any shape: copied with the attention
         if (const auto it = by_name.find(p + "self_attn." + std::string(x)); it != by_name.end()) known.insert(it->first);
     }
+    for (std::string_view x : fam.layer_buffers) // any shape: kept with the layer
+      if (const auto it = by_name.find(p + std::string(x)); it != by_name.end()) known.insert(it->first);
     if (b.ffn.kind == ffn_kind::none) { // DeciLM's no_op: no tensors
     } else if (b.ffn.kind == ffn_kind::linear) { // DeciLM's replace_with_linear: kept whole
       add("mlp.linear_mlp.weight", {d, d}, true);
@@ -1851,6 +1868,10 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         if (!n.empty() && (name == std::string(n) + ".weight" || name == std::string(n) + ".bias")) return true;
       return false;
     };
+    if (std::find(fam.layer_buffers.begin(), fam.layer_buffers.end(), rest) != fam.layer_buffers.end()) {
+      if (k.attention || k.ffn) ops.push_back(std::move(op)); // the identity layer loses its scale
+      continue;
+    }
     const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
       if (!k.attention) continue;
