@@ -1567,7 +1567,115 @@ def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
                           f"FFN {[len(s['ffn']['channels']) if s['ffn'] else None for s in sel]}", le, lm, lu, tol)
 
 
-HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5, "nemotron-nas": check_nemotron_nas, "gemma4": check_gemma4})
+# bert (modeling_bert.py, BertModel under "bert."): x = LayerNorm(word + position + token type 0 embeddings); per layer
+# x = LayerNorm(x + attention(x)) (bidirectional, biases, scale hd^-1/2) and x = LayerNorm(x + output(gelu(intermediate(x))));
+# a removed sublayer takes its LayerNorm with it; compared on the last hidden states (no LM head in the spec).
+
+def bert_forward(cfg, W, layers, tokens):
+    """layers[l]: dict(attn=None | dict(h, K, q, qb, k, kb, v, vb, o, ob, hm), ffn=None | dict(u, ub, dn, db, m))."""
+    eps, T, P = cfg["layer_norm_eps"], len(tokens), "bert."
+    x = W[P + "embeddings.word_embeddings.weight"][tokens] + W[P + "embeddings.position_embeddings.weight"][:T] + \
+        W[P + "embeddings.token_type_embeddings.weight"][0]
+    x = layernorm(x, W[P + "embeddings.LayerNorm.weight"], W[P + "embeddings.LayerNorm.bias"], eps)
+    hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    for l, ly in enumerate(layers):
+        p = f"{P}encoder.layer.{l}."
+        a, f = ly["attn"], ly["ffn"]
+        if a is not None:
+            q = (x @ a["q"].T + a["qb"]).reshape(T, a["h"], hd)
+            k = (x @ a["k"].T + a["kb"]).reshape(T, a["K"], hd)
+            v = (x @ a["v"].T + a["vb"]).reshape(T, a["K"], hd)
+            y = attend(q, k, v, np.zeros((T, T)), None, a["hm"]) @ a["o"].T + a["ob"]
+            x = layernorm(x + y, W[p + "attention.output.LayerNorm.weight"], W[p + "attention.output.LayerNorm.bias"], eps)
+        if f is not None:
+            y = (gelu_erf(x @ f["u"].T + f["ub"]) * f["m"]) @ f["dn"].T + f["db"]
+            x = layernorm(x + y, W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"], eps)
+    return x
+
+
+def check_bert(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Heads and KV groups (one KV head per query head), FFN channels by the criterion (||up_c|| ||down_c||), every
+    emitted tensor the slice of the original (biases with their rows, pooled with the KV heads), the hidden states."""
+    crit, H, d, L = pj.get("criterion", "magnitude"), ocfg["num_attention_heads"], ocfg["hidden_size"], ocfg["num_hidden_layers"]
+    hd, Le = d // H, ecfg["num_hidden_layers"]
+    _own_cache(Wo)
+    sel, expect, olayers, elayers, full = [], {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith("bert.encoder.layer."):
+            expect[n] = t
+    rows = lambda hs: np.concatenate([np.arange(i * hd, (i + 1) * hd) for i in hs])
+    for l in range(L):
+        p = f"bert.encoder.layer.{l}."
+        g = lambda n: Wo[p + n]
+        F = g("intermediate.dense.weight").shape[0]
+        attn = dict(h=H, K=H, q=g("attention.self.query.weight"), qb=g("attention.self.query.bias"), k=g("attention.self.key.weight"),
+                    kb=g("attention.self.key.bias"), v=g("attention.self.value.weight"), vb=g("attention.self.value.bias"),
+                    o=g("attention.output.dense.weight"), ob=g("attention.output.dense.bias"), hm=np.ones(H))
+        ffn = dict(u=g("intermediate.dense.weight"), ub=g("intermediate.dense.bias"), dn=g("output.dense.weight"),
+                   db=g("output.dense.bias"), m=np.ones(F))
+        full.append(dict(attn=attn, ffn=ffn))
+        sizes = ecfg.get("intermediate_sizes")
+        w = (sizes[l] if sizes else ecfg["intermediate_size"]) if l < Le else None
+        h = ecfg["num_attention_heads"] if l < Le else None
+        layer, oa, of, ea, ef = {"attention": None, "ffn": None}, None, None, None, None
+        if h is not None:
+            a = keep_heads(attn["q"], attn["o"], H, H, hd, h, h, crit == "spectral", (id(Wo), l, "heads", h))
+            layer["attention"] = a
+            hm = np.zeros(H)
+            hm[a["q_heads"]] = 1
+            oa = dict(attn, hm=hm)
+            for m in ("k", "v"):
+                wt, bt = attn[m].copy(), attn[m + "b"].copy()
+                mw = [np.mean([wt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                mb = [np.mean([bt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                for grp, x1, x2 in zip(a["kv_groups"], mw, mb):
+                    for x in grp:
+                        wt[x * hd:(x + 1) * hd], bt[x * hd:(x + 1) * hd] = x1, x2
+                oa[m], oa[m + "b"] = wt, bt
+                name = {"k": "key", "v": "value"}[m]
+                expect[p + f"attention.self.{name}.weight"] = np.concatenate(mw).astype(np.float32).astype(np.float64)
+                expect[p + f"attention.self.{name}.bias"] = np.concatenate(mb).astype(np.float32).astype(np.float64)
+            r = rows(a["q_heads"])
+            expect[p + "attention.self.query.weight"], expect[p + "attention.self.query.bias"] = attn["q"][r], attn["qb"][r]
+            expect[p + "attention.output.dense.weight"], expect[p + "attention.output.dense.bias"] = attn["o"][:, r], attn["ob"]
+            for n in ("weight", "bias"):
+                expect[p + "attention.output.LayerNorm." + n] = g("attention.output.LayerNorm." + n)
+            ea = dict(h=len(a["q_heads"]), K=len(a["kv_groups"]), hm=np.ones(len(a["q_heads"])),
+                      **{k: We.get(p + f"attention.{n}") for k, n in (("q", "self.query.weight"), ("qb", "self.query.bias"),
+                         ("k", "self.key.weight"), ("kb", "self.key.bias"), ("v", "self.value.weight"), ("vb", "self.value.bias"),
+                         ("o", "output.dense.weight"), ("ob", "output.dense.bias"))})
+        if w is not None:
+            if crit == "spectral":
+                ch = sorted(greedy_channels([ffn["u"], ffn["dn"].T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(ffn["u"], axis=1) * np.linalg.norm(ffn["dn"], axis=0)), w)
+            layer["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            of = dict(ffn, m=m)
+            expect[p + "intermediate.dense.weight"], expect[p + "intermediate.dense.bias"] = ffn["u"][ch], ffn["ub"][ch]
+            expect[p + "output.dense.weight"], expect[p + "output.dense.bias"] = ffn["dn"][:, ch], ffn["db"]
+            for n in ("weight", "bias"):
+                expect[p + "output.LayerNorm." + n] = g("output.LayerNorm." + n)
+            ef = dict(u=We.get(p + "intermediate.dense.weight"), ub=We.get(p + "intermediate.dense.bias"),
+                      dn=We.get(p + "output.dense.weight"), db=We.get(p + "output.dense.bias"), m=np.ones(len(ch)))
+        sel.append(layer)
+        olayers.append(dict(attn=oa, ffn=of))
+        if l < Le:
+            elayers.append(dict(attn=ea, ffn=ef))
+    if pj["layers"][:L] != sel[:len(pj["layers"])] or len(pj["layers"]) not in (L, Le):
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm, lu = bert_forward(ecfg, We, elayers, tokens), bert_forward(ocfg, Wo, olayers, tokens), bert_forward(ocfg, Wo, full, tokens)
+    return hybrid_verdict(f"bert ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, {Le} of {L} layers, FFN "
+                          f"{[len(s['ffn']['channels']) if s['ffn'] else None for s in sel]} (hidden states compared)", le, lm, lu, tol)
+
+
+HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5, "nemotron-nas": check_nemotron_nas, "gemma4": check_gemma4, "bert": check_bert})
 
 
 def main():

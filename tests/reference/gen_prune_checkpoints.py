@@ -801,6 +801,12 @@ K19_CONFIGS["nemotron_nas"] = {
 # attention_k_eq_v (no v_proj), proportional RoPE on the full layers, layer_scalar per layer, tied embeddings
 K19_CONFIGS["gemma4"] = {"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "tie_word_embeddings": True, "text_config": {"model_type": "gemma4_text", "hidden_size": 32, "num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"], "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16, "num_global_key_value_heads": 1, "attention_k_eq_v": True, "attention_bias": False, "intermediate_size": 48, "hidden_activation": "gelu_pytorch_tanh", "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 0, "enable_moe_block": False, "use_double_wide_mlp": False, "vocab_size": 49, "vocab_size_per_layer_input": 49, "final_logit_softcapping": 30.0, "rms_norm_eps": 1e-06, "sliding_window": 4, "max_position_embeddings": 128, "tie_word_embeddings": True, "dtype": "float32", "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.25}}}}
 
+# bert (BertForMaskedLM: the encoder under bert.encoder.layer.*, post-norm blocks with biases, the MLM head copied)
+K19_CONFIGS["bert"] = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 32, "num_hidden_layers": 3,
+                       "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu", "vocab_size": 51,
+                       "max_position_embeddings": 64, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+                       "position_embedding_type": "absolute", "torch_dtype": "float32"}
+
 
 def k19_model(name, cfg, rng):
     if name == "qwen3_5":
@@ -864,6 +870,28 @@ def k19_model(name, cfg, rng):
                   (p + "post_feedforward_layernorm.weight", norm(d)),
                   (p + "layer_scalar", rng.uniform(0.5, 1.5, 1).astype(np.float32))]
         return t + [("model.language_model.norm.weight", norm(d))]
+    if name == "bert":
+        d, V, F, P = cfg["hidden_size"], cfg["vocab_size"], cfg["intermediate_size"], cfg["max_position_embeddings"]
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def ln(p):
+            return [(p + ".weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)),
+                    (p + ".bias", (0.1 * rng.standard_normal(d)).astype(np.float32))]
+
+        def lin(p, o, i):
+            return [(p + ".weight", w(o, i)), (p + ".bias", w(o, s=0.3))]
+        t = [("bert.embeddings.word_embeddings.weight", w(V, d, s=1.0)), ("bert.embeddings.position_embeddings.weight", w(P, d, s=0.5)),
+             ("bert.embeddings.token_type_embeddings.weight", w(2, d, s=0.5))] + ln("bert.embeddings.LayerNorm")
+        for l in range(cfg["num_hidden_layers"]):
+            p = f"bert.encoder.layer.{l}."
+            t += (lin(p + "attention.self.query", d, d) + lin(p + "attention.self.key", d, d) + lin(p + "attention.self.value", d, d) +
+                  lin(p + "attention.output.dense", d, d) + ln(p + "attention.output.LayerNorm") + lin(p + "intermediate.dense", F, d) +
+                  lin(p + "output.dense", d, F) + ln(p + "output.LayerNorm"))
+        return t + lin("bert.pooler.dense", d, d) + lin("cls.predictions.transform.dense", d, d) + \
+            ln("cls.predictions.transform.LayerNorm") + [("cls.predictions.bias", w(V, s=0.1))]
     raise ValueError(name)
 
 

@@ -176,6 +176,12 @@ CASES += [
     ("gemma4_per_layer_spectral_weights", "gemma4", "per-layer",
      ["--params", "20000", "--kv-bytes", "12000", "--head-step", "1", "--ffn-multiple", "8", "--criterion", "spectral",
       "--score", "weights"]),
+    # bert (BertForMaskedLM's encoder under bert.encoder.layer.*: post-norm, biases, GELU MLP; hidden states compared)
+    ("bert_nsc_ffn", "bert", "nsc", ["--params", "24000", "--ffn-multiple", "16"]),
+    ("bert_nsc_spectral_weights", "bert", "nsc", ["--params", "22000", "--ffn-multiple", "8", "--criterion", "spectral",
+                                                  "--score", "weights"]),
+    ("bert_uniform_depth", "bert", None, ["--uniform", "--params", "20000", "--ffn-multiple", "16", "--head-step", "4",
+                                          "--kv-heads-min", "4"]),
 ]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]

@@ -594,6 +594,18 @@ inline const std::vector<family>& layouts() {
     gemma4.layer_prefix = "model.language_model.layers.";
     gemma4.layer_buffers = {"layer_scalar"};
     v.push_back(gemma4);
+    // bert (issue 19k; BertForMaskedLM / BertForPreTraining checkpoints, "bert.encoder.layer.<L>."): post-norm encoder
+    // blocks under their own names, LayerNorm after each residual (removed with its sublayer), biases everywhere, a
+    // GELU MLP without gate (intermediate.dense / output.dense); one KV head per query head; the heads, pooler and
+    // embeddings (word, position, token type, their LayerNorm) copied
+    family bert{.model_type = "bert", .not_decilm = "an encoder: post-norm LayerNorm blocks, biases, GELU MLP, no LM head"};
+    bert.layer_prefix = "bert.encoder.layer.";
+    bert.renames = {{"self_attn.q_proj", "attention.self.query"}, {"self_attn.k_proj", "attention.self.key"},
+                    {"self_attn.v_proj", "attention.self.value"}, {"self_attn.o_proj", "attention.output.dense"},
+                    {"input_layernorm", "attention.output.LayerNorm"}, {"mlp.up_proj", "intermediate.dense"},
+                    {"mlp.down_proj", "output.dense"}, {"post_attention_layernorm", "output.LayerNorm"}};
+    bert.norm_bias = bert.mha_only = true;
+    v.push_back(bert);
     return v;
   }();
   return t;
@@ -613,7 +625,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
       {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
       {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
-      {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
   };
   for (const auto& [m, why] : t)
     if (m == model_type) return why;
