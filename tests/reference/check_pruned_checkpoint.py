@@ -1050,14 +1050,15 @@ def rope_field(cfg, key, default):
 
 
 def qwen3_next_forward(cfg, W, layers, tokens):
-    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE; every mixer kept."""
+    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE, or (the dense Qwen3.5:
+    no num_experts) the channel mask of its gated MLP; every mixer kept."""
     eps, T = cfg["rms_norm_eps"], len(tokens)
     rms1 = lambda x, w: rmsnorm(x, 1 + w, eps)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     rd, theta = int(hd * rope_field(cfg, "partial_rotary_factor", 1.0)), rope_field(cfg, "rope_theta", 10000.0)
     x = W["model.embed_tokens.weight"][tokens]
-    for l, (em, cm) in enumerate(layers):
+    for l, ffn in enumerate(layers):
         p = f"model.layers.{l}."
         h = rms1(x, W[p + "input_layernorm.weight"])
         if full_attention(cfg, l):
@@ -1072,6 +1073,11 @@ def qwen3_next_forward(cfg, W, layers, tokens):
             y = gated_deltanet(cfg, W, p + "linear_attn.", h)
         x = x + y
         h = rms1(x, W[p + "post_attention_layernorm.weight"])
+        if "num_experts" not in cfg:  # Qwen3_5MLP: down(silu(gate(h)) * up(h)), channels masked
+            g, u, dn = (W[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+            x = x + ((silu(h @ g.T) * (h @ u.T)) * ffn) @ dn.T
+            continue
+        em, cm = ffn
         logits = h @ W[p + "mlp.gate.weight"].T + np.where(em > 0, 0.0, -np.inf)
         pr = np.exp(logits - logits.max(axis=1, keepdims=True))
         pr /= pr.sum(axis=1, keepdims=True)
@@ -1274,6 +1280,411 @@ def check_granite_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
 LAYOUTS.update({"deepseek_v32": dict(DS_MOE, mla=True), "glm_moe_dsa": dict(DS_MOE, mla=True)})
 
 HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "falcon_h1": check_falcon_h1, "granitemoehybrid": check_granite_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
+
+
+# ---- Issue 19k's families ----
+
+def check_qwen3_5(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """The dense Qwen3.5 (qwen3_5_text under Qwen3_5ForConditionalGeneration): the text decoder under
+    model.language_model.*, its gated MLP's channels by the criterion, every Gated DeltaNet and gated
+    attention tensor byte-identical, the vision tower and MTP tensors copied, the logits of
+    qwen3_next_forward (Qwen3.5's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a, a dense MLP)."""
+    for n, t in Wo.items():
+        if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
+            return f"{n} (outside the text decoder) is not copied unchanged"
+    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
+                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    oc, ec, Wo, We = ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We)
+    H, K = oc["num_attention_heads"], oc["num_key_value_heads"]
+    mats = lambda l: tuple(Wo[f"model.layers.{l}.mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+
+    def put(expect, l, ch):
+        g, u, dn = mats(l)
+        p = f"model.layers.{l}.mlp."
+        expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    attention = lambda l: ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention(oc, l)
+                           else {"q_heads": [], "kv_groups": []})
+    return check_dense_hybrid("qwen3_5_text", oc, ec, Wo, We, pj, tol, ntok, oc["intermediate_size"], mats, put, attention,
+                              qwen3_next_forward)
+
+
+# nemotron-nas (DeciLMForCausalLM, modeling_decilm.py): per layer, unless no_op, x += attention(input_layernorm(x))
+# (llama's GQA with RoPE, H // n_heads_in_group KV heads; replace_with_linear: one (d, d) Linear) and x +=
+# mlp(post_attention_layernorm(x)) (SwiGLU of the block's width; replace_with_linear: one Linear).
+
+def deci_blocks(cfg):
+    """Per layer (attention, ffn): None (no_op), "linear" or the KV heads / the FFN width of a block_configs entry."""
+    H, d, out = cfg["num_attention_heads"], cfg["hidden_size"], []
+    for b in cfg["block_configs"]:
+        a, f = b["attention"], b["ffn"]
+        at = None if a.get("no_op") else "linear" if a.get("replace_with_linear") else H // a["n_heads_in_group"]
+        if f.get("no_op"):
+            ft = None
+        elif f.get("replace_with_linear"):
+            ft = "linear"
+        elif f.get("intermediate_size") is not None:
+            ft = f["intermediate_size"]
+        else:  # DeciLM's ffn_mult: 2 m d / 3 rounded up to a multiple of 256
+            x = int(2 * f["ffn_mult"] * d / 3)
+            ft = x if x % 256 == 0 else x + 256 - x % 256
+        out.append((at, ft))
+    return out
+
+
+def deci_forward(cfg, W, masks, tokens, blocks=None):
+    """masks[l] = (query head mask, FFN channel mask) of layer l (None where the sublayer has none); blocks: the
+    layers' (attention, ffn) when not cfg's (the masked original: a removed sublayer None)."""
+    eps, T, H, d = cfg["rms_norm_eps"], len(tokens), cfg["num_attention_heads"], cfg["hidden_size"]
+    hd, theta = d // H, cfg.get("rope_theta", 10000.0)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W["model.embed_tokens.weight"][tokens]
+    for l, ((at, ft), (hm, cm)) in enumerate(zip(blocks or deci_blocks(cfg), masks)):
+        p = f"model.layers.{l}."
+        if at is not None:
+            h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            if at == "linear":
+                x = x + h @ W[p + "self_attn.linear_attn.weight"].T
+            else:
+                q = rope((h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd), theta)
+                k = rope((h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, at, hd), theta)
+                v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, at, hd)
+                x = x + attend(q, k, v, causal, None, hm) @ W[p + "self_attn.o_proj.weight"].T
+        if ft is not None:
+            h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+            if ft == "linear":
+                x = x + h @ W[p + "mlp.linear_mlp.weight"].T
+            else:
+                g, u, dn = (W[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+                x = x + ((silu(h @ g.T) * (h @ u.T)) * cm) @ dn.T
+    return rmsnorm(x, W["model.norm.weight"], eps) @ W["lm_head.weight"].T
+
+
+def check_nemotron_nas(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """A DeciLM checkpoint pruned to DeciLM: heads / KV groups and FFN channels by the criterion from the original's
+    per-layer shapes, no_op sublayers without tensors, linear replacements byte-identical, the logits."""
+    crit, H, d = pj.get("criterion", "magnitude"), ocfg["num_attention_heads"], ocfg["hidden_size"]
+    hd, spectral = d // H, pj.get("criterion") == "spectral"
+    _own_cache(Wo)
+    ob, eb = deci_blocks(ocfg), deci_blocks(ecfg)
+    if len(ob) != len(eb):
+        return f"{len(eb)} emitted layers for {len(ob)}"
+    sel, expect, om, em, Wm = [], {}, [], [], dict(Wo)
+    for n, t in Wo.items():
+        if not n.startswith("model.layers."):
+            expect[n] = t
+    for l, ((oa, of), (ea, ef)) in enumerate(zip(ob, eb)):
+        p, layer = f"model.layers.{l}.", {"attention": None, "ffn": None}
+        hm = cm = None
+        if ea is not None:
+            expect[p + "input_layernorm.weight"] = Wo[p + "input_layernorm.weight"]
+            if ea == "linear":
+                layer["attention"] = {"kv_groups": [], "q_heads": []}
+                expect[p + "self_attn.linear_attn.weight"] = Wo[p + "self_attn.linear_attn.weight"]
+            else:
+                q, o = Wo[p + "self_attn.q_proj.weight"], Wo[p + "self_attn.o_proj.weight"]
+                a = keep_heads(q, o, H, oa, hd, H, ea, spectral, (id(Wo), l, "heads", ea))
+                layer["attention"] = a
+                hm = np.zeros(H)
+                hm[a["q_heads"]] = 1
+                for m in ("k", "v"):  # the masked original's KV heads: each group's mean
+                    w = Wo[p + f"self_attn.{m}_proj.weight"].copy()
+                    means = [np.mean([w[x * hd:(x + 1) * hd] for x in g], axis=0) for g in a["kv_groups"]]
+                    for g, mean in zip(a["kv_groups"], means):
+                        for x in g:
+                            w[x * hd:(x + 1) * hd] = mean
+                    Wm[p + f"self_attn.{m}_proj.weight"] = w
+                    expect[p + f"self_attn.{m}_proj.weight"] = np.concatenate(means).astype(np.float32).astype(np.float64)
+                expect[p + "self_attn.q_proj.weight"] = q
+                expect[p + "self_attn.o_proj.weight"] = o
+        if ef is not None:
+            expect[p + "post_attention_layernorm.weight"] = Wo[p + "post_attention_layernorm.weight"]
+            if ef == "linear":
+                layer["ffn"] = {"channels": []}
+                expect[p + "mlp.linear_mlp.weight"] = Wo[p + "mlp.linear_mlp.weight"]
+            else:
+                g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+                if spectral:
+                    ch = sorted(greedy_channels([g, u, dn.T], ef, (id(Wo), l, "ffn", None))) if ef < of else list(range(of))
+                else:
+                    ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), ef)
+                layer["ffn"] = {"channels": ch}
+                cm = np.zeros(of)
+                cm[ch] = 1
+                expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"] = g[ch], u[ch]
+                expect[p + "mlp.down_proj.weight"] = dn[:, ch]
+        sel.append(layer)
+        om.append((hm, cm))
+        em.append((None if hm is None else np.ones(H), None if cm is None else np.ones(len(cm.nonzero()[0]))))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    kept = [(oa if ea is not None else None, of if ef is not None else None) for (oa, of), (ea, ef) in zip(ob, eb)]
+    le, lm = deci_forward(ecfg, We, em, tokens), deci_forward(ocfg, Wm, om, tokens, kept)
+    lu = deci_forward(ocfg, Wo, [(None if a in (None, "linear") else np.ones(H), None if f in (None, "linear") else np.ones(f))
+                                 for a, f in ob], tokens)
+    return hybrid_verdict(f"nemotron-nas ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, blocks {ob} -> {eb}, linear replacements "
+                          f"byte-identical", le, lm, lu, tol)
+
+
+# gemma4 (Gemma4ForConditionalGeneration's text decoder, modeling_gemma4.py): embeddings times sqrt(d); per layer
+# x += post_attention_layernorm(attention(input_layernorm(x))), x += post_feedforward_layernorm(GeGLU(
+# pre_feedforward_layernorm(x))), then x *= layer_scalar; Gemma4RMSNorm scales by w; q_norm / k_norm per head, v_norm
+# without weight, scaling 1; sliding layers: head_dim, num_key_value_heads, default RoPE, a window; full layers:
+# global_head_dim, with attention_k_eq_v num_global_key_value_heads and the values the key projection's output (before
+# k_norm), proportional RoPE (the first partial_rotary_factor of the angles rotate); tied head, final soft-cap.
+
+def gemma4_layer(c, l):
+    """(full, head_dim, KV heads, k_eq_v) of layer l of a gemma4_text config."""
+    full = c["layer_types"][l] == "full_attention"
+    keqv = full and c.get("attention_k_eq_v", False)
+    hd = c["global_head_dim"] if full and c.get("global_head_dim") else c["head_dim"]
+    return full, hd, c["num_global_key_value_heads"] if keqv else c["num_key_value_heads"], keqv
+
+
+def gemma4_inv_freq(c, l, hd):
+    r = c["rope_parameters"][c["layer_types"][l]]
+    if r["rope_type"] == "proportional":
+        n = int(r.get("partial_rotary_factor", 1.0) * hd // 2)
+        inv = np.zeros(hd // 2)
+        inv[:n] = 1.0 / r["rope_theta"] ** (np.arange(0, 2 * n, 2) / hd)
+        return inv
+    return 1.0 / r["rope_theta"] ** (np.arange(0, hd, 2) / hd)
+
+
+def rope_inv(x, inv):  # x: (T, n, hd), rotate_half with inverse frequencies inv (hd / 2)
+    ang = np.arange(x.shape[0])[:, None] * inv[None, :]
+    cos, sin = np.cos(np.concatenate([ang, ang], 1))[:, None, :], np.sin(np.concatenate([ang, ang], 1))[:, None, :]
+    h = x.shape[-1] // 2
+    return x * cos + np.concatenate([-x[..., h:], x[..., :h]], -1) * sin
+
+
+def gemma4_forward(c, W, layers, tokens):
+    """layers[l]: None (both sublayers removed: the identity) or dict(attn=None | dict(h, K, q, k, v, o, hm),
+    ffn=None | dict(g, u, dn, m)), in the layer's own head_dim."""
+    eps, T, d = c["rms_norm_eps"], len(tokens), c["hidden_size"]
+    p0 = "model.language_model."
+    x = W[p0 + "embed_tokens.weight"][tokens] * np.sqrt(d)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    ii = np.arange(T)
+    for l, ly in enumerate(layers):
+        if ly is None:
+            continue
+        p = f"{p0}layers.{l}."
+        full, hd, _, keqv = gemma4_layer(c, l)
+        a, f = ly["attn"], ly["ffn"]
+        if a is not None:
+            h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            inv = gemma4_inv_freq(c, l, hd)
+            q = rope_inv(rmsnorm((h @ a["q"].T).reshape(T, a["h"], hd), W[p + "self_attn.q_norm.weight"], eps), inv)
+            kr = (h @ a["k"].T).reshape(T, a["K"], hd)
+            v = kr if keqv else (h @ a["v"].T).reshape(T, a["K"], hd)
+            k = rope_inv(rmsnorm(kr, W[p + "self_attn.k_norm.weight"], eps), inv)
+            v = rmsnorm(v, 1.0, eps)
+            mask = causal if full else causal + np.where(ii[:, None] - ii[None, :] >= c["sliding_window"], -np.inf, 0.0)
+            y = attend(q, k, v, mask, 1.0, a["hm"]) @ a["o"].T
+            x = x + rmsnorm(y, W[p + "post_attention_layernorm.weight"], eps)
+        if f is not None:
+            h = rmsnorm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
+            y = ((gelu_tanh(h @ f["g"].T) * (h @ f["u"].T)) * f["m"]) @ f["dn"].T
+            x = x + rmsnorm(y, W[p + "post_feedforward_layernorm.weight"], eps)
+        x = x * W[p + "layer_scalar"]
+    logits = rmsnorm(x, W[p0 + "norm.weight"], eps) @ W[p0 + "embed_tokens.weight"].T
+    cap = c.get("final_logit_softcapping")
+    return np.tanh(logits / cap) * cap if cap else logits
+
+
+def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Heads (per layer of its own head_dim), KV groups (k_eq_v: the pooled keys are the values) and FFN channels by the
+    criterion, every emitted tensor the slice of the original, layer_scalar kept with a kept layer, the logits."""
+    oc, ec = ocfg["text_config"], ecfg["text_config"]
+    crit, H, L = pj.get("criterion", "magnitude"), oc["num_attention_heads"], oc["num_hidden_layers"]
+    spectral = crit == "spectral"
+    _own_cache(Wo)
+    sel, expect, olayers, elayers, full = [], {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith("model.language_model.layers."):
+            expect[n] = t
+    for l in range(L):
+        p = f"model.language_model.layers.{l}."
+        _, hd, K, keqv = gemma4_layer(oc, l)
+        pl = ec.get("per_layer_config", {}).get(str(l), {})
+        skip = pl.get("skip", [])
+        w = ec["intermediate_sizes"][l] if "intermediate_sizes" in ec else oc["intermediate_size"]  # the nsc format's widths
+        h, k, w = pl.get("num_attention_heads", H), pl.get("num_key_value_heads", K), pl.get("intermediate_size", w)
+        if w is None:  # the nsc format's removed FFN
+            skip = skip + ["mlp"]
+        q, o = Wo[p + "self_attn.q_proj.weight"], Wo[p + "self_attn.o_proj.weight"]
+        g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+        F = g.shape[0]
+        full.append(dict(attn=dict(h=H, K=K, q=q, k=Wo[p + "self_attn.k_proj.weight"], v=Wo.get(p + "self_attn.v_proj.weight"),
+                                   o=o, hm=np.ones(H)), ffn=dict(g=g, u=u, dn=dn, m=np.ones(F))))
+        layer, oa, of, ea, ef = {"attention": None, "ffn": None}, None, None, None, None
+        if "attention" not in skip:
+            a = keep_heads(q, o, H, K, hd, h, k, spectral, (id(Wo), l, "heads", k))
+            layer["attention"] = a
+            hm = np.zeros(H)
+            hm[a["q_heads"]] = 1
+            pooled, rows = {}, lambda hs: np.concatenate([np.arange(i * hd, (i + 1) * hd) for i in hs])
+            for m in ("k",) if keqv else ("k", "v"):
+                wt = Wo[p + f"self_attn.{m}_proj.weight"].copy()
+                means = [np.mean([wt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                for grp, mean in zip(a["kv_groups"], means):
+                    for x in grp:
+                        wt[x * hd:(x + 1) * hd] = mean
+                pooled[m] = wt
+                expect[p + f"self_attn.{m}_proj.weight"] = np.concatenate(means).astype(np.float32).astype(np.float64)
+            expect[p + "self_attn.q_proj.weight"], expect[p + "self_attn.o_proj.weight"] = q[rows(a["q_heads"])], o[:, rows(a["q_heads"])]
+            for n in ("input_layernorm", "post_attention_layernorm", "self_attn.q_norm", "self_attn.k_norm"):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+            oa = dict(h=H, K=K, q=q, k=pooled["k"], v=pooled.get("v"), o=o, hm=hm)
+            ea = dict(h=len(a["q_heads"]), K=len(a["kv_groups"]), q=We.get(p + "self_attn.q_proj.weight"),
+                      k=We.get(p + "self_attn.k_proj.weight"), v=We.get(p + "self_attn.v_proj.weight"),
+                      o=We.get(p + "self_attn.o_proj.weight"), hm=np.ones(len(a["q_heads"])))
+        if "mlp" not in skip:
+            if spectral:
+                ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+            layer["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"], expect[p + "mlp.down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+            for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm"):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+            of = dict(g=g, u=u, dn=dn, m=m)
+            ef = dict(g=We.get(p + "mlp.gate_proj.weight"), u=We.get(p + "mlp.up_proj.weight"),
+                      dn=We.get(p + "mlp.down_proj.weight"), m=np.ones(len(ch)))
+        if oa is not None or of is not None:
+            expect[p + "layer_scalar"] = Wo[p + "layer_scalar"]
+        sel.append(layer)
+        olayers.append(None if oa is None and of is None else dict(attn=oa, ffn=of))
+        elayers.append(None if ea is None and ef is None else dict(attn=ea, ffn=ef))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, oc["vocab_size"], ntok)
+    le, lm, lu = (gemma4_forward(oc, We, elayers, tokens), gemma4_forward(oc, Wo, olayers, tokens),
+                  gemma4_forward(oc, Wo, full, tokens))
+    return hybrid_verdict(f"gemma4_text ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, heads / KV {[(len(s['attention']['q_heads']), len(s['attention']['kv_groups'])) if s['attention'] else None for s in sel]}, "
+                          f"FFN {[len(s['ffn']['channels']) if s['ffn'] else None for s in sel]}", le, lm, lu, tol)
+
+
+# bert (modeling_bert.py, BertModel under "bert."): x = LayerNorm(word + position + token type 0 embeddings); per layer
+# x = LayerNorm(x + attention(x)) (bidirectional, biases, scale hd^-1/2) and x = LayerNorm(x + output(gelu(intermediate(x))));
+# a removed sublayer takes its LayerNorm with it; compared on the last hidden states (no LM head in the spec).
+
+def bert_forward(cfg, W, layers, tokens):
+    """layers[l]: dict(attn=None | dict(h, K, q, qb, k, kb, v, vb, o, ob, hm), ffn=None | dict(u, ub, dn, db, m))."""
+    eps, T, P = cfg["layer_norm_eps"], len(tokens), "bert."
+    x = W[P + "embeddings.word_embeddings.weight"][tokens] + W[P + "embeddings.position_embeddings.weight"][:T] + \
+        W[P + "embeddings.token_type_embeddings.weight"][0]
+    x = layernorm(x, W[P + "embeddings.LayerNorm.weight"], W[P + "embeddings.LayerNorm.bias"], eps)
+    hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    for l, ly in enumerate(layers):
+        p = f"{P}encoder.layer.{l}."
+        a, f = ly["attn"], ly["ffn"]
+        if a is not None:
+            q = (x @ a["q"].T + a["qb"]).reshape(T, a["h"], hd)
+            k = (x @ a["k"].T + a["kb"]).reshape(T, a["K"], hd)
+            v = (x @ a["v"].T + a["vb"]).reshape(T, a["K"], hd)
+            y = attend(q, k, v, np.zeros((T, T)), None, a["hm"]) @ a["o"].T + a["ob"]
+            x = layernorm(x + y, W[p + "attention.output.LayerNorm.weight"], W[p + "attention.output.LayerNorm.bias"], eps)
+        if f is not None:
+            y = (gelu_erf(x @ f["u"].T + f["ub"]) * f["m"]) @ f["dn"].T + f["db"]
+            x = layernorm(x + y, W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"], eps)
+    return x
+
+
+def check_bert(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Heads and KV groups (one KV head per query head), FFN channels by the criterion (||up_c|| ||down_c||), every
+    emitted tensor the slice of the original (biases with their rows, pooled with the KV heads), the hidden states."""
+    crit, H, d, L = pj.get("criterion", "magnitude"), ocfg["num_attention_heads"], ocfg["hidden_size"], ocfg["num_hidden_layers"]
+    hd, Le = d // H, ecfg["num_hidden_layers"]
+    _own_cache(Wo)
+    sel, expect, olayers, elayers, full = [], {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith("bert.encoder.layer."):
+            expect[n] = t
+    rows = lambda hs: np.concatenate([np.arange(i * hd, (i + 1) * hd) for i in hs])
+    for l in range(L):
+        p = f"bert.encoder.layer.{l}."
+        g = lambda n: Wo[p + n]
+        F = g("intermediate.dense.weight").shape[0]
+        attn = dict(h=H, K=H, q=g("attention.self.query.weight"), qb=g("attention.self.query.bias"), k=g("attention.self.key.weight"),
+                    kb=g("attention.self.key.bias"), v=g("attention.self.value.weight"), vb=g("attention.self.value.bias"),
+                    o=g("attention.output.dense.weight"), ob=g("attention.output.dense.bias"), hm=np.ones(H))
+        ffn = dict(u=g("intermediate.dense.weight"), ub=g("intermediate.dense.bias"), dn=g("output.dense.weight"),
+                   db=g("output.dense.bias"), m=np.ones(F))
+        full.append(dict(attn=attn, ffn=ffn))
+        sizes = ecfg.get("intermediate_sizes")
+        w = (sizes[l] if sizes else ecfg["intermediate_size"]) if l < Le else None
+        h = ecfg["num_attention_heads"] if l < Le else None
+        layer, oa, of, ea, ef = {"attention": None, "ffn": None}, None, None, None, None
+        if h is not None:
+            a = keep_heads(attn["q"], attn["o"], H, H, hd, h, h, crit == "spectral", (id(Wo), l, "heads", h))
+            layer["attention"] = a
+            hm = np.zeros(H)
+            hm[a["q_heads"]] = 1
+            oa = dict(attn, hm=hm)
+            for m in ("k", "v"):
+                wt, bt = attn[m].copy(), attn[m + "b"].copy()
+                mw = [np.mean([wt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                mb = [np.mean([bt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                for grp, x1, x2 in zip(a["kv_groups"], mw, mb):
+                    for x in grp:
+                        wt[x * hd:(x + 1) * hd], bt[x * hd:(x + 1) * hd] = x1, x2
+                oa[m], oa[m + "b"] = wt, bt
+                name = {"k": "key", "v": "value"}[m]
+                expect[p + f"attention.self.{name}.weight"] = np.concatenate(mw).astype(np.float32).astype(np.float64)
+                expect[p + f"attention.self.{name}.bias"] = np.concatenate(mb).astype(np.float32).astype(np.float64)
+            r = rows(a["q_heads"])
+            expect[p + "attention.self.query.weight"], expect[p + "attention.self.query.bias"] = attn["q"][r], attn["qb"][r]
+            expect[p + "attention.output.dense.weight"], expect[p + "attention.output.dense.bias"] = attn["o"][:, r], attn["ob"]
+            for n in ("weight", "bias"):
+                expect[p + "attention.output.LayerNorm." + n] = g("attention.output.LayerNorm." + n)
+            ea = dict(h=len(a["q_heads"]), K=len(a["kv_groups"]), hm=np.ones(len(a["q_heads"])),
+                      **{k: We.get(p + f"attention.{n}") for k, n in (("q", "self.query.weight"), ("qb", "self.query.bias"),
+                         ("k", "self.key.weight"), ("kb", "self.key.bias"), ("v", "self.value.weight"), ("vb", "self.value.bias"),
+                         ("o", "output.dense.weight"), ("ob", "output.dense.bias"))})
+        if w is not None:
+            if crit == "spectral":
+                ch = sorted(greedy_channels([ffn["u"], ffn["dn"].T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(ffn["u"], axis=1) * np.linalg.norm(ffn["dn"], axis=0)), w)
+            layer["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            of = dict(ffn, m=m)
+            expect[p + "intermediate.dense.weight"], expect[p + "intermediate.dense.bias"] = ffn["u"][ch], ffn["ub"][ch]
+            expect[p + "output.dense.weight"], expect[p + "output.dense.bias"] = ffn["dn"][:, ch], ffn["db"]
+            for n in ("weight", "bias"):
+                expect[p + "output.LayerNorm." + n] = g("output.LayerNorm." + n)
+            ef = dict(u=We.get(p + "intermediate.dense.weight"), ub=We.get(p + "intermediate.dense.bias"),
+                      dn=We.get(p + "output.dense.weight"), db=We.get(p + "output.dense.bias"), m=np.ones(len(ch)))
+        sel.append(layer)
+        olayers.append(dict(attn=oa, ffn=of))
+        if l < Le:
+            elayers.append(dict(attn=ea, ffn=ef))
+    if pj["layers"][:L] != sel[:len(pj["layers"])] or len(pj["layers"]) not in (L, Le):
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm, lu = bert_forward(ecfg, We, elayers, tokens), bert_forward(ocfg, Wo, olayers, tokens), bert_forward(ocfg, Wo, full, tokens)
+    return hybrid_verdict(f"bert ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, {Le} of {L} layers, FFN "
+                          f"{[len(s['ffn']['channels']) if s['ffn'] else None for s in sel]} (hidden states compared)", le, lm, lu, tol)
+
+
+HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5, "nemotron-nas": check_nemotron_nas, "gemma4": check_gemma4, "bert": check_bert})
 
 
 def main():

@@ -413,7 +413,7 @@ def hybrid_model(cfg, rng):
         H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
         HK, dk, HV, dv = (cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"],
                           cfg["linear_value_head_dim"])
-        E, Fe, S = cfg["num_experts"], cfg["moe_intermediate_size"], cfg["shared_expert_intermediate_size"]
+        E, Fe, S = cfg.get("num_experts"), cfg.get("moe_intermediate_size"), cfg.get("shared_expert_intermediate_size")
 
         def norm1(n):  # Qwen3NextRMSNorm scales by (1 + w)
             return (0.1 * rng.standard_normal(n)).astype(np.float32)
@@ -435,6 +435,11 @@ def hybrid_model(cfg, rng):
                       (x + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
                       (x + "A_log", np.log(rng.uniform(1, 16, HV)).astype(np.float32)), (x + "norm.weight", norm(dv)),
                       (x + "out_proj.weight", w(d, HV * dv))]
+            if E is None:  # the dense Qwen3.5 text decoder (qwen3_5_text): a gated MLP
+                t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate_proj.weight", w(cfg["intermediate_size"], d)),
+                      (p + "mlp.up_proj.weight", w(cfg["intermediate_size"], d)),
+                      (p + "mlp.down_proj.weight", w(d, cfg["intermediate_size"]))]
+                continue
             t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate.weight", w(E, d, s=1.0))]
             for e in range(E):
                 x = p + f"mlp.experts.{e}."
@@ -915,7 +920,153 @@ def main_moe19l():
         print(name, sum(a.size for _, a in t), "parameters")
 
 
+# ---- Issue 19k's families (each with its own generator, seeded by its name) ----
+# qwen3_5 (Qwen3_5ForConditionalGeneration, the dense text decoder pruned): qwen3_next's layers with Qwen3.5's
+# split Gated DeltaNet projections and a gated MLP, under model.language_model.*; a vision and an MTP tensor copied
+K19_CONFIGS = {
+    "qwen3_5": {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "tie_word_embeddings": False,
+                "text_config": {"model_type": "qwen3_5_text", "hidden_size": 32, "num_hidden_layers": 4,
+                                "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
+                                "full_attention_interval": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                "head_dim": 8, "attn_output_gate": True, "attention_bias": False,
+                                "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
+                                "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "intermediate_size": 48,
+                                "hidden_act": "silu", "rms_norm_eps": 1e-6, "vocab_size": 45, "tie_word_embeddings": False,
+                                "max_position_embeddings": 128,
+                                "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+                                "dtype": "float32"},
+                "vision_config": {"model_type": "qwen3_5", "depth": 1, "hidden_size": 16, "hidden_act": "gelu_pytorch_tanh",
+                                  "intermediate_size": 32, "num_heads": 2, "in_channels": 3, "patch_size": 4,
+                                  "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+                                  "num_position_embeddings": 16, "deepstack_visual_indexes": []}},
+}
+# nemotron-nas (DeciLMForCausalLM): llama's names, block_configs with per-layer KV heads (n_heads_in_group) and FFN
+# widths, no_op sublayers (no tensors, no norm) and replace_with_linear ones (self_attn.linear_attn / mlp.linear_mlp)
+_DECI_A = lambda g: {"n_heads_in_group": g, "no_op": False, "replace_with_linear": False}
+K19_CONFIGS["nemotron_nas"] = {
+    "architectures": ["DeciLMForCausalLM"], "model_type": "nemotron-nas", "hidden_size": 32, "num_attention_heads": 4,
+    "num_hidden_layers": 6, "num_key_value_heads": None, "intermediate_size": None, "hidden_act": "silu",
+    "attention_bias": False, "mlp_bias": False, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "rope_scaling": None,
+    "max_position_embeddings": 128, "vocab_size": 47, "tie_word_embeddings": False, "torch_dtype": "float32",
+    "block_configs": [
+        {"attention": _DECI_A(2), "ffn": {"intermediate_size": 48, "no_op": False, "replace_with_linear": False}},
+        {"attention": _DECI_A(1), "ffn": {"intermediate_size": 32, "no_op": False, "replace_with_linear": False}},
+        {"attention": {"no_op": True, "replace_with_linear": False},
+         "ffn": {"intermediate_size": 40, "no_op": False, "replace_with_linear": False}},
+        {"attention": {"no_op": False, "replace_with_linear": True},
+         "ffn": {"intermediate_size": 48, "no_op": False, "replace_with_linear": False}},
+        {"attention": _DECI_A(4), "ffn": {"no_op": True, "replace_with_linear": False}},
+        {"attention": _DECI_A(2), "ffn": {"no_op": False, "replace_with_linear": True}}]}
+
+# gemma4 (Gemma4ForConditionalGeneration, the gemma-4-31B shape in small: the text decoder pruned): sliding layers of
+# head_dim with num_key_value_heads, full layers of global_head_dim with num_global_key_value_heads and
+# attention_k_eq_v (no v_proj), proportional RoPE on the full layers, layer_scalar per layer, tied embeddings
+K19_CONFIGS["gemma4"] = {"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "tie_word_embeddings": True, "text_config": {"model_type": "gemma4_text", "hidden_size": 32, "num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"], "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16, "num_global_key_value_heads": 1, "attention_k_eq_v": True, "attention_bias": False, "intermediate_size": 48, "hidden_activation": "gelu_pytorch_tanh", "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 0, "enable_moe_block": False, "use_double_wide_mlp": False, "vocab_size": 49, "vocab_size_per_layer_input": 49, "final_logit_softcapping": 30.0, "rms_norm_eps": 1e-06, "sliding_window": 4, "max_position_embeddings": 128, "tie_word_embeddings": True, "dtype": "float32", "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.25}}}}
+
+# bert (BertForMaskedLM: the encoder under bert.encoder.layer.*, post-norm blocks with biases, the MLM head copied)
+K19_CONFIGS["bert"] = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 32, "num_hidden_layers": 3,
+                       "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu", "vocab_size": 51,
+                       "max_position_embeddings": 64, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+                       "position_embedding_type": "absolute", "torch_dtype": "float32"}
+
+
+def k19_model(name, cfg, rng):
+    if name == "qwen3_5":
+        t = [(n.replace("model.", "model.language_model.", 1), a)
+             for n, a in hybrid_model(dict(cfg["text_config"], model_type="qwen3_next"), rng)]
+        extra = [("model.visual.merger.linear_fc2.weight", (32, 16)), ("mtp.fc.weight", (32, 64))]
+        return t + [(n, (0.1 * rng.standard_normal(sh)).astype(np.float32)) for n, sh in extra]
+    if name == "nemotron_nas":
+        d, H, V = cfg["hidden_size"], cfg["num_attention_heads"], cfg["vocab_size"]
+        hd = d // H
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def norm(n):
+            return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, b in enumerate(cfg["block_configs"]):
+            p, a, f = f"model.layers.{l}.", b["attention"], b["ffn"]
+            if not a["no_op"]:
+                t += [(p + "input_layernorm.weight", norm(d))]
+                if a["replace_with_linear"]:
+                    t += [(p + "self_attn.linear_attn.weight", w(d, d))]
+                else:
+                    K = H // a["n_heads_in_group"]
+                    t += [(p + "self_attn.q_proj.weight", w(H * hd, d)), (p + "self_attn.k_proj.weight", w(K * hd, d)),
+                          (p + "self_attn.v_proj.weight", w(K * hd, d)), (p + "self_attn.o_proj.weight", w(d, H * hd))]
+            if not f["no_op"]:
+                t += [(p + "post_attention_layernorm.weight", norm(d))]
+                if f["replace_with_linear"]:
+                    t += [(p + "mlp.linear_mlp.weight", w(d, d))]
+                else:
+                    F = f["intermediate_size"]
+                    t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)),
+                          (p + "mlp.down_proj.weight", w(d, F))]
+        return t + [("model.norm.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    if name == "gemma4":
+        c = cfg["text_config"]
+        d, H, V, F = c["hidden_size"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def norm(n):  # Gemma4RMSNorm scales by w
+            return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.language_model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, kind in enumerate(c["layer_types"]):
+            p, full = f"model.language_model.layers.{l}.", kind == "full_attention"
+            hd = c["global_head_dim"] if full else c["head_dim"]
+            K = c["num_global_key_value_heads"] if full and c["attention_k_eq_v"] else c["num_key_value_heads"]
+            t += [(p + "input_layernorm.weight", norm(d)), (p + "self_attn.q_proj.weight", w(H * hd, d)),
+                  (p + "self_attn.k_proj.weight", w(K * hd, d))]
+            if not (full and c["attention_k_eq_v"]):
+                t += [(p + "self_attn.v_proj.weight", w(K * hd, d))]
+            t += [(p + "self_attn.o_proj.weight", w(d, H * hd)), (p + "self_attn.q_norm.weight", norm(hd)),
+                  (p + "self_attn.k_norm.weight", norm(hd)), (p + "post_attention_layernorm.weight", norm(d)),
+                  (p + "pre_feedforward_layernorm.weight", norm(d)), (p + "mlp.gate_proj.weight", w(F, d)),
+                  (p + "mlp.up_proj.weight", w(F, d)), (p + "mlp.down_proj.weight", w(d, F)),
+                  (p + "post_feedforward_layernorm.weight", norm(d)),
+                  (p + "layer_scalar", rng.uniform(0.5, 1.5, 1).astype(np.float32))]
+        return t + [("model.language_model.norm.weight", norm(d))]
+    if name == "bert":
+        d, V, F, P = cfg["hidden_size"], cfg["vocab_size"], cfg["intermediate_size"], cfg["max_position_embeddings"]
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def ln(p):
+            return [(p + ".weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)),
+                    (p + ".bias", (0.1 * rng.standard_normal(d)).astype(np.float32))]
+
+        def lin(p, o, i):
+            return [(p + ".weight", w(o, i)), (p + ".bias", w(o, s=0.3))]
+        t = [("bert.embeddings.word_embeddings.weight", w(V, d, s=1.0)), ("bert.embeddings.position_embeddings.weight", w(P, d, s=0.5)),
+             ("bert.embeddings.token_type_embeddings.weight", w(2, d, s=0.5))] + ln("bert.embeddings.LayerNorm")
+        for l in range(cfg["num_hidden_layers"]):
+            p = f"bert.encoder.layer.{l}."
+            t += (lin(p + "attention.self.query", d, d) + lin(p + "attention.self.key", d, d) + lin(p + "attention.self.value", d, d) +
+                  lin(p + "attention.output.dense", d, d) + ln(p + "attention.output.LayerNorm") + lin(p + "intermediate.dense", F, d) +
+                  lin(p + "output.dense", d, F) + ln(p + "output.LayerNorm"))
+        return t + lin("bert.pooler.dense", d, d) + lin("cls.predictions.transform.dense", d, d) + \
+            ln("cls.predictions.transform.LayerNorm") + [("cls.predictions.bias", w(V, s=0.1))]
+    raise ValueError(name)
+
+
+def main_19k():
+    for name, cfg in K19_CONFIGS.items():
+        d = family_dir(name, cfg)
+        t = k19_model(name, cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
 if __name__ == "__main__":
     main()
     main_fused()
     main_moe19l()
+    main_19k()

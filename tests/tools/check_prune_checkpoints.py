@@ -176,6 +176,34 @@ CASES += [
     ("llama4_text_nsc_spectral_weights", "llama4_text", "nsc",
      ["--params", "26000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
 ]
+# issue 19k's families: the dense Qwen3.5 (qwen3_5_text in Qwen3_5ForConditionalGeneration: the gated MLP narrowed,
+# Gated DeltaNet and gated attention kept whole, vision / MTP tensors copied)
+CASES += [
+    ("qwen3_5_nsc_ffn", "qwen3_5", "nsc", ["--params", "38000", "--ffn-multiple", "8"]),
+    ("qwen3_5_nsc_spectral_weights", "qwen3_5", "nsc",
+     ["--params", "36000", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
+    # nemotron-nas: a DeciLM checkpoint (per-layer KV heads and widths, no_op and replace_with_linear sublayers) out as
+    # DeciLM: KV heads pooled per layer, FFNs narrowed, sublayers removed, the linear replacements kept whole
+    ("nemotron_nas_decilm_kv", "nemotron_nas", "decilm", ["--params", "28000", "--kv-bytes", "40000",
+                                                           "--ffn-multiple", "8", "--head-step", "1"]),
+    ("nemotron_nas_decilm_noop", "nemotron_nas", "decilm", ["--params", "16000", "--ffn-multiple", "8", "--head-step", "1"]),
+    ("nemotron_nas_decilm_spectral_weights", "nemotron_nas", "decilm",
+     ["--params", "26000", "--kv-bytes", "33000", "--ffn-multiple", "8", "--head-step", "1",
+      "--criterion", "spectral", "--score", "weights"]),
+    # gemma4 (the gemma-4-31B shape in small; text decoder under model.language_model.*): sliding layers and the full
+    # k_eq_v layers (global_head_dim, no v_proj) narrowed or removed, layer_scalar kept with its layer
+    ("gemma4_per_layer_attn_noop", "gemma4", "per-layer", ["--params", "19000", "--kv-bytes", "6000", "--head-step", "1"]),
+    ("gemma4_nsc_ffn", "gemma4", "nsc", ["--params", "30000", "--kv-bytes", "58000", "--no-noop", "--ffn-multiple", "8"]),
+    ("gemma4_per_layer_spectral_weights", "gemma4", "per-layer",
+     ["--params", "20000", "--kv-bytes", "12000", "--head-step", "1", "--ffn-multiple", "8", "--criterion", "spectral",
+      "--score", "weights"]),
+    # bert (BertForMaskedLM's encoder under bert.encoder.layer.*: post-norm, biases, GELU MLP; hidden states compared)
+    ("bert_nsc_ffn", "bert", "nsc", ["--params", "24000", "--ffn-multiple", "16"]),
+    ("bert_nsc_spectral_weights", "bert", "nsc", ["--params", "22000", "--ffn-multiple", "8", "--criterion", "spectral",
+                                                  "--score", "weights"]),
+    ("bert_uniform_depth", "bert", None, ["--uniform", "--params", "20000", "--ffn-multiple", "16", "--head-step", "4",
+                                          "--kv-heads-min", "4"]),
+]
 READ_BACK = ["nsc", "params_total", "params_non_embedding", "params_active", "kv_cache_bytes", "memory_bytes",
              "prefill_flops"]
 

@@ -328,6 +328,14 @@ struct family {
   /// c_fc's columns and c_proj's rows. Heads are kept (a space cutting them is refused), and the
   /// spectral criterion / --score weights are refused.
   bool transposed = false;
+  /// DeciLM blocks (nemotron-nas, issue 19k): a layer's attention or FFN may be absent (no_op: no
+  /// tensors, no norm) or one (d, d) Linear kept whole ("self_attn.linear_attn", "mlp.linear_mlp":
+  /// replace_with_linear), beside llama's blocks of per-layer KV heads and FFN widths.
+  bool decilm_blocks = false;
+  /// Per-layer buffers (names after the layer prefix, any shape) kept whole while either sublayer of
+  /// their layer is (gemma4's layer_scalar, which scales the layer's output: a layer with both
+  /// sublayers removed is the identity and loses it); optional in the checkpoint.
+  std::vector<std::string_view> layer_buffers = {};
   /// The canonical rest ("<llama's module>.<weight | bias>") of the stored rest of a tensor of a
   /// layer with block `b` (null: a layer past the config's, renames for every layer only).
   std::string canonical_rest(const block_spec* b, const std::string& rest) const;
@@ -623,6 +631,37 @@ inline const std::vector<family>& layouts() {
       l4.renames = {{"mlp", "feed_forward"}};
       v.push_back(l4);
     }
+    // qwen3_5_text (issue 19k): the dense Qwen3.5 text decoder, qwen3_5_moe_text's layers with a gated MLP narrowed
+    family qwen3_5{.model_type = "qwen3_5_text", .not_decilm = "no Gated DeltaNet layers", .hybrid = true, .deltanet_split = true};
+    qwen3_5.layer_prefix = "model.language_model.layers.";
+    v.push_back(qwen3_5);
+    // nemotron-nas (issue 19k): DeciLM checkpoints (DeciLMForCausalLM, llama's names), per-layer KV heads and FFN widths
+    // from block_configs, no_op sublayers without tensors, replace_with_linear ones kept whole; out as DeciLM again
+    family deci{.model_type = "nemotron-nas"};
+    deci.decilm_blocks = true;
+    v.push_back(deci);
+    // gemma4_text (issue 19k; Gemma4ForConditionalGeneration's text decoder, the 31B shape): gemma3's four norms and
+    // per-head q_norm / k_norm; full layers of global_head_dim, with attention_k_eq_v no v_proj (the values are the
+    // key projection's output: pooling K pools them); layer_scalar kept with its layer. Per-layer embeddings,
+    // KV-shared layers and the MoE block are refused by the pruning space by name.
+    family gemma4{.model_type = "gemma4_text", .not_decilm = "no (1 + w) norms, GELU, scaled embeddings, post-norms or k_eq_v attention"};
+    gemma4.attn_norms = {"input_layernorm", "post_attention_layernorm"};
+    gemma4.ffn_norms = {"pre_feedforward_layernorm", "post_feedforward_layernorm"};
+    gemma4.layer_prefix = "model.language_model.layers.";
+    gemma4.layer_buffers = {"layer_scalar"};
+    v.push_back(gemma4);
+    // bert (issue 19k; BertForMaskedLM / BertForPreTraining checkpoints, "bert.encoder.layer.<L>."): post-norm encoder
+    // blocks under their own names, LayerNorm after each residual (removed with its sublayer), biases everywhere, a
+    // GELU MLP without gate (intermediate.dense / output.dense); one KV head per query head; the heads, pooler and
+    // embeddings (word, position, token type, their LayerNorm) copied
+    family bert{.model_type = "bert", .not_decilm = "an encoder: post-norm LayerNorm blocks, biases, GELU MLP, no LM head"};
+    bert.layer_prefix = "bert.encoder.layer.";
+    bert.renames = {{"self_attn.q_proj", "attention.self.query"}, {"self_attn.k_proj", "attention.self.key"},
+                    {"self_attn.v_proj", "attention.self.value"}, {"self_attn.o_proj", "attention.output.dense"},
+                    {"input_layernorm", "attention.output.LayerNorm"}, {"mlp.up_proj", "intermediate.dense"},
+                    {"mlp.down_proj", "output.dense"}, {"post_attention_layernorm", "output.LayerNorm"}};
+    bert.norm_bias = bert.mha_only = true;
+    v.push_back(bert);
     return v;
   }();
   return t;
@@ -636,10 +675,6 @@ inline std::string_view unsliced_reason(std::string_view model_type) {
       {"cohere2", "one LayerNorm shared by the parallel attention and MLP (kept while either is, which the pruning "
                   "space's separate attention / FFN choices cannot price; not sliced yet)"},
       {"phimoe", "LayerNorm (weight and bias) blocks (not sliced yet)"},
-      {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
-      {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
-      {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
-      {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
   };
   for (const auto& [m, why] : t)
     if (m == model_type) return why;
@@ -1686,12 +1721,14 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     const block_spec& b = space.layers[l].base;
     const attention_spec& at = b.attention;
     const bool mla = at.kind == attention_kind::latent && at.index_n_heads == 0;
-    if ((at.kind != attention_kind::standard && !mla) || b.ffn.kind != ffn_kind::standard ||
+    const bool deci_attn = fam.decilm_blocks && (at.kind == attention_kind::none || at.kind == attention_kind::linear);
+    const bool deci_ffn = fam.decilm_blocks && (b.ffn.kind == ffn_kind::none || b.ffn.kind == ffn_kind::linear);
+    if ((at.kind != attention_kind::standard && !mla && !deci_attn) || (b.ffn.kind != ffn_kind::standard && !deci_ffn) ||
         b.parallel.kind != attention_kind::none || (b.ffn.shared_d_ff > 0 && fam.shared.empty()) ||
         (b.ffn.shared_gate && fam.shared_gate.empty()) ||
         (b.ffn.router_bias && fam.router_bias.empty()) ||
-        b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) || b.n_norms != fam.norms() ||
-        (at.sinks && fam.sinks.empty()))
+        b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) ||
+        (!fam.decilm_blocks && b.n_norms != fam.norms()) || (at.sinks && fam.sinks.empty()))
       pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
                std::to_string(fam.norms()) + (fam.norm_bias ? " LayerNorms" : " RMSNorms") + " of the " +
                std::string(model_type) + " layout (the layouts nsc can slice" +
@@ -1756,13 +1793,18 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       if (fam.transposed && shape.size() == 2) std::swap(shape[0], shape[1]); // Conv1D: (in, out)
       if (expect(p + rest, std::move(shape), required)) known.insert(p + rest);
     };
-    for (const auto& side : {fam.attn_norms, fam.ffn_norms})
-      for (std::string_view n : side)
-        if (!n.empty()) {
+    for (int side = 0; side < 2; ++side) // a DeciLM no_op sublayer has no norm
+      for (std::string_view n : side == 0 ? fam.attn_norms : fam.ffn_norms)
+        if (!n.empty() && !(fam.decilm_blocks && (side == 0 ? b.attention.kind == attention_kind::none
+                                                            : b.ffn.kind == ffn_kind::none))) {
           add(std::string(n) + ".weight", {d}, true);
           if (fam.norm_bias) add(std::string(n) + ".bias", {d}, true);
         }
-    if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
+    if (b.attention.kind == attention_kind::none) { // DeciLM's no_op: no tensors
+    } else if (b.attention.kind == attention_kind::linear) { // DeciLM's replace_with_linear: kept whole
+      add("self_attn.linear_attn.weight", {d, d}, true);
+      add("self_attn.linear_attn.bias", {d}, b.attention.out_bias);
+    } else if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
       const attention_spec& a = b.attention;
       const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
       if (a.q_lora_rank > 0) {
@@ -1790,10 +1832,12 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       } else {
         add("self_attn.q_proj.weight", {H * hd, d}, true);
         add("self_attn.k_proj.weight", {K * hd, d}, true);
-        add("self_attn.v_proj.weight", {K * hd, d}, true);
         add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
         add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
-        add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+        if (!b.attention.k_eq_v) { // gemma4's k_eq_v layers: the values are the key projection's output
+          add("self_attn.v_proj.weight", {K * hd, d}, true);
+          add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+        }
       }
       add("self_attn.o_proj.weight", {d, H * hd}, true);
       add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
@@ -1805,7 +1849,13 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       for (std::string_view x : fam.attn_buffers) // any shape: copied with the attention
         if (const auto it = by_name.find(p + "self_attn." + std::string(x)); it != by_name.end()) known.insert(it->first);
     }
-    if (b.ffn.n_experts > 0 && fam.fused_experts()) {
+    for (std::string_view x : fam.layer_buffers) // any shape: kept with the layer
+      if (const auto it = by_name.find(p + std::string(x)); it != by_name.end()) known.insert(it->first);
+    if (b.ffn.kind == ffn_kind::none) { // DeciLM's no_op: no tensors
+    } else if (b.ffn.kind == ffn_kind::linear) { // DeciLM's replace_with_linear: kept whole
+      add("mlp.linear_mlp.weight", {d, d}, true);
+      add("mlp.linear_mlp.bias", {d}, b.ffn.bias);
+    } else if (b.ffn.n_experts > 0 && fam.fused_experts()) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
       if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
       check_fused_experts(fam, b, space.layers[l], by_name, p, add);
@@ -1905,6 +1955,10 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         if (!n.empty() && (name == std::string(n) + ".weight" || name == std::string(n) + ".bias")) return true;
       return false;
     };
+    if (std::find(fam.layer_buffers.begin(), fam.layer_buffers.end(), rest) != fam.layer_buffers.end()) {
+      if (k.attention || k.ffn) ops.push_back(std::move(op)); // the identity layer loses its scale
+      continue;
+    }
     const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
       if (!k.attention) continue;

@@ -477,7 +477,8 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           for (std::int64_t i = 0; i < H; ++i) v.q_psi.push_back(pw::psi_rows(Q.middleCols(i * hd, hd).transpose()));
         }
         if (settings.values) {
-          const mat Kt = load_part("k"), Vt = load_part("v"); // d x (K hd)
+          const mat Kt = load_part("k"); // d x (K hd)
+          const mat Vt = b.attention.k_eq_v ? Kt : load_part("v"); // gemma4's k_eq_v: the values are the keys' projection
           for (const auto& [k, drop] : ks) {
             double s = 0;
             for (const auto& g : detail::pc::kv_groups(K, k)) {
