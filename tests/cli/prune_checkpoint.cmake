@@ -1,8 +1,9 @@
 # `nsc prune ... --weights CKPT --emit-checkpoint OUT` (nsc/io/prune_checkpoint.hpp): pruned
 # checkpoints of llama, qwen3, mixtral, gpt_oss (BF16 and MXFP4 experts), granitemoe, qwen2_moe, qwen3_moe, phi3, gemma, gemma3, deepseek_v2, deepseek_v3,
 # exaone4, glm4, glm4_moe, gemma2, granite, hunyuan_v1_dense, olmo2, olmoe, minimax_m2, starcoder2, gpt_neox, falcon, opt,
-# internlm2, gpt2, cohere, cohere2, falcon-7b's one shared norm and phimoe in every emit format (hybrid layers: nemotron_h, qwen3_next, qwen3_5_moe, falcon_h1, granitemoehybrid,
-# deepseek_v32 and glm_moe_dsa in the nsc format), read back by nsc score and shown
+# internlm2, gpt2, cohere, cohere2, falcon-7b's one shared norm and phimoe in every emit format (hybrid layers: nemotron_h,
+# qwen3_next, qwen3_5_moe, falcon_h1, granitemoehybrid with and without experts, deepseek_v32 and glm_moe_dsa; hunyuan_v1_moe,
+# ernie4_5_moe, llama4 and llama4_text: in the nsc format), read back by nsc score and shown
 # equal to the masked original by an independent numpy forward pass (tests/reference/
 # check_pruned_checkpoint.py; tiny checkpoints of tests/reference/gen_prune_checkpoints.py), and
 # the refusals of bad input. The llama.cpp check is opt-in (label engine; README).
@@ -10,7 +11,7 @@ set(_nsc_pc_dir ${CMAKE_CURRENT_BINARY_DIR}/prune_checkpoint)
 add_test(NAME cli:prune_checkpoint_reference
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_prune_checkpoints.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
-set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "82 cases, 0 failures")
+set_tests_properties(cli:prune_checkpoint_reference PROPERTIES PASS_REGULAR_EXPRESSION "90 cases, 0 failures")
 add_test(NAME cli:prune_checkpoint_llama_cpp
   COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_llama_cpp.py $<TARGET_FILE:nsc_cli>
           ${PROJECT_SOURCE_DIR} ${_nsc_pc_dir})
@@ -28,8 +29,8 @@ nsc_cli_test(prune_checkpoint_shape_disagrees
        --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "nsc::write_pruned_checkpoint: tensor 'model.layers.0.input_layernorm.weight': shape [[]64[]] disagrees with the config [(]expected [[]48[]][)]")
 nsc_cli_test(prune_checkpoint_family_refused
-  ARGS prune examples/configs/llama-4-scout-17b-16e.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "model_type 'llama4_text' has no checkpoint pruning: fused 3-D expert tensors under feed_forward[.] .*[(]supported: llama, mistral, .*deepseek_v2, .*kimi_k2, glm4_moe, .*gpt_oss.*granitemoe.*[)]")
+  ARGS prune examples/configs/phi-3.5-moe-instruct.json --space generic --weights ${_pc}/llama --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "model_type 'phimoe' has no checkpoint pruning: LayerNorm [(]weight and bias[)] blocks [(]not sliced yet[)] [(]supported: llama, mistral, .*deepseek_v2, .*kimi_k2, glm4_moe, .*gpt_oss.*granitemoe.*hunyuan_v1_moe, ernie4_5_moe.*llama4_text, llama4.*[)]")
 # a fused-expert family's tensors checked by name before anything is read (gpt_oss's names under granitemoe's config)
 nsc_cli_test(prune_checkpoint_fused_expert_names
   ARGS prune ${_pc}/granitemoe/config.json --space generic --emit-format per-layer --weights ${_pc}/gpt_oss
@@ -49,10 +50,11 @@ nsc_cli_test(prune_checkpoint_hybrid_shape_disagrees
   ARGS prune tests/fuzz/corpus/prune_space/tiny_nemotron_h.json --space generic --emit-format nsc
        --weights ${_pc}/nemotron_h --emit-checkpoint ${_nsc_pc_dir}/x
   PASS "nsc::write_pruned_checkpoint: tensor 'backbone.layers.0.norm.weight': shape [[]32[]] disagrees with the config [(]expected [[]128[]][)]")
-nsc_cli_test(prune_checkpoint_hybrid_fused_experts_refused
+# granitemoehybrid with experts (issue 19l): a dense checkpoint under a config with experts lacks block_sparse_moe
+nsc_cli_test(prune_checkpoint_hybrid_experts_missing
   ARGS prune tests/fuzz/corpus/prune_space/tiny_granite_h.json --space generic --emit-format nsc
        --weights ${_pc}/granitemoehybrid --emit-checkpoint ${_nsc_pc_dir}/x
-  PASS "layer 0: the granitemoehybrid layout slices no experts: its fused 3-D experts are not sliced yet")
+  PASS "tensor 'model[.]layers[.]0[.]block_sparse_moe[.]input_linear[.]weight' is missing from the checkpoint")
 nsc_cli_test(prune_checkpoint_whole_qk_norm_keeps_heads
   ARGS prune ${_pc}/olmo2/config.json --space generic --emit-format per-layer --weights ${_pc}/olmo2
        --emit-checkpoint ${_nsc_pc_dir}/x

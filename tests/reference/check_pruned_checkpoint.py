@@ -972,6 +972,13 @@ def same_tensors(expect, We):
     return None
 
 
+def selection_and_tensors(pj, sel, expect, We):
+    """None when nsc_prune.json's layers are the criterion's `sel` and the emitted tensors exactly `expect`, else why."""
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    return same_tensors(expect, We)
+
+
 def hybrid_verdict(what, le, lm, lu, tol):
     """Prints the summary line and returns None when the emitted logits le equal the masked original's
     lm to tol while pruning moved them (lm vs the unpruned lu), else why not."""
@@ -1151,14 +1158,15 @@ def rope_field(cfg, key, default):
 
 
 def qwen3_next_forward(cfg, W, layers, tokens):
-    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE; every mixer kept."""
+    """layers[l]: (expert mask (E), per-expert channel masks) of layer l's MoE, or (the dense Qwen3.5:
+    no num_experts) the channel mask of its gated MLP; every mixer kept."""
     eps, T = cfg["rms_norm_eps"], len(tokens)
     rms1 = lambda x, w: rmsnorm(x, 1 + w, eps)
     causal = np.triu(np.full((T, T), -np.inf), 1)
     H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
     rd, theta = int(hd * rope_field(cfg, "partial_rotary_factor", 1.0)), rope_field(cfg, "rope_theta", 10000.0)
     x = W["model.embed_tokens.weight"][tokens]
-    for l, (em, cm) in enumerate(layers):
+    for l, ffn in enumerate(layers):
         p = f"model.layers.{l}."
         h = rms1(x, W[p + "input_layernorm.weight"])
         if full_attention(cfg, l):
@@ -1173,6 +1181,11 @@ def qwen3_next_forward(cfg, W, layers, tokens):
             y = gated_deltanet(cfg, W, p + "linear_attn.", h)
         x = x + y
         h = rms1(x, W[p + "post_attention_layernorm.weight"])
+        if "num_experts" not in cfg:  # Qwen3_5MLP: down(silu(gate(h)) * up(h)), channels masked
+            g, u, dn = (W[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+            x = x + ((silu(h @ g.T) * (h @ u.T)) * ffn) @ dn.T
+            continue
+        em, cm = ffn
         logits = h @ W[p + "mlp.gate.weight"].T + np.where(em > 0, 0.0, -np.inf)
         pr = np.exp(logits - logits.max(axis=1, keepdims=True))
         pr /= pr.sum(axis=1, keepdims=True)
@@ -1292,9 +1305,7 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
         m[ch] = 1
         om.append(m)
         em.append(np.ones(len(ch)))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
@@ -1322,7 +1333,8 @@ def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
 # width) or attention without RoPE (scale attention_multiplier), residual_multiplier on both sublayers, the fused
 # gated shared_mlp ([gate; up] rows of input_linear), embedding_multiplier, logits / logits_scaling, tied head.
 
-def granite_h_forward(cfg, W, masks, tokens):
+def granite_h_forward(cfg, W, masks, tokens, moe=None):
+    """moe (issue 19l): per layer None or (kept experts, their channel masks) of its block_sparse_moe (moe19l_granite_moe)."""
     eps, T, H, K = cfg["rms_norm_eps"], len(tokens), cfg["num_attention_heads"], cfg["num_key_value_heads"]
     hd, S, res = cfg["hidden_size"] // H, None, cfg["residual_multiplier"]
     mcfg = {"mamba_num_heads": cfg["mamba_n_heads"], "mamba_head_dim": cfg["mamba_d_head"], "n_groups": cfg["mamba_n_groups"],
@@ -1344,7 +1356,10 @@ def granite_h_forward(cfg, W, masks, tokens):
         h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
         gu = h @ W[p + "shared_mlp.input_linear.weight"].T
         S = gu.shape[1] // 2
-        x = x + res * ((silu(gu[:, :S]) * gu[:, S:] * m) @ W[p + "shared_mlp.output_linear.weight"].T)
+        y = (silu(gu[:, :S]) * gu[:, S:] * m) @ W[p + "shared_mlp.output_linear.weight"].T
+        if moe is not None and moe[l] is not None:
+            y = y + moe19l_granite_moe(cfg, W, p, h, *moe[l])
+        x = x + res * y
     x = rmsnorm(x, W["model.norm.weight"], eps)
     return x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T / cfg["logits_scaling"]
 
@@ -1373,6 +1388,411 @@ def check_granite_h(ocfg, ecfg, Wo, We, pj, tol, ntok):
 LAYOUTS.update({"deepseek_v32": dict(DS_MOE, mla=True), "glm_moe_dsa": dict(DS_MOE, mla=True)})
 
 HYBRID_CHECKS = {"nemotron_h": check_nemotron_h, "falcon_h1": check_falcon_h1, "granitemoehybrid": check_granite_h, "qwen3_next": check_qwen3_next, "qwen3_5_moe": check_qwen3_5_moe}
+
+
+# ---- Issue 19k's families ----
+
+def check_qwen3_5(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """The dense Qwen3.5 (qwen3_5_text under Qwen3_5ForConditionalGeneration): the text decoder under
+    model.language_model.*, its gated MLP's channels by the criterion, every Gated DeltaNet and gated
+    attention tensor byte-identical, the vision tower and MTP tensors copied, the logits of
+    qwen3_next_forward (Qwen3.5's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a, a dense MLP)."""
+    for n, t in Wo.items():
+        if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
+            return f"{n} (outside the text decoder) is not copied unchanged"
+    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
+                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    oc, ec, Wo, We = ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We)
+    H, K = oc["num_attention_heads"], oc["num_key_value_heads"]
+    mats = lambda l: tuple(Wo[f"model.layers.{l}.mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+
+    def put(expect, l, ch):
+        g, u, dn = mats(l)
+        p = f"model.layers.{l}.mlp."
+        expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    attention = lambda l: ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention(oc, l)
+                           else {"q_heads": [], "kv_groups": []})
+    return check_dense_hybrid("qwen3_5_text", oc, ec, Wo, We, pj, tol, ntok, oc["intermediate_size"], mats, put, attention,
+                              qwen3_next_forward)
+
+
+# nemotron-nas (DeciLMForCausalLM, modeling_decilm.py): per layer, unless no_op, x += attention(input_layernorm(x))
+# (llama's GQA with RoPE, H // n_heads_in_group KV heads; replace_with_linear: one (d, d) Linear) and x +=
+# mlp(post_attention_layernorm(x)) (SwiGLU of the block's width; replace_with_linear: one Linear).
+
+def deci_blocks(cfg):
+    """Per layer (attention, ffn): None (no_op), "linear" or the KV heads / the FFN width of a block_configs entry."""
+    H, d, out = cfg["num_attention_heads"], cfg["hidden_size"], []
+    for b in cfg["block_configs"]:
+        a, f = b["attention"], b["ffn"]
+        at = None if a.get("no_op") else "linear" if a.get("replace_with_linear") else H // a["n_heads_in_group"]
+        if f.get("no_op"):
+            ft = None
+        elif f.get("replace_with_linear"):
+            ft = "linear"
+        elif f.get("intermediate_size") is not None:
+            ft = f["intermediate_size"]
+        else:  # DeciLM's ffn_mult: 2 m d / 3 rounded up to a multiple of 256
+            x = int(2 * f["ffn_mult"] * d / 3)
+            ft = x if x % 256 == 0 else x + 256 - x % 256
+        out.append((at, ft))
+    return out
+
+
+def deci_forward(cfg, W, masks, tokens, blocks=None):
+    """masks[l] = (query head mask, FFN channel mask) of layer l (None where the sublayer has none); blocks: the
+    layers' (attention, ffn) when not cfg's (the masked original: a removed sublayer None)."""
+    eps, T, H, d = cfg["rms_norm_eps"], len(tokens), cfg["num_attention_heads"], cfg["hidden_size"]
+    hd, theta = d // H, cfg.get("rope_theta", 10000.0)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    x = W["model.embed_tokens.weight"][tokens]
+    for l, ((at, ft), (hm, cm)) in enumerate(zip(blocks or deci_blocks(cfg), masks)):
+        p = f"model.layers.{l}."
+        if at is not None:
+            h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            if at == "linear":
+                x = x + h @ W[p + "self_attn.linear_attn.weight"].T
+            else:
+                q = rope((h @ W[p + "self_attn.q_proj.weight"].T).reshape(T, H, hd), theta)
+                k = rope((h @ W[p + "self_attn.k_proj.weight"].T).reshape(T, at, hd), theta)
+                v = (h @ W[p + "self_attn.v_proj.weight"].T).reshape(T, at, hd)
+                x = x + attend(q, k, v, causal, None, hm) @ W[p + "self_attn.o_proj.weight"].T
+        if ft is not None:
+            h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+            if ft == "linear":
+                x = x + h @ W[p + "mlp.linear_mlp.weight"].T
+            else:
+                g, u, dn = (W[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+                x = x + ((silu(h @ g.T) * (h @ u.T)) * cm) @ dn.T
+    return rmsnorm(x, W["model.norm.weight"], eps) @ W["lm_head.weight"].T
+
+
+def check_nemotron_nas(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """A DeciLM checkpoint pruned to DeciLM: heads / KV groups and FFN channels by the criterion from the original's
+    per-layer shapes, no_op sublayers without tensors, linear replacements byte-identical, the logits."""
+    crit, H, d = pj.get("criterion", "magnitude"), ocfg["num_attention_heads"], ocfg["hidden_size"]
+    hd, spectral = d // H, pj.get("criterion") == "spectral"
+    _own_cache(Wo)
+    ob, eb = deci_blocks(ocfg), deci_blocks(ecfg)
+    if len(ob) != len(eb):
+        return f"{len(eb)} emitted layers for {len(ob)}"
+    sel, expect, om, em, Wm = [], {}, [], [], dict(Wo)
+    for n, t in Wo.items():
+        if not n.startswith("model.layers."):
+            expect[n] = t
+    for l, ((oa, of), (ea, ef)) in enumerate(zip(ob, eb)):
+        p, layer = f"model.layers.{l}.", {"attention": None, "ffn": None}
+        hm = cm = None
+        if ea is not None:
+            expect[p + "input_layernorm.weight"] = Wo[p + "input_layernorm.weight"]
+            if ea == "linear":
+                layer["attention"] = {"kv_groups": [], "q_heads": []}
+                expect[p + "self_attn.linear_attn.weight"] = Wo[p + "self_attn.linear_attn.weight"]
+            else:
+                q, o = Wo[p + "self_attn.q_proj.weight"], Wo[p + "self_attn.o_proj.weight"]
+                a = keep_heads(q, o, H, oa, hd, H, ea, spectral, (id(Wo), l, "heads", ea))
+                layer["attention"] = a
+                hm = np.zeros(H)
+                hm[a["q_heads"]] = 1
+                for m in ("k", "v"):  # the masked original's KV heads: each group's mean
+                    w = Wo[p + f"self_attn.{m}_proj.weight"].copy()
+                    means = [np.mean([w[x * hd:(x + 1) * hd] for x in g], axis=0) for g in a["kv_groups"]]
+                    for g, mean in zip(a["kv_groups"], means):
+                        for x in g:
+                            w[x * hd:(x + 1) * hd] = mean
+                    Wm[p + f"self_attn.{m}_proj.weight"] = w
+                    expect[p + f"self_attn.{m}_proj.weight"] = np.concatenate(means).astype(np.float32).astype(np.float64)
+                expect[p + "self_attn.q_proj.weight"] = q
+                expect[p + "self_attn.o_proj.weight"] = o
+        if ef is not None:
+            expect[p + "post_attention_layernorm.weight"] = Wo[p + "post_attention_layernorm.weight"]
+            if ef == "linear":
+                layer["ffn"] = {"channels": []}
+                expect[p + "mlp.linear_mlp.weight"] = Wo[p + "mlp.linear_mlp.weight"]
+            else:
+                g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+                if spectral:
+                    ch = sorted(greedy_channels([g, u, dn.T], ef, (id(Wo), l, "ffn", None))) if ef < of else list(range(of))
+                else:
+                    ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), ef)
+                layer["ffn"] = {"channels": ch}
+                cm = np.zeros(of)
+                cm[ch] = 1
+                expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"] = g[ch], u[ch]
+                expect[p + "mlp.down_proj.weight"] = dn[:, ch]
+        sel.append(layer)
+        om.append((hm, cm))
+        em.append((None if hm is None else np.ones(H), None if cm is None else np.ones(len(cm.nonzero()[0]))))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    kept = [(oa if ea is not None else None, of if ef is not None else None) for (oa, of), (ea, ef) in zip(ob, eb)]
+    le, lm = deci_forward(ecfg, We, em, tokens), deci_forward(ocfg, Wm, om, tokens, kept)
+    lu = deci_forward(ocfg, Wo, [(None if a in (None, "linear") else np.ones(H), None if f in (None, "linear") else np.ones(f))
+                                 for a, f in ob], tokens)
+    return hybrid_verdict(f"nemotron-nas ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, blocks {ob} -> {eb}, linear replacements "
+                          f"byte-identical", le, lm, lu, tol)
+
+
+# gemma4 (Gemma4ForConditionalGeneration's text decoder, modeling_gemma4.py): embeddings times sqrt(d); per layer
+# x += post_attention_layernorm(attention(input_layernorm(x))), x += post_feedforward_layernorm(GeGLU(
+# pre_feedforward_layernorm(x))), then x *= layer_scalar; Gemma4RMSNorm scales by w; q_norm / k_norm per head, v_norm
+# without weight, scaling 1; sliding layers: head_dim, num_key_value_heads, default RoPE, a window; full layers:
+# global_head_dim, with attention_k_eq_v num_global_key_value_heads and the values the key projection's output (before
+# k_norm), proportional RoPE (the first partial_rotary_factor of the angles rotate); tied head, final soft-cap.
+
+def gemma4_layer(c, l):
+    """(full, head_dim, KV heads, k_eq_v) of layer l of a gemma4_text config."""
+    full = c["layer_types"][l] == "full_attention"
+    keqv = full and c.get("attention_k_eq_v", False)
+    hd = c["global_head_dim"] if full and c.get("global_head_dim") else c["head_dim"]
+    return full, hd, c["num_global_key_value_heads"] if keqv else c["num_key_value_heads"], keqv
+
+
+def gemma4_inv_freq(c, l, hd):
+    r = c["rope_parameters"][c["layer_types"][l]]
+    if r["rope_type"] == "proportional":
+        n = int(r.get("partial_rotary_factor", 1.0) * hd // 2)
+        inv = np.zeros(hd // 2)
+        inv[:n] = 1.0 / r["rope_theta"] ** (np.arange(0, 2 * n, 2) / hd)
+        return inv
+    return 1.0 / r["rope_theta"] ** (np.arange(0, hd, 2) / hd)
+
+
+def rope_inv(x, inv):  # x: (T, n, hd), rotate_half with inverse frequencies inv (hd / 2)
+    ang = np.arange(x.shape[0])[:, None] * inv[None, :]
+    cos, sin = np.cos(np.concatenate([ang, ang], 1))[:, None, :], np.sin(np.concatenate([ang, ang], 1))[:, None, :]
+    h = x.shape[-1] // 2
+    return x * cos + np.concatenate([-x[..., h:], x[..., :h]], -1) * sin
+
+
+def gemma4_forward(c, W, layers, tokens):
+    """layers[l]: None (both sublayers removed: the identity) or dict(attn=None | dict(h, K, q, k, v, o, hm),
+    ffn=None | dict(g, u, dn, m)), in the layer's own head_dim."""
+    eps, T, d = c["rms_norm_eps"], len(tokens), c["hidden_size"]
+    p0 = "model.language_model."
+    x = W[p0 + "embed_tokens.weight"][tokens] * np.sqrt(d)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    ii = np.arange(T)
+    for l, ly in enumerate(layers):
+        if ly is None:
+            continue
+        p = f"{p0}layers.{l}."
+        full, hd, _, keqv = gemma4_layer(c, l)
+        a, f = ly["attn"], ly["ffn"]
+        if a is not None:
+            h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+            inv = gemma4_inv_freq(c, l, hd)
+            q = rope_inv(rmsnorm((h @ a["q"].T).reshape(T, a["h"], hd), W[p + "self_attn.q_norm.weight"], eps), inv)
+            kr = (h @ a["k"].T).reshape(T, a["K"], hd)
+            v = kr if keqv else (h @ a["v"].T).reshape(T, a["K"], hd)
+            k = rope_inv(rmsnorm(kr, W[p + "self_attn.k_norm.weight"], eps), inv)
+            v = rmsnorm(v, 1.0, eps)
+            mask = causal if full else causal + np.where(ii[:, None] - ii[None, :] >= c["sliding_window"], -np.inf, 0.0)
+            y = attend(q, k, v, mask, 1.0, a["hm"]) @ a["o"].T
+            x = x + rmsnorm(y, W[p + "post_attention_layernorm.weight"], eps)
+        if f is not None:
+            h = rmsnorm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
+            y = ((gelu_tanh(h @ f["g"].T) * (h @ f["u"].T)) * f["m"]) @ f["dn"].T
+            x = x + rmsnorm(y, W[p + "post_feedforward_layernorm.weight"], eps)
+        x = x * W[p + "layer_scalar"]
+    logits = rmsnorm(x, W[p0 + "norm.weight"], eps) @ W[p0 + "embed_tokens.weight"].T
+    cap = c.get("final_logit_softcapping")
+    return np.tanh(logits / cap) * cap if cap else logits
+
+
+def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Heads (per layer of its own head_dim), KV groups (k_eq_v: the pooled keys are the values) and FFN channels by the
+    criterion, every emitted tensor the slice of the original, layer_scalar kept with a kept layer, the logits."""
+    oc, ec = ocfg["text_config"], ecfg["text_config"]
+    crit, H, L = pj.get("criterion", "magnitude"), oc["num_attention_heads"], oc["num_hidden_layers"]
+    spectral = crit == "spectral"
+    _own_cache(Wo)
+    sel, expect, olayers, elayers, full = [], {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith("model.language_model.layers."):
+            expect[n] = t
+    for l in range(L):
+        p = f"model.language_model.layers.{l}."
+        _, hd, K, keqv = gemma4_layer(oc, l)
+        pl = ec.get("per_layer_config", {}).get(str(l), {})
+        skip = pl.get("skip", [])
+        w = ec["intermediate_sizes"][l] if "intermediate_sizes" in ec else oc["intermediate_size"]  # the nsc format's widths
+        h, k, w = pl.get("num_attention_heads", H), pl.get("num_key_value_heads", K), pl.get("intermediate_size", w)
+        if w is None:  # the nsc format's removed FFN
+            skip = skip + ["mlp"]
+        q, o = Wo[p + "self_attn.q_proj.weight"], Wo[p + "self_attn.o_proj.weight"]
+        g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
+        F = g.shape[0]
+        full.append(dict(attn=dict(h=H, K=K, q=q, k=Wo[p + "self_attn.k_proj.weight"], v=Wo.get(p + "self_attn.v_proj.weight"),
+                                   o=o, hm=np.ones(H)), ffn=dict(g=g, u=u, dn=dn, m=np.ones(F))))
+        layer, oa, of, ea, ef = {"attention": None, "ffn": None}, None, None, None, None
+        if "attention" not in skip:
+            a = keep_heads(q, o, H, K, hd, h, k, spectral, (id(Wo), l, "heads", k))
+            layer["attention"] = a
+            hm = np.zeros(H)
+            hm[a["q_heads"]] = 1
+            pooled, rows = {}, lambda hs: np.concatenate([np.arange(i * hd, (i + 1) * hd) for i in hs])
+            for m in ("k",) if keqv else ("k", "v"):
+                wt = Wo[p + f"self_attn.{m}_proj.weight"].copy()
+                means = [np.mean([wt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                for grp, mean in zip(a["kv_groups"], means):
+                    for x in grp:
+                        wt[x * hd:(x + 1) * hd] = mean
+                pooled[m] = wt
+                expect[p + f"self_attn.{m}_proj.weight"] = np.concatenate(means).astype(np.float32).astype(np.float64)
+            expect[p + "self_attn.q_proj.weight"], expect[p + "self_attn.o_proj.weight"] = q[rows(a["q_heads"])], o[:, rows(a["q_heads"])]
+            for n in ("input_layernorm", "post_attention_layernorm", "self_attn.q_norm", "self_attn.k_norm"):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+            oa = dict(h=H, K=K, q=q, k=pooled["k"], v=pooled.get("v"), o=o, hm=hm)
+            ea = dict(h=len(a["q_heads"]), K=len(a["kv_groups"]), q=We.get(p + "self_attn.q_proj.weight"),
+                      k=We.get(p + "self_attn.k_proj.weight"), v=We.get(p + "self_attn.v_proj.weight"),
+                      o=We.get(p + "self_attn.o_proj.weight"), hm=np.ones(len(a["q_heads"])))
+        if "mlp" not in skip:
+            if spectral:
+                ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+            layer["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"], expect[p + "mlp.down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+            for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm"):
+                expect[p + n + ".weight"] = Wo[p + n + ".weight"]
+            of = dict(g=g, u=u, dn=dn, m=m)
+            ef = dict(g=We.get(p + "mlp.gate_proj.weight"), u=We.get(p + "mlp.up_proj.weight"),
+                      dn=We.get(p + "mlp.down_proj.weight"), m=np.ones(len(ch)))
+        if oa is not None or of is not None:
+            expect[p + "layer_scalar"] = Wo[p + "layer_scalar"]
+        sel.append(layer)
+        olayers.append(None if oa is None and of is None else dict(attn=oa, ffn=of))
+        elayers.append(None if ea is None and ef is None else dict(attn=ea, ffn=ef))
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, oc["vocab_size"], ntok)
+    le, lm, lu = (gemma4_forward(oc, We, elayers, tokens), gemma4_forward(oc, Wo, olayers, tokens),
+                  gemma4_forward(oc, Wo, full, tokens))
+    return hybrid_verdict(f"gemma4_text ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, heads / KV {[(len(s['attention']['q_heads']), len(s['attention']['kv_groups'])) if s['attention'] else None for s in sel]}, "
+                          f"FFN {[len(s['ffn']['channels']) if s['ffn'] else None for s in sel]}", le, lm, lu, tol)
+
+
+# bert (modeling_bert.py, BertModel under "bert."): x = LayerNorm(word + position + token type 0 embeddings); per layer
+# x = LayerNorm(x + attention(x)) (bidirectional, biases, scale hd^-1/2) and x = LayerNorm(x + output(gelu(intermediate(x))));
+# a removed sublayer takes its LayerNorm with it; compared on the last hidden states (no LM head in the spec).
+
+def bert_forward(cfg, W, layers, tokens):
+    """layers[l]: dict(attn=None | dict(h, K, q, qb, k, kb, v, vb, o, ob, hm), ffn=None | dict(u, ub, dn, db, m))."""
+    eps, T, P = cfg["layer_norm_eps"], len(tokens), "bert."
+    x = W[P + "embeddings.word_embeddings.weight"][tokens] + W[P + "embeddings.position_embeddings.weight"][:T] + \
+        W[P + "embeddings.token_type_embeddings.weight"][0]
+    x = layernorm(x, W[P + "embeddings.LayerNorm.weight"], W[P + "embeddings.LayerNorm.bias"], eps)
+    hd = cfg["hidden_size"] // cfg["num_attention_heads"]
+    for l, ly in enumerate(layers):
+        p = f"{P}encoder.layer.{l}."
+        a, f = ly["attn"], ly["ffn"]
+        if a is not None:
+            q = (x @ a["q"].T + a["qb"]).reshape(T, a["h"], hd)
+            k = (x @ a["k"].T + a["kb"]).reshape(T, a["K"], hd)
+            v = (x @ a["v"].T + a["vb"]).reshape(T, a["K"], hd)
+            y = attend(q, k, v, np.zeros((T, T)), None, a["hm"]) @ a["o"].T + a["ob"]
+            x = layernorm(x + y, W[p + "attention.output.LayerNorm.weight"], W[p + "attention.output.LayerNorm.bias"], eps)
+        if f is not None:
+            y = (gelu_erf(x @ f["u"].T + f["ub"]) * f["m"]) @ f["dn"].T + f["db"]
+            x = layernorm(x + y, W[p + "output.LayerNorm.weight"], W[p + "output.LayerNorm.bias"], eps)
+    return x
+
+
+def check_bert(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """Heads and KV groups (one KV head per query head), FFN channels by the criterion (||up_c|| ||down_c||), every
+    emitted tensor the slice of the original (biases with their rows, pooled with the KV heads), the hidden states."""
+    crit, H, d, L = pj.get("criterion", "magnitude"), ocfg["num_attention_heads"], ocfg["hidden_size"], ocfg["num_hidden_layers"]
+    hd, Le = d // H, ecfg["num_hidden_layers"]
+    _own_cache(Wo)
+    sel, expect, olayers, elayers, full = [], {}, [], [], []
+    for n, t in Wo.items():
+        if not n.startswith("bert.encoder.layer."):
+            expect[n] = t
+    rows = lambda hs: np.concatenate([np.arange(i * hd, (i + 1) * hd) for i in hs])
+    for l in range(L):
+        p = f"bert.encoder.layer.{l}."
+        g = lambda n: Wo[p + n]
+        F = g("intermediate.dense.weight").shape[0]
+        attn = dict(h=H, K=H, q=g("attention.self.query.weight"), qb=g("attention.self.query.bias"), k=g("attention.self.key.weight"),
+                    kb=g("attention.self.key.bias"), v=g("attention.self.value.weight"), vb=g("attention.self.value.bias"),
+                    o=g("attention.output.dense.weight"), ob=g("attention.output.dense.bias"), hm=np.ones(H))
+        ffn = dict(u=g("intermediate.dense.weight"), ub=g("intermediate.dense.bias"), dn=g("output.dense.weight"),
+                   db=g("output.dense.bias"), m=np.ones(F))
+        full.append(dict(attn=attn, ffn=ffn))
+        sizes = ecfg.get("intermediate_sizes")
+        w = (sizes[l] if sizes else ecfg["intermediate_size"]) if l < Le else None
+        h = ecfg["num_attention_heads"] if l < Le else None
+        layer, oa, of, ea, ef = {"attention": None, "ffn": None}, None, None, None, None
+        if h is not None:
+            a = keep_heads(attn["q"], attn["o"], H, H, hd, h, h, crit == "spectral", (id(Wo), l, "heads", h))
+            layer["attention"] = a
+            hm = np.zeros(H)
+            hm[a["q_heads"]] = 1
+            oa = dict(attn, hm=hm)
+            for m in ("k", "v"):
+                wt, bt = attn[m].copy(), attn[m + "b"].copy()
+                mw = [np.mean([wt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                mb = [np.mean([bt[x * hd:(x + 1) * hd] for x in grp], axis=0) for grp in a["kv_groups"]]
+                for grp, x1, x2 in zip(a["kv_groups"], mw, mb):
+                    for x in grp:
+                        wt[x * hd:(x + 1) * hd], bt[x * hd:(x + 1) * hd] = x1, x2
+                oa[m], oa[m + "b"] = wt, bt
+                name = {"k": "key", "v": "value"}[m]
+                expect[p + f"attention.self.{name}.weight"] = np.concatenate(mw).astype(np.float32).astype(np.float64)
+                expect[p + f"attention.self.{name}.bias"] = np.concatenate(mb).astype(np.float32).astype(np.float64)
+            r = rows(a["q_heads"])
+            expect[p + "attention.self.query.weight"], expect[p + "attention.self.query.bias"] = attn["q"][r], attn["qb"][r]
+            expect[p + "attention.output.dense.weight"], expect[p + "attention.output.dense.bias"] = attn["o"][:, r], attn["ob"]
+            for n in ("weight", "bias"):
+                expect[p + "attention.output.LayerNorm." + n] = g("attention.output.LayerNorm." + n)
+            ea = dict(h=len(a["q_heads"]), K=len(a["kv_groups"]), hm=np.ones(len(a["q_heads"])),
+                      **{k: We.get(p + f"attention.{n}") for k, n in (("q", "self.query.weight"), ("qb", "self.query.bias"),
+                         ("k", "self.key.weight"), ("kb", "self.key.bias"), ("v", "self.value.weight"), ("vb", "self.value.bias"),
+                         ("o", "output.dense.weight"), ("ob", "output.dense.bias"))})
+        if w is not None:
+            if crit == "spectral":
+                ch = sorted(greedy_channels([ffn["u"], ffn["dn"].T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
+            else:
+                ch = top(list(np.linalg.norm(ffn["u"], axis=1) * np.linalg.norm(ffn["dn"], axis=0)), w)
+            layer["ffn"] = {"channels": ch}
+            m = np.zeros(F)
+            m[ch] = 1
+            of = dict(ffn, m=m)
+            expect[p + "intermediate.dense.weight"], expect[p + "intermediate.dense.bias"] = ffn["u"][ch], ffn["ub"][ch]
+            expect[p + "output.dense.weight"], expect[p + "output.dense.bias"] = ffn["dn"][:, ch], ffn["db"]
+            for n in ("weight", "bias"):
+                expect[p + "output.LayerNorm." + n] = g("output.LayerNorm." + n)
+            ef = dict(u=We.get(p + "intermediate.dense.weight"), ub=We.get(p + "intermediate.dense.bias"),
+                      dn=We.get(p + "output.dense.weight"), db=We.get(p + "output.dense.bias"), m=np.ones(len(ch)))
+        sel.append(layer)
+        olayers.append(dict(attn=oa, ffn=of))
+        if l < Le:
+            elayers.append(dict(attn=ea, ffn=ef))
+    if pj["layers"][:L] != sel[:len(pj["layers"])] or len(pj["layers"]) not in (L, Le):
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    bad = same_tensors(expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm, lu = bert_forward(ecfg, We, elayers, tokens), bert_forward(ocfg, Wo, olayers, tokens), bert_forward(ocfg, Wo, full, tokens)
+    return hybrid_verdict(f"bert ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, {Le} of {L} layers, FFN "
+                          f"{[len(s['ffn']['channels']) if s['ffn'] else None for s in sel]} (hidden states compared)", le, lm, lu, tol)
+
+
+HYBRID_CHECKS.update({"qwen3_5": check_qwen3_5, "nemotron-nas": check_nemotron_nas, "gemma4": check_gemma4, "bert": check_bert})
 
 
 def main():
@@ -1734,6 +2154,304 @@ def main_fused(orig, out, ocfg, ecfg, tol, ntok):
           f"{err:.3g} (tol {tol:g}); pruning moved the logits by {moved:.3g}; max |logit| {float(np.max(np.abs(le))):.3g}")
     return verdict(err, moved, tol)
 
+
+# ---- issue 19l: MoE layouts with their own routing, written from transformers' modeling files (own
+# selection, tensor check and forward pass; helpers above: top, psi_rows, greedy_channels, rope, attend).
+# hunyuan_v1_moe (modeling_hunyuan_v1_moe.py): per-head query_layernorm / key_layernorm before RoPE, q/k/v/o
+# biases; HunYuanMoE = shared_mlp(h) + sum over the top-k of softmax(wg h) of (p_e / sum of the chosen p) expert_e(h)
+# (topkgating's renormalised combine weights; its token capacity, which drops tokens of an over-full expert, is
+# not modelled: inference engines route every token). ernie4_5_moe (modeling_ernie4_5_moe.py): interleaved RoPE,
+# use_bias on every Linear (lm_head.bias); Ernie4_5_MoeSparseMoeBlock = shared_experts(h) + sum over the top-k of
+# softmax(gate h) + e_score_correction_bias of p_e / max(sum of the chosen p, moe_norm_min) expert_e(h); dense
+# layers outside moe_layer_start_index .. moe_layer_end_index (every moe_layer_interval). llama4_text
+# (modeling_llama4.py): RoPE on the even / odd pairs (complex), the weightless L2 q/k norm after it, chunked
+# attention (attention_chunk_size) on the RoPE layers; NoPE layers (no_rope_layers 0) attend fully with the query
+# scaled by 1 + attn_scale log1p(floor((pos + 1) / floor_scale)); Llama4TextMoe = shared_expert(h) + sum over the
+# top-k logits of expert_e(sigmoid(logit_e) h) with the fused experts h @ gate_up_proj[e] = [gate | up],
+# (up silu(gate)) @ down_proj[e]; dense layers (not in moe_layers) of intermediate_size_mlp; the llama4 wrapper
+# under language_model.* (vision tensors copied). Dropped experts: their router logits at -infinity.
+MOE19L = {"hunyuan_v1_moe": dict(ffn="mlp.", router="mlp.gate.wg.weight", rbias=None, shared="mlp.shared_mlp.",
+                                 qk=("self_attn.query_layernorm.weight", "self_attn.key_layernorm.weight")),
+          "ernie4_5_moe": dict(ffn="mlp.", router="mlp.gate.weight", rbias="mlp.moe_statics.e_score_correction_bias",
+                               shared="mlp.shared_experts.", qk=None),
+          "llama4_text": dict(ffn="feed_forward.", router="feed_forward.router.weight", rbias=None,
+                              shared="feed_forward.shared_expert.", qk=None)}
+MOE19L_NAMES = ("gate_proj.weight", "up_proj.weight", "down_proj.weight", "gate_proj.bias", "up_proj.bias", "down_proj.bias")
+
+
+from gen_prune_checkpoints import moe19l_is_moe  # noqa: E402 (the modeling files' MoE-layer rule, shared with the generator)
+
+
+def moe19l_shapes(cfg):
+    """Per layer dict(moe, w, e) of a config (nsc's intermediate_sizes / expert_counts override the widths / counts)."""
+    mt, out = cfg["model_type"], []
+    for l in range(cfg["num_hidden_layers"]):
+        moe = moe19l_is_moe(cfg, l)
+        E = (cfg["moe_num_experts"] if mt == "ernie4_5_moe" else cfg.get("num_local_experts", cfg.get("num_experts"))) if moe else 0
+        w = cfg["moe_intermediate_size"] if moe and mt == "ernie4_5_moe" else \
+            (cfg["intermediate_size_mlp"] if mt == "llama4_text" and not moe else cfg["intermediate_size"])
+        if "intermediate_sizes" in cfg:
+            w = cfg["intermediate_sizes"][l]
+        if "expert_counts" in cfg and moe:
+            E = cfg["expert_counts"][l]
+        out.append({"moe": moe, "w": w, "e": E})
+    return out
+
+
+def moe19l_mlp(W, p):
+    """gate, up, down weights and biases (None when absent) of the MLP under prefix p."""
+    return [W.get(p + n) for n in MOE19L_NAMES]
+
+
+def moe19l_expert(cfg, W, p, e):
+    """Expert e of layer prefix p as (gate (F, d), up (F, d), down (d, F), gate bias, up bias, down bias or None)."""
+    L = MOE19L[cfg["model_type"]]
+    if cfg["model_type"] != "llama4_text":
+        return moe19l_mlp(W, p + L["ffn"] + f"experts.{e}.")
+    gu, dn = W[p + "feed_forward.experts.gate_up_proj"][e], W[p + "feed_forward.experts.down_proj"][e]  # [d, 2F], [F, d]
+    F = dn.shape[0]
+    return [gu[:, :F].T, gu[:, F:].T, dn.T, None, None, None]
+
+
+def moe19l_select(cfg, W, emitted, criterion):
+    """The documented criterion from the original weights: experts by ||gate||_F ||up||_F ||down||_F (spectral:
+    the largest sum of psi_W of the kept sub-matrices), channels by ||gate_c|| ||up_c|| ||down_c|| (spectral: the
+    greedy psi_W order); every head kept (the nsc format)."""
+    spectral, sel, L = criterion == "spectral", [], MOE19L[cfg["model_type"]]
+    _own_cache(W)
+    H, K = cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    for l, (o, s) in enumerate(zip(moe19l_shapes(cfg), emitted)):
+        p = f"model.layers.{l}."
+        w, F = s["w"], o["w"]
+
+        def mats(e):  # gate rows, up rows, down columns of expert e (None: the dense MLP)
+            g, u, dn = (moe19l_expert(cfg, W, p, e) if e is not None else moe19l_mlp(W, p + L["ffn"]))[:3]
+            return [g, u, dn.T]
+
+        def chans(e):
+            if w >= F:
+                return list(range(F))
+            if spectral:
+                return sorted(greedy_channels(mats(e), w, (id(W), l, "ffn", e)))
+            return top(list(np.prod([np.linalg.norm(M, axis=1) for M in mats(e)], axis=0)), w)
+        layer = {"attention": {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}}
+        if o["moe"]:
+            if spectral:
+                val = [sum(psi_rows(M[chans(e)]) for M in mats(e)) for e in range(o["e"])]
+            else:
+                val = [np.prod([np.linalg.norm(M) for M in mats(e)]) for e in range(o["e"])]
+            ex = top(val, s["e"])
+            layer["ffn"] = {"experts": ex, "expert_channels": [chans(e) for e in ex]}
+        else:
+            layer["ffn"] = {"channels": chans(None)}
+        sel.append(layer)
+    return sel
+
+
+def moe19l_expected(cfg, W, sel):
+    """Every emitted tensor from the original's (experts renumbered with their router rows / bias columns)."""
+    L, exp = MOE19L[cfg["model_type"]], {}
+    for n, t in W.items():
+        if not n.startswith("model.layers."):
+            exp[n] = t
+
+    def mlp(src, dst, ch):
+        for n, t in zip(MOE19L_NAMES, moe19l_mlp(W, src)):
+            if t is not None:
+                exp[dst + n] = t if n == "down_proj.bias" else (t[:, ch] if n == "down_proj.weight" else t[ch])
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        for n, t in W.items():  # attention (heads kept) and the norms: whole
+            if n.startswith(p + "self_attn.") or n in (p + "input_layernorm.weight", p + "post_attention_layernorm.weight"):
+                exp[n] = t
+        f = s["ffn"]
+        if "experts" not in f:
+            mlp(p + L["ffn"], p + L["ffn"], f["channels"])
+            continue
+        ex = f["experts"]
+        exp[p + L["router"]] = W[p + L["router"]][ex]
+        if L["rbias"]:
+            exp[p + L["rbias"]] = W[p + L["rbias"]][:, ex]  # [1, E]: columns
+        if cfg["model_type"] == "llama4_text":  # fused: [gate | up] columns, down rows, expert by expert
+            gu, dn = W[p + "feed_forward.experts.gate_up_proj"], W[p + "feed_forward.experts.down_proj"]
+            F = dn.shape[1]
+            exp[p + "feed_forward.experts.gate_up_proj"] = np.stack([gu[e][:, list(ch) + [F + c for c in ch]]
+                                                                     for e, ch in zip(ex, f["expert_channels"])])
+            exp[p + "feed_forward.experts.down_proj"] = np.stack([dn[e][ch] for e, ch in zip(ex, f["expert_channels"])])
+        else:
+            for i, (e, ch) in enumerate(zip(ex, f["expert_channels"])):
+                mlp(p + L["ffn"] + f"experts.{e}.", p + L["ffn"] + f"experts.{i}.", ch)
+        for n, t in W.items():
+            if n.startswith(p + L["shared"]):
+                exp[n] = t
+    return exp
+
+
+def moe19l_rope(x, theta, interleaved):
+    """RoPE of x (T, n, hd): rotate_half over halves (hunyuan) or over the even / odd pairs (ernie, llama4's complex)."""
+    if not interleaved:
+        return rope(x, theta)
+    T, _, hd = x.shape
+    f = np.outer(np.arange(T), 1.0 / theta ** (np.arange(0, hd, 2) / hd))
+    cos, sin = np.repeat(np.cos(f), 2, axis=-1)[:, None, :], np.repeat(np.sin(f), 2, axis=-1)[:, None, :]
+    rot = np.stack([-x[..., 1::2], x[..., 0::2]], axis=-1).reshape(x.shape)
+    return x * cos + rot * sin
+
+
+def moe19l_forward(cfg, W, sel, tokens, masked):
+    """Logits of W (float64). masked: W is the original and sel's dropped experts / channels are masked; else W
+    is the emitted checkpoint, run as it is."""
+    mt, L = cfg["model_type"], MOE19L[cfg["model_type"]]
+    ernie, llama4, eps, T = mt == "ernie4_5_moe", mt == "llama4_text", cfg["rms_norm_eps"], len(tokens)
+    H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    ii = np.arange(T)
+    causal = np.triu(np.full((T, T), -np.inf), 1)
+    lin = lambda x, w, b: x @ w.T + (b if b is not None else 0.0)
+
+    def mlp(h, parts, mask):
+        g, u, dn, gb, ub, db = parts
+        return lin(silu(lin(h, g, gb)) * lin(h, u, ub) * mask, dn, db)
+    x = W["model.embed_tokens.weight"][tokens]
+    for l, s in enumerate(sel):
+        p = f"model.layers.{l}."
+        h = rmsnorm(x, W[p + "input_layernorm.weight"], eps)
+        a = lambda m: lin(h, W[p + f"self_attn.{m}_proj.weight"], W.get(p + f"self_attn.{m}_proj.bias"))
+        q, k, v = a("q").reshape(T, H, hd), a("k").reshape(T, K, hd), a("v").reshape(T, K, hd)
+        mask = causal
+        if L["qk"]:  # HunYuanMoEV1Attention: the per-head norms before RoPE
+            q, k = rmsnorm(q, W[p + L["qk"][0]], eps), rmsnorm(k, W[p + L["qk"][1]], eps)
+        if not llama4 or cfg["no_rope_layers"][l]:
+            q, k = moe19l_rope(q, cfg["rope_theta"], ernie or llama4), moe19l_rope(k, cfg["rope_theta"], ernie or llama4)
+        if llama4 and cfg["no_rope_layers"][l]:  # L2 norm (no weight) after RoPE; chunked attention
+            if cfg.get("use_qk_norm"):
+                q, k = rmsnorm(q, 1.0, eps), rmsnorm(k, 1.0, eps)
+            if cfg.get("attention_chunk_size"):
+                c = cfg["attention_chunk_size"]
+                mask = causal + np.where(ii[:, None] // c != ii[None, :] // c, -np.inf, 0.0)
+        elif llama4 and cfg.get("attn_temperature_tuning"):  # NoPE layers: the query scaled by position
+            q = q * (np.log1p(np.floor((ii + 1.0) / cfg["floor_scale"])) * cfg["attn_scale"] + 1.0)[:, None, None]
+        x = x + lin(attend(q, k, v, mask), W[p + "self_attn.o_proj.weight"], W.get(p + "self_attn.o_proj.bias"))
+        h = rmsnorm(x, W[p + "post_attention_layernorm.weight"], eps)
+        f = s["ffn"]
+        if "experts" not in f:
+            F = W[p + L["ffn"] + "up_proj.weight"].shape[0]
+            m = np.zeros(F)
+            m[f["channels"] if masked else list(range(F))] = 1
+            x = x + mlp(h, moe19l_mlp(W, p + L["ffn"]), m)
+            continue
+        logits = h @ W[p + L["router"]].T
+        E = logits.shape[1]
+        kept = f["experts"] if masked else list(range(E))
+        logits = logits + np.array([0.0 if e in kept else -np.inf for e in range(E)])
+        pr = np.exp(logits - logits.max(axis=1, keepdims=True))
+        pr /= pr.sum(axis=1, keepdims=True)
+        choice = logits if llama4 else pr + (W[p + L["rbias"]][0] if L["rbias"] else 0.0)
+        y = mlp(h, moe19l_mlp(W, p + L["shared"]), 1.0)
+        topk = cfg["moe_k" if ernie else "num_experts_per_tok" if llama4 else "moe_topk"]
+        for t in range(T):
+            chosen = sorted(range(E), key=lambda e: (-choice[t][e], e))[:topk]
+            wsum = max(sum(pr[t][e] for e in chosen), cfg.get("moe_norm_min", 1e-12) if ernie else np.finfo(np.float32).eps)
+            for e in chosen:
+                parts = moe19l_expert(cfg, W, p, e)
+                m = np.zeros(parts[0].shape[0])
+                m[f["expert_channels"][kept.index(e)] if masked else list(range(len(m)))] = 1
+                if llama4:  # the input scaled by the sigmoid of the logit
+                    y[t] += mlp(h[t:t + 1] / (1 + np.exp(-logits[t][e])), parts, m)[0]
+                else:
+                    y[t] += pr[t][e] / wsum * mlp(h[t:t + 1], parts, m)[0]
+        x = x + y
+    x = rmsnorm(x, W["model.norm.weight"], eps)
+    return x @ W.get("lm_head.weight", W["model.embed_tokens.weight"]).T + W.get("lm_head.bias", 0.0)
+
+
+def check_moe19l(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    if ocfg["model_type"] == "llama4":  # the wrapper: the text decoder under language_model.*, the rest copied
+        strip = lambda W: {n[len("language_model."):]: t for n, t in W.items() if n.startswith("language_model.")}
+        for n, t in Wo.items():
+            if not n.startswith("language_model.") and not np.array_equal(t, We.get(n)):
+                return f"{n} (outside the text decoder) is not copied unchanged"
+        if set(We) - set(Wo) - {"language_model." + n for n in strip(We)}:
+            return "the emitted checkpoint has tensors outside the text decoder the original has not"
+        print("copied whole: " + ", ".join(n for n in Wo if not n.startswith("language_model.")))
+        return check_moe19l(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
+    crit = pj.get("criterion", "magnitude")
+    sel = moe19l_select(ocfg, Wo, moe19l_shapes(ecfg), crit)
+    bad = selection_and_tensors(pj, sel, moe19l_expected(ocfg, Wo, sel), We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    le, lm = moe19l_forward(ecfg, We, sel, tokens, False), moe19l_forward(ocfg, Wo, sel, tokens, True)
+    full = [{"ffn": {"experts": list(range(o["e"])), "expert_channels": [list(range(o["w"]))] * o["e"]} if o["moe"]
+             else {"channels": list(range(o["w"]))}} for o in moe19l_shapes(ocfg)]
+    lu = moe19l_forward(ocfg, Wo, full, tokens, True)
+    es = moe19l_shapes(ecfg)
+    return hybrid_verdict(f"{ocfg['model_type']} ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, experts {[s['e'] for s in es]} x width "
+                          f"{[s['w'] for s in es]} (dense layers: e = 0), attention and shared experts byte-identical",
+                          le, lm, lu, tol)
+
+
+
+# granitemoehybrid with experts: granite_h_forward above plus GraniteMoeHybridMoE beside the shared_mlp (now kept
+# whole): top-k of router.layer's logits, softmax over those k, expert e = output_linear[e] (silu(g) u) with
+# [g; u] = input_linear[e] h. Every Mamba-2 / attention tensor byte-identical.
+def moe19l_granite_moe(cfg, W, p, h, kept, masks):
+    x = p + "block_sparse_moe."
+    gu, dn = W[x + "input_linear.weight"], W[x + "output_linear.weight"]
+    logits = h @ W[x + "router.layer.weight"].T
+    E, F = logits.shape[1], dn.shape[2]
+    logits = logits + np.array([0.0 if e in kept else -np.inf for e in range(E)])
+    y = np.zeros_like(h)
+    for t in range(len(h)):
+        chosen = sorted(range(E), key=lambda e: (-logits[t][e], e))[:cfg["num_experts_per_tok"]]
+        wts = np.exp(logits[t][chosen] - logits[t][chosen].max())
+        for e, wt in zip(chosen, wts / wts.sum()):
+            a = gu[e] @ h[t]
+            y[t] += wt * (dn[e] @ (silu(a[:F]) * a[F:] * masks[kept.index(e)]))
+    return y
+
+
+def check_moe19l_granite(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    crit, L, F = pj.get("criterion", "magnitude"), ocfg["num_hidden_layers"], ocfg["intermediate_size"]
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    _own_cache(Wo)
+    expect, sel, om, em = dict(Wo), [], [], []
+    for l in range(L):
+        x = f"model.layers.{l}.block_sparse_moe."
+        gu, dn = Wo[x + "input_linear.weight"], Wo[x + "output_linear.weight"]
+        w, E = ecfg["intermediate_sizes"][l], ecfg["expert_counts"][l]
+        mats = lambda e: [gu[e][:F], gu[e][F:], dn[e].T]
+        if crit == "spectral":
+            chans = lambda e: sorted(greedy_channels(mats(e), w, (id(Wo), l, "ffn", e))) if w < F else list(range(F))
+            kept = top([sum(psi_rows(M[chans(e)]) for M in mats(e)) for e in range(len(gu))], E)
+        else:
+            chans = lambda e: top(list(np.prod([np.linalg.norm(M, axis=1) for M in mats(e)], axis=0)), w)
+            kept = top([np.prod([np.linalg.norm(M) for M in mats(e)]) for e in range(len(gu))], E)
+        ch = [chans(e) for e in kept]
+        attn = ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if ocfg["layer_types"][l] == "attention"
+                else {"q_heads": [], "kv_groups": []})
+        sel.append({"attention": attn, "ffn": {"experts": kept, "expert_channels": ch}})
+        expect[x + "router.layer.weight"] = Wo[x + "router.layer.weight"][kept]
+        expect[x + "input_linear.weight"] = np.stack([gu[e][list(c) + [F + i for i in c]] for e, c in zip(kept, ch)])
+        expect[x + "output_linear.weight"] = np.stack([dn[e][:, c] for e, c in zip(kept, ch)])
+        om.append((kept, [np.isin(np.arange(F), c).astype(float) for c in ch]))
+        em.append((list(range(E)), [np.ones(w)] * E))
+    bad = selection_and_tensors(pj, sel, expect, We)
+    if bad:
+        return bad
+    tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
+    S = np.ones(ocfg["shared_intermediate_size"])
+    le = granite_h_forward(ecfg, We, [S] * L, tokens, em)
+    lm = granite_h_forward(ocfg, Wo, [S] * L, tokens, om)
+    Eo = ocfg["num_local_experts"]
+    lu = granite_h_forward(ocfg, Wo, [S] * L, tokens, [(list(range(Eo)), [np.ones(F)] * Eo)] * L)
+    return hybrid_verdict(f"granitemoehybrid with experts ({crit}): {len(Wo)} -> {len(We)} tensors, {sum(t.size for t in Wo.values())} -> "
+                          f"{sum(t.size for t in We.values())} weights, experts {ecfg['expert_counts']} x width "
+                          f"{ecfg['intermediate_sizes']} of {F}, Mamba-2, attention and shared_mlp byte-identical", le, lm, lu, tol)
+
+
+HYBRID_CHECKS.update({m: check_moe19l for m in list(MOE19L) + ["llama4"]})
+HYBRID_CHECKS["granitemoehybrid"] = lambda ocfg, *a: (check_moe19l_granite if ocfg.get("num_local_experts") else check_granite_h)(ocfg, *a)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -415,7 +415,7 @@ def hybrid_model(cfg, rng):
         H, K, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
         HK, dk, HV, dv = (cfg["linear_num_key_heads"], cfg["linear_key_head_dim"], cfg["linear_num_value_heads"],
                           cfg["linear_value_head_dim"])
-        E, Fe, S = cfg["num_experts"], cfg["moe_intermediate_size"], cfg["shared_expert_intermediate_size"]
+        E, Fe, S = cfg.get("num_experts"), cfg.get("moe_intermediate_size"), cfg.get("shared_expert_intermediate_size")
 
         def norm1(n):  # Qwen3NextRMSNorm scales by (1 + w)
             return (0.1 * rng.standard_normal(n)).astype(np.float32)
@@ -437,6 +437,11 @@ def hybrid_model(cfg, rng):
                       (x + "dt_bias", (dt + np.log(-np.expm1(-dt))).astype(np.float32)),
                       (x + "A_log", np.log(rng.uniform(1, 16, HV)).astype(np.float32)), (x + "norm.weight", norm(dv)),
                       (x + "out_proj.weight", w(d, HV * dv))]
+            if E is None:  # the dense Qwen3.5 text decoder (qwen3_5_text): a gated MLP
+                t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate_proj.weight", w(cfg["intermediate_size"], d)),
+                      (p + "mlp.up_proj.weight", w(cfg["intermediate_size"], d)),
+                      (p + "mlp.down_proj.weight", w(d, cfg["intermediate_size"]))]
+                continue
             t += [(p + "post_attention_layernorm.weight", norm1(d)), (p + "mlp.gate.weight", w(E, d, s=1.0))]
             for e in range(E):
                 x = p + f"mlp.experts.{e}."
@@ -755,6 +760,313 @@ def main_fused():
                             [(n, a, "F32" if n.endswith("_scales") else dt) for n, a, dt in t])
 
 
+# ---- issue 19l: MoE layouts nsc prune reads (own draws: a generator per family, seeded by its name).
+# hunyuan_v1_moe (HunYuanMoE): every layer MoE, router mlp.gate.wg, experts mlp.experts.<e>.{gate,up,down}_proj
+# of intermediate_size, mlp.shared_mlp of intermediate_size, per-head query_layernorm / key_layernorm, q/k/v/o
+# biases (attention_bias); ernie4_5_moe (Ernie4_5_MoeSparseMoeBlock): MoE layers moe_layer_start_index ..
+# moe_layer_end_index every moe_layer_interval (dense mlp.* elsewhere), router mlp.gate with
+# mlp.moe_statics.e_score_correction_bias [1, E], experts of moe_intermediate_size and mlp.shared_experts of
+# moe_num_shared_experts widths, use_bias on every Linear (lm_head.bias beside the tied head).
+MOE19L_CONFIGS = {
+    "hunyuan_v1_moe": {"architectures": ["HunYuanMoEV1ForCausalLM"], "model_type": "hunyuan_v1_moe", "hidden_size": 32,
+                       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "attention_head_dim": 8,
+                       "intermediate_size": 16, "num_experts": 6, "moe_topk": 2, "num_shared_expert": 1,
+                       "use_mixed_mlp_moe": True, "use_qk_norm": True, "use_cla": False, "attention_bias": True,
+                       "num_hidden_layers": 2, "vocab_size": 23, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+                       "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": True,
+                       "torch_dtype": "float32"},
+    "ernie4_5_moe": {"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe", "hidden_size": 32,
+                     "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48,
+                     "moe_intermediate_size": 16, "moe_num_experts": 6, "moe_k": 2, "moe_num_shared_experts": 2,
+                     "moe_layer_start_index": 1, "moe_layer_end_index": 2, "moe_layer_interval": 1, "moe_norm_min": 1e-12,
+                     "use_bias": True, "num_hidden_layers": 4, "vocab_size": 29, "rms_norm_eps": 1e-5,
+                     "rope_theta": 500000.0, "max_position_embeddings": 128, "hidden_act": "silu",
+                     "tie_word_embeddings": True, "torch_dtype": "float32"},
+}
+
+# llama4 (Llama4ForConditionalGeneration; its text decoder Llama4ForCausalLM, model_type llama4_text): MoE layers
+# (moe_layers) with feed_forward.router, fused experts feed_forward.experts.gate_up_proj [E, d, 2F] ([gate | up]
+# columns, x @ W) and down_proj [E, F, d], feed_forward.shared_expert.{gate,up,down}_proj of the experts' width;
+# dense layers feed_forward.{gate,up,down}_proj of intermediate_size_mlp; NoPE layers (no_rope_layers 0) with
+# attention temperature tuning, chunked attention and the weightless L2 q/k norm on the RoPE layers. The wrapper
+# stores the decoder under language_model.model.* (language_model.lm_head) beside vision_model.* and
+# multi_modal_projector.* (copied whole by the pruner).
+LLAMA4_TEXT_19L = {"model_type": "llama4_text", "hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2,
+                   "head_dim": 8, "intermediate_size": 16, "intermediate_size_mlp": 48, "num_local_experts": 6,
+                   "num_experts_per_tok": 2, "moe_layers": [0, 2], "interleave_moe_layer_step": 2,
+                   "no_rope_layers": [1, 1, 1, 0], "use_qk_norm": True, "attn_temperature_tuning": True,
+                   "floor_scale": 8, "attn_scale": 0.1, "attention_chunk_size": 8, "attention_bias": False,
+                   "num_hidden_layers": 4, "vocab_size": 37, "rms_norm_eps": 1e-5, "rope_theta": 500000.0,
+                   "max_position_embeddings": 128, "hidden_act": "silu", "tie_word_embeddings": False,
+                   "torch_dtype": "float32"}
+MOE19L_CONFIGS["llama4"] = {"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+                            "text_config": LLAMA4_TEXT_19L, "tie_word_embeddings": False, "torch_dtype": "float32"}
+MOE19L_CONFIGS["llama4_text"] = dict(LLAMA4_TEXT_19L, architectures=["Llama4ForCausalLM"], vocab_size=41)
+
+# granitemoehybrid with experts (granite-4.0-h-small's layout, tiny): hybrid_model's Mamba-2 / attention layers and
+# shared_mlp (now the always-active shared expert), plus block_sparse_moe.input_linear.weight [E, 2F, d] ([gate; up]
+# rows), output_linear.weight [E, d, F] and router.layer.weight [E, d] per layer (drawn after hybrid_model's).
+MOE19L_CONFIGS["granitemoehybrid_moe"] = dict(HYBRID_CONFIGS["granitemoehybrid"], num_local_experts=6, num_experts_per_tok=2,
+                                              intermediate_size=16, shared_intermediate_size=24, vocab_size=33)
+
+
+def moe19l_is_moe(cfg, l):
+    """Whether layer l of a MOE19L_CONFIGS model is a MoE layer (the modeling files' rule)."""
+    if cfg["model_type"] == "ernie4_5_moe":
+        end = cfg["moe_layer_end_index"] if cfg["moe_layer_end_index"] >= 0 else cfg["num_hidden_layers"] - 1
+        return cfg["moe_layer_start_index"] <= l <= end and (l + 1) % cfg["moe_layer_interval"] == 0
+    if cfg["model_type"] == "llama4_text":
+        return l in cfg["moe_layers"]
+    return True
+
+
+def moe19l_llama4(cfg, rng):
+    """Llama4ForCausalLM's tensors (model.*, lm_head); the wrapper's under language_model.* plus two vision tensors."""
+    if cfg["model_type"] == "llama4":
+        t = [("language_model." + n, a) for n, a in moe19l_llama4(cfg["text_config"], rng)]
+        return t + [("vision_model.patch_embedding.linear.weight", (0.1 * rng.standard_normal((16, 48))).astype(np.float32)),
+                    ("multi_modal_projector.linear_1.weight", (0.1 * rng.standard_normal((32, 16))).astype(np.float32))]
+    d, H, K, hd = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    E, F, Fd, V = cfg["num_local_experts"], cfg["intermediate_size"], cfg["intermediate_size_mlp"], cfg["vocab_size"]
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1] if len(shape) < 3 else shape[1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+    t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+    for l in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", norm(d)), (p + "self_attn.q_proj.weight", w(H * hd, d)),
+              (p + "self_attn.k_proj.weight", w(K * hd, d)), (p + "self_attn.v_proj.weight", w(K * hd, d)),
+              (p + "self_attn.o_proj.weight", w(d, H * hd)), (p + "post_attention_layernorm.weight", norm(d))]
+        x = p + "feed_forward."
+        if moe19l_is_moe(cfg, l):
+            t += [(x + "router.weight", w(E, d, s=1.0)), (x + "experts.gate_up_proj", w(E, d, 2 * F, s=d ** -0.5)),
+                  (x + "experts.down_proj", w(E, F, d, s=F ** -0.5)), (x + "shared_expert.gate_proj.weight", w(F, d)),
+                  (x + "shared_expert.up_proj.weight", w(F, d)), (x + "shared_expert.down_proj.weight", w(d, F))]
+        else:
+            t += [(x + "gate_proj.weight", w(Fd, d)), (x + "up_proj.weight", w(Fd, d)), (x + "down_proj.weight", w(d, Fd))]
+    return t + [("model.norm.weight", norm(d)), ("lm_head.weight", w(V, d))]
+
+
+def moe19l_model(cfg, rng):
+    """(name, float32 array) of a MOE19L_CONFIGS checkpoint under transformers' names."""
+    if cfg["model_type"] in ("llama4", "llama4_text"):
+        return moe19l_llama4(cfg, rng)
+    if cfg["model_type"] == "granitemoehybrid":
+        t = hybrid_model(cfg, rng)
+        E, F, d = cfg["num_local_experts"], cfg["intermediate_size"], cfg["hidden_size"]
+        scaled = lambda shape, s: (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+        for l in range(cfg["num_hidden_layers"]):
+            x = f"model.layers.{l}.block_sparse_moe."
+            t += [(x + "input_linear.weight", scaled((E, 2 * F, d), d ** -0.5)), (x + "output_linear.weight", scaled((E, d, F), F ** -0.5)),
+                  (x + "router.layer.weight", scaled((E, d), 1.0))]
+        return t
+    mt, d, H, K = cfg["model_type"], cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
+    hd, V, L = cfg["head_dim"], cfg["vocab_size"], cfg["num_hidden_layers"]
+    ernie = mt == "ernie4_5_moe"
+    bias = cfg.get("use_bias", False) if ernie else cfg.get("attention_bias", False)
+
+    def w(*shape, s=None):
+        s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+        return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+    def norm(n):
+        return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+
+    def lin(p, o, i, b):
+        return [(p + ".weight", w(o, i))] + ([(p + ".bias", w(o, s=0.3))] if b else [])
+
+    def mlp(p, F, b):  # gate, up, down (biased: ernie's use_bias)
+        return lin(p + "gate_proj", F, d, b) + lin(p + "up_proj", F, d, b) + lin(p + "down_proj", d, F, b)
+
+    t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+    for l in range(L):
+        p = f"model.layers.{l}."
+        t += [(p + "input_layernorm.weight", norm(d))]
+        t += lin(p + "self_attn.q_proj", H * hd, d, bias) + lin(p + "self_attn.k_proj", K * hd, d, bias) + \
+            lin(p + "self_attn.v_proj", K * hd, d, bias) + lin(p + "self_attn.o_proj", d, H * hd, bias)
+        if not ernie:
+            t += [(p + "self_attn.query_layernorm.weight", norm(hd)), (p + "self_attn.key_layernorm.weight", norm(hd))]
+        t += [(p + "post_attention_layernorm.weight", norm(d))]
+        if not moe19l_is_moe(cfg, l):
+            t += mlp(p + "mlp.", cfg["intermediate_size"], bias)
+        elif ernie:
+            E, Fe = cfg["moe_num_experts"], cfg["moe_intermediate_size"]
+            t += [(p + "mlp.gate.weight", w(E, d, s=1.0)),
+                  (p + "mlp.moe_statics.e_score_correction_bias", (0.05 * rng.standard_normal((1, E))).astype(np.float32))]
+            for e in range(E):
+                t += mlp(p + f"mlp.experts.{e}.", Fe, bias)
+            t += mlp(p + "mlp.shared_experts.", Fe * cfg["moe_num_shared_experts"], bias)
+        else:
+            E, F = cfg["num_experts"], cfg["intermediate_size"]
+            t += [(p + "mlp.gate.wg.weight", w(E, d, s=1.0))]
+            for e in range(E):
+                t += mlp(p + f"mlp.experts.{e}.", F, False)
+            t += mlp(p + "mlp.shared_mlp.", F, False)
+    t += [("model.norm.weight", norm(d))]
+    if not cfg["tie_word_embeddings"]:
+        t += [("lm_head.weight", w(V, d))]
+    if ernie and cfg["use_bias"]:
+        t += [("lm_head.bias", w(V, s=0.3))]
+    return t
+
+
+def main_moe19l():
+    for name, cfg in MOE19L_CONFIGS.items():
+        d = family_dir(name, cfg)
+        t = moe19l_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
+# ---- Issue 19k's families (each with its own generator, seeded by its name) ----
+# qwen3_5 (Qwen3_5ForConditionalGeneration, the dense text decoder pruned): qwen3_next's layers with Qwen3.5's
+# split Gated DeltaNet projections and a gated MLP, under model.language_model.*; a vision and an MTP tensor copied
+K19_CONFIGS = {
+    "qwen3_5": {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "tie_word_embeddings": False,
+                "text_config": {"model_type": "qwen3_5_text", "hidden_size": 32, "num_hidden_layers": 4,
+                                "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
+                                "full_attention_interval": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                "head_dim": 8, "attn_output_gate": True, "attention_bias": False,
+                                "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
+                                "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "intermediate_size": 48,
+                                "hidden_act": "silu", "rms_norm_eps": 1e-6, "vocab_size": 45, "tie_word_embeddings": False,
+                                "max_position_embeddings": 128,
+                                "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+                                "dtype": "float32"},
+                "vision_config": {"model_type": "qwen3_5", "depth": 1, "hidden_size": 16, "hidden_act": "gelu_pytorch_tanh",
+                                  "intermediate_size": 32, "num_heads": 2, "in_channels": 3, "patch_size": 4,
+                                  "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
+                                  "num_position_embeddings": 16, "deepstack_visual_indexes": []}},
+}
+# nemotron-nas (DeciLMForCausalLM): llama's names, block_configs with per-layer KV heads (n_heads_in_group) and FFN
+# widths, no_op sublayers (no tensors, no norm) and replace_with_linear ones (self_attn.linear_attn / mlp.linear_mlp)
+_DECI_A = lambda g: {"n_heads_in_group": g, "no_op": False, "replace_with_linear": False}
+K19_CONFIGS["nemotron_nas"] = {
+    "architectures": ["DeciLMForCausalLM"], "model_type": "nemotron-nas", "hidden_size": 32, "num_attention_heads": 4,
+    "num_hidden_layers": 6, "num_key_value_heads": None, "intermediate_size": None, "hidden_act": "silu",
+    "attention_bias": False, "mlp_bias": False, "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "rope_scaling": None,
+    "max_position_embeddings": 128, "vocab_size": 47, "tie_word_embeddings": False, "torch_dtype": "float32",
+    "block_configs": [
+        {"attention": _DECI_A(2), "ffn": {"intermediate_size": 48, "no_op": False, "replace_with_linear": False}},
+        {"attention": _DECI_A(1), "ffn": {"intermediate_size": 32, "no_op": False, "replace_with_linear": False}},
+        {"attention": {"no_op": True, "replace_with_linear": False},
+         "ffn": {"intermediate_size": 40, "no_op": False, "replace_with_linear": False}},
+        {"attention": {"no_op": False, "replace_with_linear": True},
+         "ffn": {"intermediate_size": 48, "no_op": False, "replace_with_linear": False}},
+        {"attention": _DECI_A(4), "ffn": {"no_op": True, "replace_with_linear": False}},
+        {"attention": _DECI_A(2), "ffn": {"no_op": False, "replace_with_linear": True}}]}
+
+# gemma4 (Gemma4ForConditionalGeneration, the gemma-4-31B shape in small: the text decoder pruned): sliding layers of
+# head_dim with num_key_value_heads, full layers of global_head_dim with num_global_key_value_heads and
+# attention_k_eq_v (no v_proj), proportional RoPE on the full layers, layer_scalar per layer, tied embeddings
+K19_CONFIGS["gemma4"] = {"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "tie_word_embeddings": True, "text_config": {"model_type": "gemma4_text", "hidden_size": 32, "num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"], "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16, "num_global_key_value_heads": 1, "attention_k_eq_v": True, "attention_bias": False, "intermediate_size": 48, "hidden_activation": "gelu_pytorch_tanh", "hidden_size_per_layer_input": 0, "num_kv_shared_layers": 0, "enable_moe_block": False, "use_double_wide_mlp": False, "vocab_size": 49, "vocab_size_per_layer_input": 49, "final_logit_softcapping": 30.0, "rms_norm_eps": 1e-06, "sliding_window": 4, "max_position_embeddings": 128, "tie_word_embeddings": True, "dtype": "float32", "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0, "partial_rotary_factor": 0.25}}}}
+
+# bert (BertForMaskedLM: the encoder under bert.encoder.layer.*, post-norm blocks with biases, the MLM head copied)
+K19_CONFIGS["bert"] = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 32, "num_hidden_layers": 3,
+                       "num_attention_heads": 4, "intermediate_size": 64, "hidden_act": "gelu", "vocab_size": 51,
+                       "max_position_embeddings": 64, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
+                       "position_embedding_type": "absolute", "torch_dtype": "float32"}
+
+
+def k19_model(name, cfg, rng):
+    if name == "qwen3_5":
+        t = [(n.replace("model.", "model.language_model.", 1), a)
+             for n, a in hybrid_model(dict(cfg["text_config"], model_type="qwen3_next"), rng)]
+        extra = [("model.visual.merger.linear_fc2.weight", (32, 16)), ("mtp.fc.weight", (32, 64))]
+        return t + [(n, (0.1 * rng.standard_normal(sh)).astype(np.float32)) for n, sh in extra]
+    if name == "nemotron_nas":
+        d, H, V = cfg["hidden_size"], cfg["num_attention_heads"], cfg["vocab_size"]
+        hd = d // H
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def norm(n):
+            return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, b in enumerate(cfg["block_configs"]):
+            p, a, f = f"model.layers.{l}.", b["attention"], b["ffn"]
+            if not a["no_op"]:
+                t += [(p + "input_layernorm.weight", norm(d))]
+                if a["replace_with_linear"]:
+                    t += [(p + "self_attn.linear_attn.weight", w(d, d))]
+                else:
+                    K = H // a["n_heads_in_group"]
+                    t += [(p + "self_attn.q_proj.weight", w(H * hd, d)), (p + "self_attn.k_proj.weight", w(K * hd, d)),
+                          (p + "self_attn.v_proj.weight", w(K * hd, d)), (p + "self_attn.o_proj.weight", w(d, H * hd))]
+            if not f["no_op"]:
+                t += [(p + "post_attention_layernorm.weight", norm(d))]
+                if f["replace_with_linear"]:
+                    t += [(p + "mlp.linear_mlp.weight", w(d, d))]
+                else:
+                    F = f["intermediate_size"]
+                    t += [(p + "mlp.gate_proj.weight", w(F, d)), (p + "mlp.up_proj.weight", w(F, d)),
+                          (p + "mlp.down_proj.weight", w(d, F))]
+        return t + [("model.norm.weight", norm(d)), ("lm_head.weight", w(V, d))]
+    if name == "gemma4":
+        c = cfg["text_config"]
+        d, H, V, F = c["hidden_size"], c["num_attention_heads"], c["vocab_size"], c["intermediate_size"]
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def norm(n):  # Gemma4RMSNorm scales by w
+            return (1.0 + 0.1 * rng.standard_normal(n)).astype(np.float32)
+        t = [("model.language_model.embed_tokens.weight", w(V, d, s=1.0))]
+        for l, kind in enumerate(c["layer_types"]):
+            p, full = f"model.language_model.layers.{l}.", kind == "full_attention"
+            hd = c["global_head_dim"] if full else c["head_dim"]
+            K = c["num_global_key_value_heads"] if full and c["attention_k_eq_v"] else c["num_key_value_heads"]
+            t += [(p + "input_layernorm.weight", norm(d)), (p + "self_attn.q_proj.weight", w(H * hd, d)),
+                  (p + "self_attn.k_proj.weight", w(K * hd, d))]
+            if not (full and c["attention_k_eq_v"]):
+                t += [(p + "self_attn.v_proj.weight", w(K * hd, d))]
+            t += [(p + "self_attn.o_proj.weight", w(d, H * hd)), (p + "self_attn.q_norm.weight", norm(hd)),
+                  (p + "self_attn.k_norm.weight", norm(hd)), (p + "post_attention_layernorm.weight", norm(d)),
+                  (p + "pre_feedforward_layernorm.weight", norm(d)), (p + "mlp.gate_proj.weight", w(F, d)),
+                  (p + "mlp.up_proj.weight", w(F, d)), (p + "mlp.down_proj.weight", w(d, F)),
+                  (p + "post_feedforward_layernorm.weight", norm(d)),
+                  (p + "layer_scalar", rng.uniform(0.5, 1.5, 1).astype(np.float32))]
+        return t + [("model.language_model.norm.weight", norm(d))]
+    if name == "bert":
+        d, V, F, P = cfg["hidden_size"], cfg["vocab_size"], cfg["intermediate_size"], cfg["max_position_embeddings"]
+
+        def w(*shape, s=None):
+            s = s if s is not None else 1.0 / np.sqrt(shape[-1])
+            return (rng.standard_normal(shape) * s * rng.uniform(0.5, 1.5, size=(shape[0],) + (1,) * (len(shape) - 1))).astype(np.float32)
+
+        def ln(p):
+            return [(p + ".weight", (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)),
+                    (p + ".bias", (0.1 * rng.standard_normal(d)).astype(np.float32))]
+
+        def lin(p, o, i):
+            return [(p + ".weight", w(o, i)), (p + ".bias", w(o, s=0.3))]
+        t = [("bert.embeddings.word_embeddings.weight", w(V, d, s=1.0)), ("bert.embeddings.position_embeddings.weight", w(P, d, s=0.5)),
+             ("bert.embeddings.token_type_embeddings.weight", w(2, d, s=0.5))] + ln("bert.embeddings.LayerNorm")
+        for l in range(cfg["num_hidden_layers"]):
+            p = f"bert.encoder.layer.{l}."
+            t += (lin(p + "attention.self.query", d, d) + lin(p + "attention.self.key", d, d) + lin(p + "attention.self.value", d, d) +
+                  lin(p + "attention.output.dense", d, d) + ln(p + "attention.output.LayerNorm") + lin(p + "intermediate.dense", F, d) +
+                  lin(p + "output.dense", d, F) + ln(p + "output.LayerNorm"))
+        return t + lin("bert.pooler.dense", d, d) + lin("cls.predictions.transform.dense", d, d) + \
+            ln("cls.predictions.transform.LayerNorm") + [("cls.predictions.bias", w(V, s=0.1))]
+    raise ValueError(name)
+
+
+def main_19k():
+    for name, cfg in K19_CONFIGS.items():
+        d = family_dir(name, cfg)
+        t = k19_model(name, cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
 # ---- Issue 19j: parallel blocks with one shared norm, and phimoe (a generator per family, seeded by its name) ----
 # cohere: CohereDecoderLayer (one input_layernorm, weight only, before the parallel attention and MLP; q_norm /
 # k_norm of shape (heads, head_dim) / (KV heads, head_dim) with use_qk_norm; logit_scale; tied); cohere2: the same
@@ -853,4 +1165,6 @@ def main_parallel():
 if __name__ == "__main__":
     main()
     main_fused()
+    main_moe19l()
+    main_19k()
     main_parallel()

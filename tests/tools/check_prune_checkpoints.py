@@ -155,6 +155,55 @@ CASES += [
     ("granitemoe_nsc_spectral_weights", "granitemoe", "nsc",
      ["--params", "18000", "--head-step", "1", "--expert-step", "1", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
 ]
+# issue 19l: MoE layouts (nsc format): hunyuan_v1_moe (router mlp.gate.wg, shared_mlp kept, per-head query /
+# key_layernorm, q/k/v/o biases) and ernie4_5_moe (moe_statics [1, E] bias sliced by columns, biased experts,
+# shared_experts kept, dense layers outside moe_layer_start / end_index narrowed)
+CASES += [
+    ("hunyuan_v1_moe_nsc_experts", "hunyuan_v1_moe", "nsc", ["--params", "15000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("hunyuan_v1_moe_nsc_spectral_weights", "hunyuan_v1_moe", "nsc",
+     ["--params", "20000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    ("ernie4_5_moe_nsc_experts", "ernie4_5_moe", "nsc", ["--params", "30000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("ernie4_5_moe_nsc_spectral_weights", "ernie4_5_moe", "nsc",
+     ["--params", "36000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # granitemoehybrid with experts: block_sparse_moe's fused experts dropped and narrowed beside Mamba-2 / attention
+    # layers and the shared_mlp kept whole
+    ("granitemoehybrid_moe_nsc_experts", "granitemoehybrid_moe", "nsc", ["--params", "40000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("granitemoehybrid_moe_nsc_spectral_weights", "granitemoehybrid_moe", "nsc",
+     ["--params", "45000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+    # llama4 (the wrapper: the decoder under language_model.model.layers., vision tensors copied) and llama4_text: fused
+    # experts [E, d, 2F] / [E, F, d] dropped and narrowed, shared expert kept, dense and NoPE / chunked layers
+    ("llama4_nsc_experts", "llama4", "nsc", ["--params", "25000", "--ffn-multiple", "8", "--expert-step", "1"]),
+    ("llama4_text_nsc_spectral_weights", "llama4_text", "nsc",
+     ["--params", "26000", "--ffn-multiple", "8", "--expert-step", "1", "--criterion", "spectral", "--score", "weights"]),
+]
+# issue 19k's families: the dense Qwen3.5 (qwen3_5_text in Qwen3_5ForConditionalGeneration: the gated MLP narrowed,
+# Gated DeltaNet and gated attention kept whole, vision / MTP tensors copied)
+CASES += [
+    ("qwen3_5_nsc_ffn", "qwen3_5", "nsc", ["--params", "38000", "--ffn-multiple", "8"]),
+    ("qwen3_5_nsc_spectral_weights", "qwen3_5", "nsc",
+     ["--params", "36000", "--ffn-multiple", "4", "--criterion", "spectral", "--score", "weights"]),
+    # nemotron-nas: a DeciLM checkpoint (per-layer KV heads and widths, no_op and replace_with_linear sublayers) out as
+    # DeciLM: KV heads pooled per layer, FFNs narrowed, sublayers removed, the linear replacements kept whole
+    ("nemotron_nas_decilm_kv", "nemotron_nas", "decilm", ["--params", "28000", "--kv-bytes", "40000",
+                                                           "--ffn-multiple", "8", "--head-step", "1"]),
+    ("nemotron_nas_decilm_noop", "nemotron_nas", "decilm", ["--params", "16000", "--ffn-multiple", "8", "--head-step", "1"]),
+    ("nemotron_nas_decilm_spectral_weights", "nemotron_nas", "decilm",
+     ["--params", "26000", "--kv-bytes", "33000", "--ffn-multiple", "8", "--head-step", "1",
+      "--criterion", "spectral", "--score", "weights"]),
+    # gemma4 (the gemma-4-31B shape in small; text decoder under model.language_model.*): sliding layers and the full
+    # k_eq_v layers (global_head_dim, no v_proj) narrowed or removed, layer_scalar kept with its layer
+    ("gemma4_per_layer_attn_noop", "gemma4", "per-layer", ["--params", "19000", "--kv-bytes", "6000", "--head-step", "1"]),
+    ("gemma4_nsc_ffn", "gemma4", "nsc", ["--params", "30000", "--kv-bytes", "58000", "--no-noop", "--ffn-multiple", "8"]),
+    ("gemma4_per_layer_spectral_weights", "gemma4", "per-layer",
+     ["--params", "20000", "--kv-bytes", "12000", "--head-step", "1", "--ffn-multiple", "8", "--criterion", "spectral",
+      "--score", "weights"]),
+    # bert (BertForMaskedLM's encoder under bert.encoder.layer.*: post-norm, biases, GELU MLP; hidden states compared)
+    ("bert_nsc_ffn", "bert", "nsc", ["--params", "24000", "--ffn-multiple", "16"]),
+    ("bert_nsc_spectral_weights", "bert", "nsc", ["--params", "22000", "--ffn-multiple", "8", "--criterion", "spectral",
+                                                  "--score", "weights"]),
+    ("bert_uniform_depth", "bert", None, ["--uniform", "--params", "20000", "--ffn-multiple", "16", "--head-step", "4",
+                                          "--kv-heads-min", "4"]),
+]
 # issue 19j: one norm shared by a parallel attention and MLP, kept while either sublayer is (cohere: q_norm /
 # k_norm rows with the kept query heads, KV heads kept; cohere2: KV heads pooled, sliding and NoPE layers;
 # falcon-7b: multi_query, nsc format or --uniform), and phimoe (LayerNorm and biases, sparsemixer experts)

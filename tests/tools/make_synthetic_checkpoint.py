@@ -31,6 +31,8 @@ def main():
     out = sys.argv[1]
     cfg_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "..", "examples", "configs", "llama-3-8b.json")
     cfg = json.load(open(cfg_path))
+    wrapper = "language_model." if cfg.get("model_type") == "llama4" else ""  # Llama4ForConditionalGeneration's text decoder
+    cfg = cfg["text_config"] if wrapper else cfg
     d, H, L = cfg["hidden_size"], cfg["num_attention_heads"], cfg["num_hidden_layers"]
     K, F, V = cfg.get("num_key_value_heads", H), cfg["intermediate_size"], cfg["vocab_size"]
     hd = cfg.get("head_dim") or d // H
@@ -61,6 +63,9 @@ def main():
             else:
                 t += [(p + "mlp.gate_proj.weight", (F, d)), (p + "mlp.up_proj.weight", (F, d)), (p + "mlp.down_proj.weight", (d, F))]
             continue
+        if mt in ("llama4_text", "ernie4_5_moe", "hunyuan_v1_moe"):  # issue 19l's MoE layouts
+            t += moe19l_layer(cfg, l, p)
+            continue
         if mt == "gpt_oss":  # biased attention, sinks, router bias, fused 3-D experts (MXFP4 when quantization_config says so)
             E, x = cfg["num_local_experts"], p + "mlp.experts."
             t += [(p + "input_layernorm.weight", (d,)), (p + "post_attention_layernorm.weight", (d,)),
@@ -89,6 +94,7 @@ def main():
     tied = cfg.get("tie_word_embeddings")
     if not (tied if tied is not None else mt.startswith("gemma")):  # gemma's config classes tie by default
         t += [("lm_head.weight", (V, d))]
+    t = [(wrapper + x[0],) + x[1:] for x in t]
     t = [x if len(x) == 3 else x + ("BF16",) for x in t]  # (name, shape, dtype)
     shards, cur, size = [], [], 0
     for name, shape, dt in t:
@@ -134,6 +140,42 @@ def main():
                     f.write(POOL[i:i + k].tobytes())
         print(fn, off, "bytes", flush=True)
     json.dump({"metadata": {"total_size": total}, "weight_map": wm}, open(os.path.join(out, "model.safetensors.index.json"), "w"))
+
+
+def moe19l_layer(cfg, l, p):
+    """Layer l's tensors of llama4_text (feed_forward.*: fused experts [E, d, 2F] / [E, F, d], router, shared expert;
+    dense layers of intermediate_size_mlp), ernie4_5_moe (mlp.gate, moe_statics [1, E], experts, shared_experts;
+    dense layers outside moe_layer_start_index .. moe_layer_end_index) or hunyuan_v1_moe (mlp.gate.wg, experts,
+    shared_mlp; query_layernorm / key_layernorm), without biases."""
+    mt, d, H = cfg["model_type"], cfg["hidden_size"], cfg["num_attention_heads"]
+    K, hd = cfg.get("num_key_value_heads", H), cfg.get("head_dim") or d // H
+    t = [(p + "input_layernorm.weight", (d,)), (p + "self_attn.q_proj.weight", (H * hd, d)),
+         (p + "self_attn.k_proj.weight", (K * hd, d)), (p + "self_attn.v_proj.weight", (K * hd, d)),
+         (p + "self_attn.o_proj.weight", (d, H * hd)), (p + "post_attention_layernorm.weight", (d,))]
+    mlp = lambda x, F: [(x + "gate_proj.weight", (F, d)), (x + "up_proj.weight", (F, d)), (x + "down_proj.weight", (d, F))]
+    if mt == "llama4_text":
+        E, F = cfg["num_local_experts"], cfg["intermediate_size"]
+        moe = l in cfg["moe_layers"] if cfg.get("moe_layers") is not None else (l + 1) % cfg.get("interleave_moe_layer_step", 1) == 0
+        if not moe:
+            return t + mlp(p + "feed_forward.", cfg["intermediate_size_mlp"])
+        x = p + "feed_forward."
+        return t + [(x + "router.weight", (E, d)), (x + "experts.gate_up_proj", (E, d, 2 * F)),
+                    (x + "experts.down_proj", (E, F, d))] + mlp(x + "shared_expert.", F)
+    if mt == "ernie4_5_moe":
+        E, Fe = cfg["moe_num_experts"], cfg["moe_intermediate_size"]
+        end = cfg["moe_layer_end_index"] if cfg["moe_layer_end_index"] >= 0 else cfg["num_hidden_layers"] - 1
+        if not (cfg["moe_layer_start_index"] <= l <= end and (l + 1) % cfg.get("moe_layer_interval", 1) == 0):
+            return t + mlp(p + "mlp.", cfg["intermediate_size"])
+        t += [(p + "mlp.gate.weight", (E, d)), (p + "mlp.moe_statics.e_score_correction_bias", (1, E))]
+        for e in range(E):
+            t += mlp(p + f"mlp.experts.{e}.", Fe)
+        return t + mlp(p + "mlp.shared_experts.", Fe * cfg["moe_num_shared_experts"])
+    E, F = cfg["num_experts"], cfg["intermediate_size"]
+    t += [(p + "self_attn.query_layernorm.weight", (hd,)), (p + "self_attn.key_layernorm.weight", (hd,)),
+          (p + "mlp.gate.wg.weight", (E, d))]
+    for e in range(E):
+        t += mlp(p + f"mlp.experts.{e}.", F)
+    return t + mlp(p + "mlp.shared_mlp.", F)
 
 
 if __name__ == "__main__":

@@ -31,12 +31,20 @@
 /// kv_b_proj, o_proj, kept whole or removed, as the space offers; mlp.experts.<e>.*, router
 /// mlp.gate with mlp.gate.e_score_correction_bias sliced by the same expert rows,
 /// mlp.shared_experts kept whole, first_k_dense_replace layers dense); glm4_moe (GQA attention,
-/// DeepSeek's MoE); fused 3-D experts, one tensor per matrix holding every expert (family fields
+/// DeepSeek's MoE); hunyuan_v1_moe (router mlp.gate.wg, mlp.experts.<e>.*, mlp.shared_mlp kept
+/// whole, query_layernorm / key_layernorm); ernie4_5_moe (router mlp.gate, its bias
+/// mlp.moe_statics.e_score_correction_bias [1, E] sliced by columns (family::router_bias_row),
+/// mlp.experts.<e>.* with use_bias: gate / up biases sliced with the channels, down's kept;
+/// mlp.shared_experts kept whole; dense layers outside the MoE range); fused 3-D experts, one tensor per matrix holding every expert (family fields
 /// x3_*): gpt_oss (mlp.experts.gate_up_proj [E, d, 2F], gate = even and up = odd columns, with
 /// gate_up_proj_bias [E, 2F]; down_proj [E, F, d] with down_proj_bias [E, d]; router
 /// mlp.router.weight / bias; self_attn.sinks [H] sliced with the query heads; q/k/v/o biases),
 /// granitemoe (block_sparse_moe.input_linear.weight [E, 2F, d] = [gate; up] rows,
-/// output_linear.weight [E, d, F], router block_sparse_moe.router.layer.weight). They are sliced
+/// output_linear.weight [E, d, F], router block_sparse_moe.router.layer.weight), llama4_text and the
+/// llama4 wrapper's decoder under "language_model.model.layers." (feed_forward.* read as mlp.*:
+/// experts.gate_up_proj [E, d, 2F] = [gate | up] columns, experts.down_proj [E, F, d], router
+/// (E, d), shared_expert kept whole; dense layers' gate / up / down of intermediate_size_mlp
+/// narrowed; NoPE, chunked and L2-normed attention has llama's tensors). They are sliced
 /// expert by expert, a few rows at a time (detail::pc::fused_matrix, fused_op): a dropped expert
 /// is a slice of the leading axis, a narrower one keeps its channels' rows or columns. MXFP4
 /// experts (gpt_oss as released: <name>_blocks U8 [E, out, in / 32, 16], <name>_scales U8
@@ -68,7 +76,8 @@
 /// q_proj kept whole; Qwen3.5 under "model.language_model.layers."), falcon_h1 (mamba.* beside the
 /// attention kept whole, feed_forward.* read as mlp.*), granitemoehybrid without experts (mamba.* or
 /// self_attn.* kept whole, shared_mlp.input_linear / output_linear read as mlp.gate_up_proj / down_proj;
-/// fused 3-D experts refused by name), deepseek_v32 and glm_moe_dsa (the DSA
+/// with experts, block_sparse_moe's fused experts as granitemoe's and the shared_mlp their shared
+/// expert, kept whole: family::shared_fused), deepseek_v32 and glm_moe_dsa (the DSA
 /// self_attn.indexer.* kept whole with the latent attention); every tensor is written back under its
 /// stored name. Parallel blocks with one shared norm (issue 19j; the space's shared_norms): cohere
 /// and cohere2 (llama's names, one input_layernorm (weight only) before the parallel attention and
@@ -77,9 +86,7 @@
 /// KV heads refused with the flag that keeps them) and falcon-7b: the shared norm is kept while
 /// either sublayer is and removed with the second. phimoe: mixtral's expert names with LayerNorm
 /// (weight and bias) and q/k/v/o biases; its lm_head.bias is copied with the head.
-/// Any other model_type is refused by name, with the reason when nsc prune reads it
-/// (unsliced_reason: llama4's fused 3-D experts; ...),
-/// naming the supported ones. Tensors
+/// Any other model_type is refused by name, naming the supported ones. Tensors
 /// of a layer past the config's (MTP modules) are refused. Every tensor under "model.layers.<L>." must be one
 /// the family's layout names, with the shape the config gives (q_proj (H hd, d), k/v_proj
 /// (K hd, d), o_proj (d, H hd), gate/up (F, d), down (d, F), router (E, d), norms (d) or (hd));
@@ -326,6 +333,14 @@ struct family {
   /// c_fc's columns and c_proj's rows. Heads are kept (a space cutting them is refused), and the
   /// spectral criterion / --score weights are refused.
   bool transposed = false;
+  /// DeciLM blocks (nemotron-nas, issue 19k): a layer's attention or FFN may be absent (no_op: no
+  /// tensors, no norm) or one (d, d) Linear kept whole ("self_attn.linear_attn", "mlp.linear_mlp":
+  /// replace_with_linear), beside llama's blocks of per-layer KV heads and FFN widths.
+  bool decilm_blocks = false;
+  /// Per-layer buffers (names after the layer prefix, any shape) kept whole while either sublayer of
+  /// their layer is (gemma4's layer_scalar, which scales the layer's output: a layer with both
+  /// sublayers removed is the identity and loses it); optional in the checkpoint.
+  std::vector<std::string_view> layer_buffers = {};
   /// The canonical rest ("<llama's module>.<weight | bias>") of the stored rest of a tensor of a
   /// layer with block `b` (null: a layer past the config's, renames for every layer only).
   std::string canonical_rest(const block_spec* b, const std::string& rest) const;
@@ -347,6 +362,14 @@ struct family {
   /// q_norm rows are sliced with the kept query heads, k_norm is kept whole (pooling KV heads is
   /// refused: the mean of a group's keys has no k_norm row that gives the group's normalised keys).
   bool qk_norm_head_rows = false;
+  // --- issue 19l: MoE layouts with a [1, E] router bias and biased experts ---
+  /// The router bias is stored [1, E] (ernie4_5_moe's mlp.moe_statics.e_score_correction_bias: one
+  /// group of E), sliced by columns with the kept experts; else [E], sliced by rows.
+  bool router_bias_row = false;
+  /// The shared expert is stored fused: <shared>gate_up_proj = [gate; up] rows (2S, d) and <shared>down_proj
+  /// (d, S), kept whole (granitemoehybrid's shared_mlp beside its experts, under the canonical names of its
+  /// dense case: shared "mlp."); else <shared>{gate,up,down}_proj.
+  bool shared_fused = false;
 };
 
 /// Parses "<L>.<rest>" at `name`'s position `at`: the layer and the rest, or nullopt.
@@ -596,6 +619,76 @@ inline const std::vector<family>& layouts() {
                   .not_decilm = "no LayerNorm, biases or MoE block"};
     phimoe.norm_bias = true;
     v.push_back(phimoe);
+    // issue 19l. hunyuan_v1_moe (HunYuanMoE): every layer MoE, router mlp.gate.wg, experts mlp.experts.<e>.*, the
+    // shared_mlp kept whole; per-head query_layernorm / key_layernorm, q/k/v/o biases (attention_bias)
+    family hunyuan_moe{.model_type = "hunyuan_v1_moe", .moe = "mlp.", .shared = "mlp.shared_mlp.",
+                       .q_norm = "self_attn.query_layernorm", .k_norm = "self_attn.key_layernorm", .not_decilm = moe_why};
+    hunyuan_moe.router_weight = "mlp.gate.wg.weight";
+    v.push_back(hunyuan_moe);
+    // ernie4_5_moe (Ernie4_5_MoeSparseMoeBlock): router mlp.gate, its bias mlp.moe_statics.e_score_correction_bias
+    // [1, E] sliced by columns, experts mlp.experts.<e>.* (use_bias: gate / up biases sliced with the channels, the
+    // down bias kept), mlp.shared_experts kept whole; dense layers outside moe_layer_start / end / interval
+    family ernie_moe{.model_type = "ernie4_5_moe", .moe = "mlp.", .shared = "mlp.shared_experts.",
+                     .router_bias = "mlp.moe_statics.e_score_correction_bias", .not_decilm = moe_why};
+    ernie_moe.router_bias_row = true;
+    v.push_back(ernie_moe);
+    // granitemoehybrid with experts (granite-4.0-h-small): block_sparse_moe's fused experts as granitemoe's, the
+    // shared_mlp (read as mlp.gate_up_proj / mlp.down_proj, as in the dense case) their shared expert, kept whole
+    for (family& g : v)
+      if (g.model_type == "granitemoehybrid") {
+        g.moe = "block_sparse_moe.";
+        g.x3_gate_up = "block_sparse_moe.input_linear.weight";
+        g.x3_down = "block_sparse_moe.output_linear.weight";
+        g.router_weight = "block_sparse_moe.router.layer.weight";
+        g.shared = "mlp.";
+        g.shared_fused = true;
+      }
+    // llama4_text (Llama4ForCausalLM, and the llama4 wrapper's decoder under language_model.model.layers.): feed_forward.*
+    // read as mlp.*; MoE layers: fused experts experts.gate_up_proj [E, d, 2F] ([gate | up] columns, x @ W) and
+    // experts.down_proj [E, F, d], router (E, d), shared_expert kept whole; dense layers (intermediate_size_mlp)
+    // narrowed; NoPE, chunked and L2-normed attention has llama's tensors
+    for (const char* m : {"llama4_text", "llama4"}) {
+      family l4{.model_type = m, .moe = "mlp.", .shared = "mlp.shared_expert.",
+                .not_decilm = "no MoE block, NoPE layers or chunked attention"};
+      l4.x3_gate_up = "mlp.experts.gate_up_proj";
+      l4.x3_down = "mlp.experts.down_proj";
+      l4.x3_inputs_first = true;
+      l4.router_weight = "mlp.router.weight";
+      l4.layer_prefix = "language_model.model.layers.";
+      l4.renames = {{"mlp", "feed_forward"}};
+      v.push_back(l4);
+    }
+    // qwen3_5_text (issue 19k): the dense Qwen3.5 text decoder, qwen3_5_moe_text's layers with a gated MLP narrowed
+    family qwen3_5{.model_type = "qwen3_5_text", .not_decilm = "no Gated DeltaNet layers", .hybrid = true, .deltanet_split = true};
+    qwen3_5.layer_prefix = "model.language_model.layers.";
+    v.push_back(qwen3_5);
+    // nemotron-nas (issue 19k): DeciLM checkpoints (DeciLMForCausalLM, llama's names), per-layer KV heads and FFN widths
+    // from block_configs, no_op sublayers without tensors, replace_with_linear ones kept whole; out as DeciLM again
+    family deci{.model_type = "nemotron-nas"};
+    deci.decilm_blocks = true;
+    v.push_back(deci);
+    // gemma4_text (issue 19k; Gemma4ForConditionalGeneration's text decoder, the 31B shape): gemma3's four norms and
+    // per-head q_norm / k_norm; full layers of global_head_dim, with attention_k_eq_v no v_proj (the values are the
+    // key projection's output: pooling K pools them); layer_scalar kept with its layer. Per-layer embeddings,
+    // KV-shared layers and the MoE block are refused by the pruning space by name.
+    family gemma4{.model_type = "gemma4_text", .not_decilm = "no (1 + w) norms, GELU, scaled embeddings, post-norms or k_eq_v attention"};
+    gemma4.attn_norms = {"input_layernorm", "post_attention_layernorm"};
+    gemma4.ffn_norms = {"pre_feedforward_layernorm", "post_feedforward_layernorm"};
+    gemma4.layer_prefix = "model.language_model.layers.";
+    gemma4.layer_buffers = {"layer_scalar"};
+    v.push_back(gemma4);
+    // bert (issue 19k; BertForMaskedLM / BertForPreTraining checkpoints, "bert.encoder.layer.<L>."): post-norm encoder
+    // blocks under their own names, LayerNorm after each residual (removed with its sublayer), biases everywhere, a
+    // GELU MLP without gate (intermediate.dense / output.dense); one KV head per query head; the heads, pooler and
+    // embeddings (word, position, token type, their LayerNorm) copied
+    family bert{.model_type = "bert", .not_decilm = "an encoder: post-norm LayerNorm blocks, biases, GELU MLP, no LM head"};
+    bert.layer_prefix = "bert.encoder.layer.";
+    bert.renames = {{"self_attn.q_proj", "attention.self.query"}, {"self_attn.k_proj", "attention.self.key"},
+                    {"self_attn.v_proj", "attention.self.value"}, {"self_attn.o_proj", "attention.output.dense"},
+                    {"input_layernorm", "attention.output.LayerNorm"}, {"mlp.up_proj", "intermediate.dense"},
+                    {"mlp.down_proj", "output.dense"}, {"post_attention_layernorm", "output.LayerNorm"}};
+    bert.norm_bias = bert.mha_only = true;
+    v.push_back(bert);
     return v;
   }();
   return t;
@@ -609,34 +702,13 @@ inline bool prune_shared_norm_tensor(const family& f, const search::prune_layer_
   return ls.shared_norms > 0 && !n.empty() && (rest == n + ".weight" || rest == n + ".bias");
 }
 
-/// The families `nsc prune` reads whose checkpoints are not sliced, and why (the refusal names it).
-inline std::string_view unsliced_reason(std::string_view model_type) {
-  static const std::vector<std::pair<std::string_view, std::string_view>> t{
-      {"llama4_text", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
-                  "(not sliced yet)"},
-      {"llama4", "fused 3-D expert tensors under feed_forward. beside a shared expert and dense feed_forward layers "
-                  "(not sliced yet)"},
-      {"ernie4_5_moe", "its moe_statics router bias and expert layout (not sliced yet)"},
-      {"hunyuan_v1_moe", "its wg router and shared_mlp layout (not sliced yet)"},
-      {"bert", "an encoder: post-norm blocks and no LM head (not sliced)"},
-      {"nemotron-nas", "DeciLM's per-layer checkpoint (not sliced yet)"},
-      {"gemma4_text", "per-layer embeddings, KV-shared layers and k_eq_v attention (not sliced yet)"},
-      {"qwen3_5_text", "the dense Qwen3.5 text decoder (its MoE sibling qwen3_5_moe_text is sliced; not sliced yet)"},
-  };
-  for (const auto& [m, why] : t)
-    if (m == model_type) return why;
-  return "";
-}
-
 inline family find_layout(std::string_view model_type) {
   std::string names;
   for (const family& f : layouts()) {
     if (f.model_type == model_type) return f;
     names += (names.empty() ? "" : ", ") + std::string(f.model_type);
   }
-  const std::string_view why = unsliced_reason(model_type);
-  fail("model_type '" + excerpt(model_type, 60) + "' has no checkpoint pruning" +
-       (why.empty() ? std::string() : ": " + std::string(why)) + " (supported: " + names + ")");
+  fail("model_type '" + excerpt(model_type, 60) + "' has no checkpoint pruning (supported: " + names + ")");
 }
 
 /// Rows [row0, row0 + rows) of the layer tensor `rest` (a fused tensor's part, or all rows).
@@ -1047,6 +1119,34 @@ inline std::vector<fused_tensor> fused_tensors(const family& f, const block_spec
   return v;
 }
 
+/// The shared expert's tensors of an MoE layer with FFN x (rest after the layer prefix, shape, required),
+/// kept whole with the FFN: <shared>{gate,up,down}_proj (their biases with x.bias) or, shared_fused,
+/// <shared>gate_up_proj (2S, d) and <shared>down_proj (d, S); the shared gate (1, d).
+struct shared_tensor {
+  std::string rest;
+  std::vector<std::int64_t> shape;
+  bool required = true;
+};
+inline std::vector<shared_tensor> shared_expert_tensors(const family& f, const ffn_spec& x, std::int64_t d) {
+  std::vector<shared_tensor> v;
+  const std::int64_t S = x.shared_d_ff;
+  if (S <= 0) return v;
+  const std::string p(f.shared);
+  if (f.shared_fused) {
+    v.push_back({p + "gate_up_proj.weight", {2 * S, d}});
+    v.push_back({p + "down_proj.weight", {d, S}});
+  } else {
+    v.push_back({p + "gate_proj.weight", {S, d}});
+    v.push_back({p + "up_proj.weight", {S, d}});
+    v.push_back({p + "down_proj.weight", {d, S}});
+    v.push_back({p + "gate_proj.bias", {S}, x.bias});
+    v.push_back({p + "up_proj.bias", {S}, x.bias});
+    v.push_back({p + "down_proj.bias", {d}, x.bias});
+  }
+  if (x.shared_gate) v.push_back({std::string(f.shared_gate), {1, d}});
+  return v;
+}
+
 /// The fused experts of layer prefix p (tensors checked by check_prune_checkpoint_tensors).
 inline fused_layer fused_experts_of(const family& f, const block_spec& b, const std::map<std::string, const tensor_entry*>& by_name,
                                     const std::string& p) {
@@ -1265,19 +1365,15 @@ inline std::map<std::string, std::pair<std::vector<std::int64_t>, bool>> hybrid_
   const std::int64_t F = x.d_ff;
   if (x.kind == ffn_kind::standard && x.n_experts > 0) {
     add(f.router(), {x.n_experts, d});
-    for (std::int64_t e = 0; e < x.n_experts; ++e) {
+    if (f.fused_experts()) // granitemoehybrid's block_sparse_moe (issue 19l)
+      for (const fused_tensor& t : fused_tensors(f, b, false)) add(t.rest, t.shape);
+    for (std::int64_t e = 0; e < x.n_experts && !f.fused_experts(); ++e) {
       add(f.expert(e, f.w_gate), {F, d});
       add(f.expert(e, f.w_up), {F, d});
       add(f.expert(e, f.w_down), {d, F});
     }
     if (x.router_bias) add(std::string(f.router_bias), {x.n_experts});
-    if (x.shared_d_ff > 0) {
-      const std::int64_t S = x.shared_d_ff;
-      add(std::string(f.shared) + "gate_proj.weight", {S, d});
-      add(std::string(f.shared) + "up_proj.weight", {S, d});
-      add(std::string(f.shared) + "down_proj.weight", {d, S});
-      if (x.shared_gate) add(std::string(f.shared_gate), {1, d});
-    }
+    for (const shared_tensor& t : shared_expert_tensors(f, x, d)) add(t.rest, t.shape, t.required);
   } else if (x.kind == ffn_kind::standard && f.fused_gate_up) {
     add("mlp.gate_up_proj.weight", {2 * F, d});
     add("mlp.down_proj.weight", {d, F});
@@ -1305,8 +1401,7 @@ inline void check_hybrid_tensors(const checkpoint& in, std::string_view model_ty
     const block_spec& b = space.layers[l].base;
     const attention_spec& a = b.attention;
     if (b.ffn.n_experts > 0 && !f.has_moe())
-      fail("layer " + std::to_string(l) + ": the " + std::string(model_type) + " layout slices no experts: its fused 3-D "
-           "experts are not sliced yet (a config without them, like granite-4.0-micro's dense shared_mlp, is)");
+      fail("layer " + std::to_string(l) + ": the " + std::string(model_type) + " layout slices no experts");
     if (b.norm != norm_kind::rmsnorm || b.ffn.kind == ffn_kind::linear || a.kind == attention_kind::linear ||
         (a.kind == attention_kind::standard && (a.qk_norm == qk_norm_kind::whole || a.k_eq_v || a.kv_shared)) ||
         (b.ffn.shared_d_ff > 0 && f.shared.empty()) || (b.ffn.router_bias && f.router_bias.empty()) ||
@@ -1645,12 +1740,14 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     const block_spec& b = space.layers[l].base;
     const attention_spec& at = b.attention;
     const bool mla = at.kind == attention_kind::latent && at.index_n_heads == 0;
-    if ((at.kind != attention_kind::standard && !mla) || b.ffn.kind != ffn_kind::standard ||
+    const bool deci_attn = fam.decilm_blocks && (at.kind == attention_kind::none || at.kind == attention_kind::linear);
+    const bool deci_ffn = fam.decilm_blocks && (b.ffn.kind == ffn_kind::none || b.ffn.kind == ffn_kind::linear);
+    if ((at.kind != attention_kind::standard && !mla && !deci_attn) || (b.ffn.kind != ffn_kind::standard && !deci_ffn) ||
         b.parallel.kind != attention_kind::none || (b.ffn.shared_d_ff > 0 && fam.shared.empty()) ||
         (b.ffn.shared_gate && fam.shared_gate.empty()) ||
         (b.ffn.router_bias && fam.router_bias.empty()) ||
         b.norm != (fam.norm_bias ? norm_kind::layernorm : norm_kind::rmsnorm) ||
-        b.n_norms != (space.layers[l].shared_norms > 0 ? 1 : fam.norms()) || // a parallel block's one shared norm (19j)
+        (!fam.decilm_blocks && b.n_norms != (space.layers[l].shared_norms > 0 ? 1 : fam.norms())) || // a parallel block's one shared norm (19j)
         (at.sinks && fam.sinks.empty()))
       pc::fail("layer " + std::to_string(l) + " is not a standard (or latent) attention + FFN block with the " +
                std::to_string(fam.norms()) + (fam.norm_bias ? " LayerNorms" : " RMSNorms") + " of the " +
@@ -1723,13 +1820,18 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       if (fam.transposed && shape.size() == 2) std::swap(shape[0], shape[1]); // Conv1D: (in, out)
       if (expect(p + rest, std::move(shape), required)) known.insert(p + rest);
     };
-    for (const auto& side : {fam.attn_norms, fam.ffn_norms})
-      for (std::string_view n : side)
-        if (!n.empty() && (space.layers[l].shared_norms == 0 || n == fam.attn_norms[0])) { // shared: input_layernorm only
+    for (int side = 0; side < 2; ++side) // a DeciLM no_op sublayer has no norm
+      for (std::string_view n : side == 0 ? fam.attn_norms : fam.ffn_norms)
+        if (!n.empty() && (space.layers[l].shared_norms == 0 || n == fam.attn_norms[0]) && // shared: input_layernorm only
+            !(fam.decilm_blocks && (side == 0 ? b.attention.kind == attention_kind::none : b.ffn.kind == ffn_kind::none))) {
           add(std::string(n) + ".weight", {d}, true);
           if (fam.norm_bias) add(std::string(n) + ".bias", {d}, true);
         }
-    if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
+    if (b.attention.kind == attention_kind::none) { // DeciLM's no_op: no tensors
+    } else if (b.attention.kind == attention_kind::linear) { // DeciLM's replace_with_linear: kept whole
+      add("self_attn.linear_attn.weight", {d, d}, true);
+      add("self_attn.linear_attn.bias", {d}, b.attention.out_bias);
+    } else if (b.attention.kind == attention_kind::latent) { // MLA: kept whole (or removed) by the space
       const attention_spec& a = b.attention;
       const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
       if (a.q_lora_rank > 0) {
@@ -1757,10 +1859,12 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       } else {
         add("self_attn.q_proj.weight", {H * hd, d}, true);
         add("self_attn.k_proj.weight", {K * hd, d}, true);
-        add("self_attn.v_proj.weight", {K * hd, d}, true);
         add("self_attn.q_proj.bias", {H * hd}, b.attention.qkv_bias);
         add("self_attn.k_proj.bias", {K * hd}, b.attention.qkv_bias);
-        add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+        if (!b.attention.k_eq_v) { // gemma4's k_eq_v layers: the values are the key projection's output
+          add("self_attn.v_proj.weight", {K * hd, d}, true);
+          add("self_attn.v_proj.bias", {K * hd}, b.attention.qkv_bias);
+        }
       }
       add("self_attn.o_proj.weight", {d, H * hd}, true);
       add("self_attn.o_proj.bias", {d}, b.attention.out_bias);
@@ -1775,10 +1879,17 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
       for (std::string_view x : fam.attn_buffers) // any shape: copied with the attention
         if (const auto it = by_name.find(p + "self_attn." + std::string(x)); it != by_name.end()) known.insert(it->first);
     }
-    if (b.ffn.n_experts > 0 && fam.fused_experts()) {
+    for (std::string_view x : fam.layer_buffers) // any shape: kept with the layer
+      if (const auto it = by_name.find(p + std::string(x)); it != by_name.end()) known.insert(it->first);
+    if (b.ffn.kind == ffn_kind::none) { // DeciLM's no_op: no tensors
+    } else if (b.ffn.kind == ffn_kind::linear) { // DeciLM's replace_with_linear: kept whole
+      add("mlp.linear_mlp.weight", {d, d}, true);
+      add("mlp.linear_mlp.bias", {d}, b.ffn.bias);
+    } else if (b.ffn.n_experts > 0 && fam.fused_experts()) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
       if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
       check_fused_experts(fam, b, space.layers[l], by_name, p, add);
+      for (const pc::shared_tensor& t : pc::shared_expert_tensors(fam, b.ffn, d)) add(t.rest, t.shape, t.required); // llama4
     } else if (b.ffn.n_experts > 0) {
       add(fam.router(), {b.ffn.n_experts, d}, true);
       for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
@@ -1786,14 +1897,16 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
         add(fam.expert(e, fam.w_up), {F, d}, true);
         add(fam.expert(e, fam.w_down), {d, F}, true);
       }
-      if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
-      if (b.ffn.shared_d_ff > 0) {
-        const std::int64_t S = b.ffn.shared_d_ff;
-        add(std::string(fam.shared) + "gate_proj.weight", {S, d}, true);
-        add(std::string(fam.shared) + "up_proj.weight", {S, d}, true);
-        add(std::string(fam.shared) + "down_proj.weight", {d, S}, true);
-        if (b.ffn.shared_gate) add(std::string(fam.shared_gate), {1, d}, true);
-      }
+      if (b.ffn.router_bias && fam.router_bias_row) add(std::string(fam.router_bias), {1, b.ffn.n_experts}, true);
+      else if (b.ffn.router_bias) add(std::string(fam.router_bias), {b.ffn.n_experts}, true);
+      if (b.ffn.bias) // biased experts (ernie4_5_moe use_bias): gate / up biases per channel, down's per output
+        for (std::int64_t e = 0; e < b.ffn.n_experts; ++e) {
+          const std::string x = std::string(fam.moe) + "experts." + std::to_string(e) + ".";
+          add(x + std::string(fam.w_gate) + ".bias", {F}, true);
+          add(x + std::string(fam.w_up) + ".bias", {F}, true);
+          add(x + std::string(fam.w_down) + ".bias", {d}, true);
+        }
+      for (const pc::shared_tensor& t : pc::shared_expert_tensors(fam, b.ffn, d)) add(t.rest, t.shape, t.required);
     } else if (fam.fused_gate_up) {
       add("mlp.gate_up_proj.weight", {2 * F, d}, true);
       add("mlp.down_proj.weight", {d, F}, true);
@@ -1872,6 +1985,10 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         if (!n.empty() && (name == std::string(n) + ".weight" || name == std::string(n) + ".bias")) return true;
       return false;
     };
+    if (std::find(fam.layer_buffers.begin(), fam.layer_buffers.end(), rest) != fam.layer_buffers.end()) {
+      if (k.attention || k.ffn) ops.push_back(std::move(op)); // the identity layer loses its scale
+      continue;
+    }
     const bool attn = rest.rfind("self_attn.", 0) == 0 || is_norm(rest, fam.attn_norms);
     if (attn) {
       if (!k.attention && !(k.ffn && pc::prune_shared_norm_tensor(fam, space.layers[std::size_t(l)], rest))) continue;
@@ -1947,7 +2064,12 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         op.out.shape[0] = 2 * std::int64_t(k.channels.size());
       }
     } else if (b.ffn.n_experts > 0) {
-      if (rest == fam.router() || (!fam.router_bias.empty() && rest == fam.router_bias)) { // rows = experts
+      if (fam.router_bias_row && !fam.router_bias.empty() && rest == fam.router_bias) { // [1, E]: columns = experts
+        if (std::int64_t(k.experts.size()) != b.ffn.n_experts) {
+          op.cols = k.experts;
+          op.out.shape[1] = std::int64_t(k.experts.size());
+        }
+      } else if (rest == fam.router() || (!fam.router_bias.empty() && rest == fam.router_bias)) { // rows = experts
         if (std::int64_t(k.experts.size()) != b.ffn.n_experts) {
           op.rows = pc::singletons(k.experts);
           op.out.shape[0] = std::int64_t(k.experts.size());
@@ -1961,7 +2083,8 @@ inline prune_checkpoint_result write_pruned_checkpoint(const checkpoint& in, std
         const std::size_t pos = std::size_t(it - k.experts.begin());
         op.out.name = fam.own(p + std::string(fam.moe) + "experts." + std::to_string(pos) + "." + ex->second, space,
                               fam.prefix_of(t.name));
-        narrow(k.expert_channels[pos], ex->second != std::string(fam.w_down) + ".weight");
+        if (ex->second != std::string(fam.w_down) + ".bias") // down's bias (d): whole
+          narrow(k.expert_channels[pos], ex->second != std::string(fam.w_down) + ".weight");
       } // the shared expert(s) and the shared gate: copied whole
     } else if (rest == "mlp.gate_proj.weight" || rest == "mlp.up_proj.weight" || rest == "mlp.gate_proj.bias" ||
                rest == "mlp.up_proj.bias") {

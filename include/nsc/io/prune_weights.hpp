@@ -477,7 +477,8 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           for (std::int64_t i = 0; i < H; ++i) v.q_psi.push_back(pw::psi_rows(Q.middleCols(i * hd, hd).transpose()));
         }
         if (settings.values) {
-          const mat Kt = load_part("k"), Vt = load_part("v"); // d x (K hd)
+          const mat Kt = load_part("k"); // d x (K hd)
+          const mat Vt = b.attention.k_eq_v ? Kt : load_part("v"); // gemma4's k_eq_v: the values are the keys' projection
           for (const auto& [k, drop] : ks) {
             double s = 0;
             for (const auto& g : detail::pc::kv_groups(K, k)) {
@@ -600,8 +601,14 @@ inline prune_weight_values_t prune_weight_values(const checkpoint& in, const sea
           const std::int64_t S = b.ffn.shared_d_ff;
           std::vector<std::int64_t> all(static_cast<std::size_t>(S));
           std::iota(all.begin(), all.end(), 0);
+          if (fam.shared_fused) { // [gate; up] rows (granitemoehybrid's shared_mlp)
+            const mat gu = mat(load(std::string(fam.shared) + "gate_up_proj.weight").t().transpose());
+            v.shared += pw::ordered(mat(gu.topRows(S)), all, 1, {S}, tol, tl).back() +
+                        pw::ordered(mat(gu.bottomRows(S)), all, 1, {S}, tol, tl).back();
+          }
           for (const char* m : {"gate_proj", "up_proj"})
-            v.shared += pw::ordered(mat(load(std::string(fam.shared) + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
+            if (!fam.shared_fused)
+              v.shared += pw::ordered(mat(load(std::string(fam.shared) + m + ".weight").t().transpose()), all, 1, {S}, tol, tl).back();
           v.shared += pw::ordered(mat(load(std::string(fam.shared) + "down_proj.weight").t()), all, 1, {S}, tol, tl).back();
           if (b.ffn.shared_gate) v.shared += pw::psi_rows(load(std::string(fam.shared_gate)).t().transpose());
         }
