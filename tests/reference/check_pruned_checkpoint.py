@@ -1134,13 +1134,22 @@ def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
 def check_qwen3_5_moe(ocfg, ecfg, Wo, We, pj, tol, ntok):
     """Qwen3.5's wrapper: the text decoder (text_config, model.language_model.*) as qwen3_next's; the
     vision tower and MTP tensors copied byte for byte."""
-    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
-                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    parts = qwen3_5_text_decoder(Wo, We)
+    if isinstance(parts, str):
+        return parts
+    print("vision / MTP tensors copied: " + ", ".join(n for n in Wo if n.startswith(("model.visual.", "mtp."))))
+    return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], *parts, pj, tol, ntok)
+
+
+def qwen3_5_text_decoder(Wo, We):
+    """Qwen3.5's wrapper: every tensor outside the text decoder copied unchanged (else the message), and the
+    decoder's tensors of both under qwen3_next's names (model.language_model.* -> model.*, lm_head)."""
     for n, t in Wo.items():
         if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
             return f"{n} (outside the text decoder) is not copied unchanged"
-    print("vision / MTP tensors copied: " + ", ".join(n for n in Wo if n.startswith(("model.visual.", "mtp."))))
-    return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
+    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
+                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    return strip(Wo), strip(We)
 
 
 # falcon_h1: attention (RoPE, GQA) and the Mamba-2 mixer above on the same normed input, summed, then the gated
@@ -1203,15 +1212,21 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
                    f"and Mamba-2 byte-identical", le, lm, lu, tol)
 
 
-def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
-    """FFN channels by the criterion (feed_forward.*), attention and Mamba-2 tensors byte-identical, the logits."""
-    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
-    mats = lambda l: tuple(Wo[f"model.layers.{l}.feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+def gated_ffn_io(Wo, m):
+    """check_dense_hybrid's mats / put for a gated FFN under model.layers.<l>.<m>.{gate,up,down}_proj."""
+    mats = lambda l: tuple(Wo[f"model.layers.{l}.{m}.{n}_proj.weight"] for n in ("gate", "up", "down"))
 
     def put(expect, l, ch):
         g, u, dn = mats(l)
-        p = f"model.layers.{l}.feed_forward."
+        p = f"model.layers.{l}.{m}."
         expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    return mats, put
+
+
+def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """FFN channels by the criterion (feed_forward.*), attention and Mamba-2 tensors byte-identical, the logits."""
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    mats, put = gated_ffn_io(Wo, "feed_forward")
     return check_dense_hybrid("falcon_h1", ocfg, ecfg, Wo, We, pj, tol, ntok, ocfg["intermediate_size"], mats, put,
                               lambda l: {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}, falcon_h1_forward)
 
@@ -1280,19 +1295,12 @@ def check_qwen3_5(ocfg, ecfg, Wo, We, pj, tol, ntok):
     model.language_model.*, its gated MLP's channels by the criterion, every Gated DeltaNet and gated
     attention tensor byte-identical, the vision tower and MTP tensors copied, the logits of
     qwen3_next_forward (Qwen3.5's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a, a dense MLP)."""
-    for n, t in Wo.items():
-        if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
-            return f"{n} (outside the text decoder) is not copied unchanged"
-    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
-                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
-    oc, ec, Wo, We = ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We)
+    parts = qwen3_5_text_decoder(Wo, We)
+    if isinstance(parts, str):
+        return parts
+    oc, ec, (Wo, We) = ocfg["text_config"], ecfg["text_config"], parts
     H, K = oc["num_attention_heads"], oc["num_key_value_heads"]
-    mats = lambda l: tuple(Wo[f"model.layers.{l}.mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
-
-    def put(expect, l, ch):
-        g, u, dn = mats(l)
-        p = f"model.layers.{l}.mlp."
-        expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    mats, put = gated_ffn_io(Wo, "mlp")
     attention = lambda l: ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention(oc, l)
                            else {"q_heads": [], "kv_groups": []})
     return check_dense_hybrid("qwen3_5_text", oc, ec, Wo, We, pj, tol, ntok, oc["intermediate_size"], mats, put, attention,
