@@ -1179,6 +1179,20 @@ def falcon_h1_forward(cfg, W, masks, tokens):
     return rmsnorm(x, W["model.final_layernorm.weight"], eps) @ W["lm_head.weight"].T * cfg["lm_head_multiplier"]
 
 
+def ffn_keep(mats, down, w, spectral, key):
+    """The w channels kept of a dense FFN (mats: its gate / up matrices, channels as rows; down: channels as columns) by
+    the criterion (magnitude: the product of the channel's row / column norms; spectral: the greedy psi_W order), and
+    the mask over its down.shape[1] channels."""
+    F = down.shape[1]
+    if spectral:
+        ch = sorted(greedy_channels(list(mats) + [down.T], w, key)) if w < F else list(range(F))
+    else:
+        ch = top(list(np.prod([np.linalg.norm(x, axis=1) for x in mats], axis=0) * np.linalg.norm(down, axis=0)), w)
+    m = np.zeros(F)
+    m[ch] = 1
+    return ch, m
+
+
 def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, attention, forward):
     """A hybrid family whose mixers and attention are kept whole and whose dense gated FFN is narrowed:
     per layer l, mats(l) = (gate, up, down) of the original, put(expect, l, ch) the emitted FFN tensors,
@@ -1189,14 +1203,9 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
     for l in range(L):
         w = ecfg["intermediate_sizes"][l]
         g, u, dn = mats(l)
-        if crit == "spectral":
-            ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
-        else:
-            ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+        ch, m = ffn_keep([g, u], dn, w, crit == "spectral", (id(Wo), l, "ffn", None))
         sel.append({"attention": attention(l), "ffn": {"channels": ch}})
         put(expect, l, ch)
-        m = np.zeros(F)
-        m[ch] = 1
         om.append(m)
         em.append(np.ones(len(ch)))
     if pj["layers"] != sel:
@@ -1402,13 +1411,8 @@ def check_nemotron_nas(ocfg, ecfg, Wo, We, pj, tol, ntok):
                 expect[p + "mlp.linear_mlp.weight"] = Wo[p + "mlp.linear_mlp.weight"]
             else:
                 g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
-                if spectral:
-                    ch = sorted(greedy_channels([g, u, dn.T], ef, (id(Wo), l, "ffn", None))) if ef < of else list(range(of))
-                else:
-                    ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), ef)
+                ch, cm = ffn_keep([g, u], dn, ef, spectral, (id(Wo), l, "ffn", None))
                 layer["ffn"] = {"channels": ch}
-                cm = np.zeros(of)
-                cm[ch] = 1
                 expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"] = g[ch], u[ch]
                 expect[p + "mlp.down_proj.weight"] = dn[:, ch]
         sel.append(layer)
@@ -1544,13 +1548,8 @@ def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
                       k=We.get(p + "self_attn.k_proj.weight"), v=We.get(p + "self_attn.v_proj.weight"),
                       o=We.get(p + "self_attn.o_proj.weight"), hm=np.ones(len(a["q_heads"])))
         if "mlp" not in skip:
-            if spectral:
-                ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
-            else:
-                ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+            ch, m = ffn_keep([g, u], dn, w, spectral, (id(Wo), l, "ffn", None))
             layer["ffn"] = {"channels": ch}
-            m = np.zeros(F)
-            m[ch] = 1
             expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"], expect[p + "mlp.down_proj.weight"] = g[ch], u[ch], dn[:, ch]
             for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm"):
                 expect[p + n + ".weight"] = Wo[p + n + ".weight"]
@@ -1653,13 +1652,8 @@ def check_bert(ocfg, ecfg, Wo, We, pj, tol, ntok):
                          ("k", "self.key.weight"), ("kb", "self.key.bias"), ("v", "self.value.weight"), ("vb", "self.value.bias"),
                          ("o", "output.dense.weight"), ("ob", "output.dense.bias"))})
         if w is not None:
-            if crit == "spectral":
-                ch = sorted(greedy_channels([ffn["u"], ffn["dn"].T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
-            else:
-                ch = top(list(np.linalg.norm(ffn["u"], axis=1) * np.linalg.norm(ffn["dn"], axis=0)), w)
+            ch, m = ffn_keep([ffn["u"]], ffn["dn"], w, crit == "spectral", (id(Wo), l, "ffn", None))
             layer["ffn"] = {"channels": ch}
-            m = np.zeros(F)
-            m[ch] = 1
             of = dict(ffn, m=m)
             expect[p + "intermediate.dense.weight"], expect[p + "intermediate.dense.bias"] = ffn["u"][ch], ffn["ub"][ch]
             expect[p + "output.dense.weight"], expect[p + "output.dense.bias"] = ffn["dn"][:, ch], ffn["db"]
