@@ -1179,6 +1179,14 @@ def falcon_h1_forward(cfg, W, masks, tokens):
     return rmsnorm(x, W["model.final_layernorm.weight"], eps) @ W["lm_head.weight"].T * cfg["lm_head_multiplier"]
 
 
+def selection_and_tensors(pj, sel, expect, We):
+    """The first verdicts of a check: nsc_prune.json is the criterion's selection, every emitted tensor its expected
+    value (same_tensors); the message, or None when both hold."""
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    return same_tensors(expect, We)
+
+
 def ffn_keep(mats, down, w, spectral, key):
     """The w channels kept of a dense FFN (mats: its gate / up matrices, channels as rows; down: channels as columns) by
     the criterion (magnitude: the product of the channel's row / column norms; spectral: the greedy psi_W order), and
@@ -1208,9 +1216,7 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
         put(expect, l, ch)
         om.append(m)
         em.append(np.ones(len(ch)))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
@@ -1418,9 +1424,7 @@ def check_nemotron_nas(ocfg, ecfg, Wo, We, pj, tol, ntok):
         sel.append(layer)
         om.append((hm, cm))
         em.append((None if hm is None else np.ones(H), None if cm is None else np.ones(len(cm.nonzero()[0]))))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
@@ -1561,9 +1565,7 @@ def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
         sel.append(layer)
         olayers.append(None if oa is None and of is None else dict(attn=oa, ffn=of))
         elayers.append(None if ea is None and ef is None else dict(attn=ea, ffn=ef))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, oc["vocab_size"], ntok)
