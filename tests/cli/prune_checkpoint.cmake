@@ -113,3 +113,9 @@ nsc_cli_test(prune_score_weights_needs_weights
 nsc_cli_test(prune_weights_needs_a_use
   ARGS prune ${_pc}/llama/config.json --space generic --weights ${_pc}/llama
   PASS "--weights CKPT is read by --emit-checkpoint OUT or --score weights [(]got neither[)]")
+# issue 19k: gemma4's per-layer embeddings and KV-shared layers stay refused by name (the pruning space), before any
+# checkpoint is read; gemma-4-31B's shape is sliced (cli:prune_checkpoint_reference)
+nsc_cli_test(prune_checkpoint_gemma4_e2b_refused
+  ARGS prune examples/configs/gemma-4-e2b-it.json --space generic --emit-format nsc --weights ${_pc}/gemma4
+       --emit-checkpoint ${_nsc_pc_dir}/x
+  PASS "the model has per-layer embeddings [(]Gemma 4 hidden_size_per_layer_input.*KV-shared layers [(]Gemma 4 num_kv_shared_layers")

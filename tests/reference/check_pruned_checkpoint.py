@@ -1249,13 +1249,22 @@ def check_qwen3_next(ocfg, ecfg, Wo, We, pj, tol, ntok):
 def check_qwen3_5_moe(ocfg, ecfg, Wo, We, pj, tol, ntok):
     """Qwen3.5's wrapper: the text decoder (text_config, model.language_model.*) as qwen3_next's; the
     vision tower and MTP tensors copied byte for byte."""
-    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
-                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    parts = qwen3_5_text_decoder(Wo, We)
+    if isinstance(parts, str):
+        return parts
+    print("vision / MTP tensors copied: " + ", ".join(n for n in Wo if n.startswith(("model.visual.", "mtp."))))
+    return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], *parts, pj, tol, ntok)
+
+
+def qwen3_5_text_decoder(Wo, We):
+    """Qwen3.5's wrapper: every tensor outside the text decoder copied unchanged (else the message), and the
+    decoder's tensors of both under qwen3_next's names (model.language_model.* -> model.*, lm_head)."""
     for n, t in Wo.items():
         if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
             return f"{n} (outside the text decoder) is not copied unchanged"
-    print("vision / MTP tensors copied: " + ", ".join(n for n in Wo if n.startswith(("model.visual.", "mtp."))))
-    return check_qwen3_next(ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We), pj, tol, ntok)
+    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
+                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
+    return strip(Wo), strip(We)
 
 
 # falcon_h1: attention (RoPE, GQA) and the Mamba-2 mixer above on the same normed input, summed, then the gated
@@ -1285,6 +1294,28 @@ def falcon_h1_forward(cfg, W, masks, tokens):
     return rmsnorm(x, W["model.final_layernorm.weight"], eps) @ W["lm_head.weight"].T * cfg["lm_head_multiplier"]
 
 
+def selection_and_tensors(pj, sel, expect, We):
+    """The first verdicts of a check: nsc_prune.json is the criterion's selection, every emitted tensor its expected
+    value (same_tensors); the message, or None when both hold."""
+    if pj["layers"] != sel:
+        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
+    return same_tensors(expect, We)
+
+
+def ffn_keep(mats, down, w, spectral, key):
+    """The w channels kept of a dense FFN (mats: its gate / up matrices, channels as rows; down: channels as columns) by
+    the criterion (magnitude: the product of the channel's row / column norms; spectral: the greedy psi_W order), and
+    the mask over its down.shape[1] channels."""
+    F = down.shape[1]
+    if spectral:
+        ch = sorted(greedy_channels(list(mats) + [down.T], w, key)) if w < F else list(range(F))
+    else:
+        ch = top(list(np.prod([np.linalg.norm(x, axis=1) for x in mats], axis=0) * np.linalg.norm(down, axis=0)), w)
+    m = np.zeros(F)
+    m[ch] = 1
+    return ch, m
+
+
 def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, attention, forward):
     """A hybrid family whose mixers and attention are kept whole and whose dense gated FFN is narrowed:
     per layer l, mats(l) = (gate, up, down) of the original, put(expect, l, ch) the emitted FFN tensors,
@@ -1295,14 +1326,9 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
     for l in range(L):
         w = ecfg["intermediate_sizes"][l]
         g, u, dn = mats(l)
-        if crit == "spectral":
-            ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
-        else:
-            ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+        ch, m = ffn_keep([g, u], dn, w, crit == "spectral", (id(Wo), l, "ffn", None))
         sel.append({"attention": attention(l), "ffn": {"channels": ch}})
         put(expect, l, ch)
-        m = np.zeros(F)
-        m[ch] = 1
         om.append(m)
         em.append(np.ones(len(ch)))
     bad = selection_and_tensors(pj, sel, expect, We)
@@ -1316,15 +1342,21 @@ def check_dense_hybrid(name, ocfg, ecfg, Wo, We, pj, tol, ntok, F, mats, put, at
                    f"and Mamba-2 byte-identical", le, lm, lu, tol)
 
 
-def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
-    """FFN channels by the criterion (feed_forward.*), attention and Mamba-2 tensors byte-identical, the logits."""
-    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
-    mats = lambda l: tuple(Wo[f"model.layers.{l}.feed_forward.{n}_proj.weight"] for n in ("gate", "up", "down"))
+def gated_ffn_io(Wo, m):
+    """check_dense_hybrid's mats / put for a gated FFN under model.layers.<l>.<m>.{gate,up,down}_proj."""
+    mats = lambda l: tuple(Wo[f"model.layers.{l}.{m}.{n}_proj.weight"] for n in ("gate", "up", "down"))
 
     def put(expect, l, ch):
         g, u, dn = mats(l)
-        p = f"model.layers.{l}.feed_forward."
+        p = f"model.layers.{l}.{m}."
         expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    return mats, put
+
+
+def check_falcon_h1(ocfg, ecfg, Wo, We, pj, tol, ntok):
+    """FFN channels by the criterion (feed_forward.*), attention and Mamba-2 tensors byte-identical, the logits."""
+    H, K = ocfg["num_attention_heads"], ocfg["num_key_value_heads"]
+    mats, put = gated_ffn_io(Wo, "feed_forward")
     return check_dense_hybrid("falcon_h1", ocfg, ecfg, Wo, We, pj, tol, ntok, ocfg["intermediate_size"], mats, put,
                               lambda l: {"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]}, falcon_h1_forward)
 
@@ -1397,19 +1429,12 @@ def check_qwen3_5(ocfg, ecfg, Wo, We, pj, tol, ntok):
     model.language_model.*, its gated MLP's channels by the criterion, every Gated DeltaNet and gated
     attention tensor byte-identical, the vision tower and MTP tensors copied, the logits of
     qwen3_next_forward (Qwen3.5's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a, a dense MLP)."""
-    for n, t in Wo.items():
-        if not (n.startswith("model.language_model.") or n == "lm_head.weight") and not np.array_equal(t, We.get(n)):
-            return f"{n} (outside the text decoder) is not copied unchanged"
-    strip = lambda W: {n.replace("model.language_model.", "model.", 1): t for n, t in W.items()
-                       if n.startswith("model.language_model.") or n == "lm_head.weight"}
-    oc, ec, Wo, We = ocfg["text_config"], ecfg["text_config"], strip(Wo), strip(We)
+    parts = qwen3_5_text_decoder(Wo, We)
+    if isinstance(parts, str):
+        return parts
+    oc, ec, (Wo, We) = ocfg["text_config"], ecfg["text_config"], parts
     H, K = oc["num_attention_heads"], oc["num_key_value_heads"]
-    mats = lambda l: tuple(Wo[f"model.layers.{l}.mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
-
-    def put(expect, l, ch):
-        g, u, dn = mats(l)
-        p = f"model.layers.{l}.mlp."
-        expect[p + "gate_proj.weight"], expect[p + "up_proj.weight"], expect[p + "down_proj.weight"] = g[ch], u[ch], dn[:, ch]
+    mats, put = gated_ffn_io(Wo, "mlp")
     attention = lambda l: ({"q_heads": list(range(H)), "kv_groups": [[x] for x in range(K)]} if full_attention(oc, l)
                            else {"q_heads": [], "kv_groups": []})
     return check_dense_hybrid("qwen3_5_text", oc, ec, Wo, We, pj, tol, ntok, oc["intermediate_size"], mats, put, attention,
@@ -1511,21 +1536,14 @@ def check_nemotron_nas(ocfg, ecfg, Wo, We, pj, tol, ntok):
                 expect[p + "mlp.linear_mlp.weight"] = Wo[p + "mlp.linear_mlp.weight"]
             else:
                 g, u, dn = (Wo[p + f"mlp.{n}_proj.weight"] for n in ("gate", "up", "down"))
-                if spectral:
-                    ch = sorted(greedy_channels([g, u, dn.T], ef, (id(Wo), l, "ffn", None))) if ef < of else list(range(of))
-                else:
-                    ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), ef)
+                ch, cm = ffn_keep([g, u], dn, ef, spectral, (id(Wo), l, "ffn", None))
                 layer["ffn"] = {"channels": ch}
-                cm = np.zeros(of)
-                cm[ch] = 1
                 expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"] = g[ch], u[ch]
                 expect[p + "mlp.down_proj.weight"] = dn[:, ch]
         sel.append(layer)
         om.append((hm, cm))
         em.append((None if hm is None else np.ones(H), None if cm is None else np.ones(len(cm.nonzero()[0]))))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, ocfg["vocab_size"], ntok)
@@ -1653,13 +1671,8 @@ def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
                       k=We.get(p + "self_attn.k_proj.weight"), v=We.get(p + "self_attn.v_proj.weight"),
                       o=We.get(p + "self_attn.o_proj.weight"), hm=np.ones(len(a["q_heads"])))
         if "mlp" not in skip:
-            if spectral:
-                ch = sorted(greedy_channels([g, u, dn.T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
-            else:
-                ch = top(list(np.linalg.norm(g, axis=1) * np.linalg.norm(u, axis=1) * np.linalg.norm(dn, axis=0)), w)
+            ch, m = ffn_keep([g, u], dn, w, spectral, (id(Wo), l, "ffn", None))
             layer["ffn"] = {"channels": ch}
-            m = np.zeros(F)
-            m[ch] = 1
             expect[p + "mlp.gate_proj.weight"], expect[p + "mlp.up_proj.weight"], expect[p + "mlp.down_proj.weight"] = g[ch], u[ch], dn[:, ch]
             for n in ("pre_feedforward_layernorm", "post_feedforward_layernorm"):
                 expect[p + n + ".weight"] = Wo[p + n + ".weight"]
@@ -1671,9 +1684,7 @@ def check_gemma4(ocfg, ecfg, Wo, We, pj, tol, ntok):
         sel.append(layer)
         olayers.append(None if oa is None and of is None else dict(attn=oa, ffn=of))
         elayers.append(None if ea is None and ef is None else dict(attn=ea, ffn=ef))
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    bad = same_tensors(expect, We)
+    bad = selection_and_tensors(pj, sel, expect, We)
     if bad:
         return bad
     tokens = np.random.default_rng(5).integers(0, oc["vocab_size"], ntok)
@@ -1762,13 +1773,8 @@ def check_bert(ocfg, ecfg, Wo, We, pj, tol, ntok):
                          ("k", "self.key.weight"), ("kb", "self.key.bias"), ("v", "self.value.weight"), ("vb", "self.value.bias"),
                          ("o", "output.dense.weight"), ("ob", "output.dense.bias"))})
         if w is not None:
-            if crit == "spectral":
-                ch = sorted(greedy_channels([ffn["u"], ffn["dn"].T], w, (id(Wo), l, "ffn", None))) if w < F else list(range(F))
-            else:
-                ch = top(list(np.linalg.norm(ffn["u"], axis=1) * np.linalg.norm(ffn["dn"], axis=0)), w)
+            ch, m = ffn_keep([ffn["u"]], ffn["dn"], w, crit == "spectral", (id(Wo), l, "ffn", None))
             layer["ffn"] = {"channels": ch}
-            m = np.zeros(F)
-            m[ch] = 1
             of = dict(ffn, m=m)
             expect[p + "intermediate.dense.weight"], expect[p + "intermediate.dense.bias"] = ffn["u"][ch], ffn["ub"][ch]
             expect[p + "output.dense.weight"], expect[p + "output.dense.bias"] = ffn["dn"][:, ch], ffn["db"]

@@ -925,23 +925,11 @@ def main_moe19l():
 # ---- Issue 19k's families (each with its own generator, seeded by its name) ----
 # qwen3_5 (Qwen3_5ForConditionalGeneration, the dense text decoder pruned): qwen3_next's layers with Qwen3.5's
 # split Gated DeltaNet projections and a gated MLP, under model.language_model.*; a vision and an MTP tensor copied
-K19_CONFIGS = {
-    "qwen3_5": {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5", "tie_word_embeddings": False,
-                "text_config": {"model_type": "qwen3_5_text", "hidden_size": 32, "num_hidden_layers": 4,
-                                "layer_types": ["linear_attention", "full_attention", "linear_attention", "full_attention"],
-                                "full_attention_interval": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
-                                "head_dim": 8, "attn_output_gate": True, "attention_bias": False,
-                                "linear_num_key_heads": 2, "linear_key_head_dim": 8, "linear_num_value_heads": 4,
-                                "linear_value_head_dim": 8, "linear_conv_kernel_dim": 4, "intermediate_size": 48,
-                                "hidden_act": "silu", "rms_norm_eps": 1e-6, "vocab_size": 45, "tie_word_embeddings": False,
-                                "max_position_embeddings": 128,
-                                "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
-                                "dtype": "float32"},
-                "vision_config": {"model_type": "qwen3_5", "depth": 1, "hidden_size": 16, "hidden_act": "gelu_pytorch_tanh",
-                                  "intermediate_size": 32, "num_heads": 2, "in_channels": 3, "patch_size": 4,
-                                  "spatial_merge_size": 2, "temporal_patch_size": 2, "out_hidden_size": 32,
-                                  "num_position_embeddings": 16, "deepstack_visual_indexes": []}},
-}
+_MOE_ONLY = ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size")
+K19_CONFIGS = {"qwen3_5": dict(HYBRID_CONFIGS["qwen3_5_moe"], architectures=["Qwen3_5ForConditionalGeneration"], model_type="qwen3_5",
+                               text_config=dict({k: v for k, v in HYBRID_CONFIGS["qwen3_5_moe"]["text_config"].items()
+                                                 if k not in _MOE_ONLY}, model_type="qwen3_5_text", intermediate_size=48,
+                                                vocab_size=45))}
 # nemotron-nas (DeciLMForCausalLM): llama's names, block_configs with per-layer KV heads (n_heads_in_group) and FFN
 # widths, no_op sublayers (no tensors, no norm) and replace_with_linear ones (self_attn.linear_attn / mlp.linear_mlp)
 _DECI_A = lambda g: {"n_heads_in_group": g, "no_op": False, "replace_with_linear": False}

@@ -671,7 +671,7 @@ inline const std::vector<family>& layouts() {
     // per-head q_norm / k_norm; full layers of global_head_dim, with attention_k_eq_v no v_proj (the values are the
     // key projection's output: pooling K pools them); layer_scalar kept with its layer. Per-layer embeddings,
     // KV-shared layers and the MoE block are refused by the pruning space by name.
-    family gemma4{.model_type = "gemma4_text", .not_decilm = "no (1 + w) norms, GELU, scaled embeddings, post-norms or k_eq_v attention"};
+    family gemma4{.model_type = "gemma4_text", .not_decilm = "no GELU, scaled embeddings, post-norms, global_head_dim or k_eq_v attention"};
     gemma4.attn_norms = {"input_layernorm", "post_attention_layernorm"};
     gemma4.ffn_norms = {"pre_feedforward_layernorm", "post_feedforward_layernorm"};
     gemma4.layer_prefix = "model.language_model.layers.";
