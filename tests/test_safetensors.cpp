@@ -9,6 +9,7 @@
 #include <nsc/io/checkpoint_psi.hpp>
 #include <nsc/io/hf_config.hpp>
 #include <nsc/io/input_file.hpp>
+#include <nsc/io/prune_checkpoint.hpp>
 #include <nsc/io/safetensors.hpp>
 #include <nsc/io/safetensors_writer.hpp>
 #include <nsc/spectral/prefix_logdet.hpp>
@@ -649,4 +650,20 @@ TEST_CASE("prefix psi: every nested prefix from one factorisation, greedy and or
     a[0](3, 3) = std::nan("");
     CHECK_THROWS_WITH(nsc::prefix_psi_greedy<double>(a, 1, {}, all), Catch::Contains("not positive definite"));
   }
+}
+
+// Every family nsc prune reads has its checkpoints sliced (issue 19: the last eleven refused
+// model_types became layouts() rows), and a model_type without a layout is refused naming the
+// supported ones.
+TEST_CASE("every family nsc prune reads has checkpoint pruning") {
+  std::size_t n = 0;
+  for (const auto& f : nsc::hf_families()) {
+    INFO(f.model_type);
+    CHECK_NOTHROW(nsc::io::detail::pc::find_layout(f.model_type));
+    ++n;
+  }
+  CHECK(n >= 55);
+  CHECK_THROWS_WITH(nsc::io::detail::pc::find_layout("xlnet"),
+                    Contains("model_type 'xlnet' has no checkpoint pruning (supported: llama, mistral") &&
+                        Contains("phimoe") && Contains("llama4") && Contains("bert"));
 }

@@ -1294,14 +1294,6 @@ def falcon_h1_forward(cfg, W, masks, tokens):
     return rmsnorm(x, W["model.final_layernorm.weight"], eps) @ W["lm_head.weight"].T * cfg["lm_head_multiplier"]
 
 
-def selection_and_tensors(pj, sel, expect, We):
-    """The first verdicts of a check: nsc_prune.json is the criterion's selection, every emitted tensor its expected
-    value (same_tensors); the message, or None when both hold."""
-    if pj["layers"] != sel:
-        return f"nsc_prune.json {pj['layers']} differs from the criterion's {sel}"
-    return same_tensors(expect, We)
-
-
 def ffn_keep(mats, down, w, spectral, key):
     """The w channels kept of a dense FFN (mats: its gate / up matrices, channels as rows; down: channels as columns) by
     the criterion (magnitude: the product of the channel's row / column norms; spectral: the greedy psi_W order), and

@@ -134,6 +134,7 @@
 #define NSC_IO_PRUNE_CHECKPOINT_HPP
 
 #include <nsc/error_handling.hpp>
+#include <nsc/io/hf_config.hpp>
 #include <nsc/io/safetensors.hpp>
 #include <nsc/io/safetensors_writer.hpp>
 #include <nsc/search/prune_space.hpp>
@@ -1696,9 +1697,12 @@ inline std::vector<layer_keep> select_channels(const checkpoint& in, std::string
 /// (the same messages).
 inline void check_prune_checkpoint_family(std::string_view model_type, search::prune_format format) {
   const detail::pc::family fam = detail::pc::find_layout(model_type);
-  if (!fam.not_decilm.empty() && format == search::prune_format::decilm)
+  if (!fam.not_decilm.empty() && format == search::prune_format::decilm) {
+    const ::nsc::detail::hf::family* hf = ::nsc::detail::hf::find_family(model_type); // per-layer where the family reads it
     detail::pc::fail("a " + std::string(model_type) + " checkpoint cannot be written in the decilm format (DeciLM's "
-                     "blocks are llama's: " + std::string(fam.not_decilm) + "): use --emit-format per-layer or nsc");
+                     "blocks are llama's: " + std::string(fam.not_decilm) + "): use --emit-format " +
+                     (hf && !hf->per_layer_config ? "nsc" : "per-layer or nsc"));
+  }
 }
 
 /// check_prune_checkpoint_tensors for a layer's fused 3-D experts (detail::pc::fused_tensors;
