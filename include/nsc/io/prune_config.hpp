@@ -413,8 +413,9 @@ inline nlohmann::json prune_emit_uniform_config(const nlohmann::json& input, con
 inline void prune_verify_config(const nlohmann::json& emitted, const search::prune_space& space,
                                 const search::prune_candidate& c, std::string_view format = {}) {
   constexpr std::string_view fn = "nsc::prune_verify_config";
-  const std::string what = "the " + std::string(format.empty() ? search::to_string(space.settings.format) : format) +
-                           " config does not express this model: ";
+  const std::string fmt(format.empty() ? search::to_string(space.settings.format) : format);
+  const std::string what = "the " + fmt + " config does not express this model" +
+                           (fmt == "nsc" ? "" : " (the nsc format states every layer's shapes: --emit-format nsc)") + ": ";
   hf_model m;
   try {
     m = read_hf_config(emitted);
