@@ -1,5 +1,5 @@
 #!/bin/sh
-# The single-query workloads of README "At scale" (issue 21: <= 100 ms each), one process each
+# The single-query workloads of docs/search.md "At scale" (issue 21: <= 100 ms each), one process each
 # under `ulimit -v 8000000` and /usr/bin/time: the query's own time line (nsc's steady clock:
 # space, DP and re-scoring for nsc prune; the solve for nsc search) and the process's wall, user
 # CPU and peak RSS. Usage, from the checkout: sh benchmarks/at_scale_single_queries.sh build/bin/nsc

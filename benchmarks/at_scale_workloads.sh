@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every workload of issue 21 (README "At scale", the table "The issue's workloads on this code"),
+# Every workload of issue 21 (docs/search.md "At scale", the table "The issue's workloads on this code"),
 # one process each under `ulimit -v 8000000`, nice and `/usr/bin/time -v`: the exit code, wall
 # time, CPU time (user + system), peak RSS and the output line that states the answer (nsc's own
 # `time` line for nsc search; the front / top line for the others). Done-when of the issue:

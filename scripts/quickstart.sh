@@ -7,13 +7,13 @@
 #   sh scripts/quickstart.sh sanitize   the test suite under AddressSanitizer + UBSan (clang -O0)
 #                                       plus the libFuzzer harnesses (CI runs it after the test job)
 #   sh scripts/quickstart.sh bench      build and run every benchmark binary
-#   sh scripts/quickstart.sh python     install the Python package nsc into .venv (README "Python")
+#   sh scripts/quickstart.sh python     install the Python package nsc into .venv (docs/python.md "Python")
 set -eu
 job=${1:-demo}
 cd "$(dirname "$0")/.."
 
 common="g++ cmake ninja-build libboost-dev libeigen3-dev nlohmann-json3-dev libcli11-dev libopenblas-dev python3"
-# The Python package (python/, README "Python"): built and tested by the test job.
+# The Python package (python/, docs/python.md "Python"): built and tested by the test job.
 python_pkgs="python3-dev pybind11-dev python3-numpy python3-pandas python3-pytest"
 case "$job" in
   demo) pkgs="$common python3-matplotlib" ;;
@@ -55,7 +55,7 @@ case "$job" in
     # on) without debug info: UBSan's reports carry file:line from the instrumentation itself and
     # ASan's stacks name the functions; line tables (-g1) cost 13-15% more compile time (measured
     # on test_prune_space: 29.6 against 25.4 CPU-s); rebuild with -g1 to get lines in a stack.
-    # -O0 builds in about a third of -O1's CPU (README "Development"); the Eigen backend's tests
+    # -O0 builds in about a third of -O1's CPU (docs/development.md "Development"); the Eigen backend's tests
     # keep -O1 (NSC_EIGEN_TEST_OPT), where -O0 would make them slow. Left out: the packaging and
     # header self-containment tests
     # (they only configure / compile, which the test job already does), and the float / long

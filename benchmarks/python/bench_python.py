@@ -1,4 +1,4 @@
-"""Benchmarks of the Python package nsc against named peers, in one run (README "Python").
+"""Benchmarks of the Python package nsc against named peers, in one run (docs/python.md "Python").
 
   1. psi_mp per call, scalar: nsc.psi_mp against the paper's reference computation in Python
      (scipy.integrate.quad of p * ln(1 + lambda) against the Marchenko-Pastur density, what the

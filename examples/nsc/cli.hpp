@@ -61,7 +61,7 @@ inline void write_text_file(const std::string& path, const std::string& text) {
 }
 
 /// The defaults an answer used: "--flag value" for every (flag, value) the user did not give, in
-/// order, joined by ", " (README "Defaults": every answer prints the defaults it rests on).
+/// order, joined by ", " (docs/prune.md "Defaults": every answer prints the defaults it rests on).
 inline std::string defaults_text(const CLI::App& sub, const std::vector<std::pair<std::string, std::string>>& flags) {
   std::string s;
   for (const auto& [flag, value] : flags)

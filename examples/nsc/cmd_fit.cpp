@@ -1,5 +1,5 @@
 // nsc fit: does a model fit a GPU (or a tensor-parallel group of GPUs) at a workload, and how
-// fast does it serve there? (README "Does it fit: `nsc fit`")
+// fast does it serve there? (docs/score.md "Does it fit: `nsc fit`")
 //
 //   nsc fit CONFIG.json --gpu L4 [--gpu-file MY.json] [--gpus N --tp N --ep N] --context 32k
 //           --batch 4 [--kv-dtype fp8] [--weight-dtype bf16] [--gpu-memory-utilization 0.9]

@@ -1,6 +1,6 @@
 // nsc prune: NSC-DP structured pruning of a Hugging Face model: the generic space (--space generic:
 // heads, KV heads, FFN widths, MoE experts and expert widths, no-op sublayers; any budgets; decilm /
-// per-layer / nsc configs; README "Pruning for a deployment envelope") or its LoNAS preset:
+// per-layer / nsc configs; docs/prune.md "Pruning for a deployment envelope") or its LoNAS preset:
 //
 //   nsc prune CONFIG.json --space lonas [--params 5.7e9 | --tflops X] [--front]
 //             [--format table|csv|json] [--json] [--seq-len 256] [--count-final-norm]
@@ -90,7 +90,7 @@ struct prune_args {
   std::optional<std::string> weights_memory, memory_per_gpu, decode_ms, tokens_per_s, ttft_ms;
   nsc_cli::serving_options serving;
   std::int64_t kv_heads_min = 0;
-  std::string min_ffn_ratio = "10%"; // README "Defaults": no FFN below a tenth of its own width (Puzzle's smallest)
+  std::string min_ffn_ratio = "10%"; // docs/prune.md "Defaults": no FFN below a tenth of its own width (Puzzle's smallest)
   std::string context_text, batch_text = "1";
   long long context = 0;
   long long batch = 1;
@@ -242,7 +242,7 @@ std::string instead(const nlohmann::json& raw) {
 }
 
 /// The defaults line of the generic space: every setting the user did not give, as the flag that
-/// would change it (README "Defaults").
+/// would change it (docs/prune.md "Defaults").
 std::string prune_defaults(const prune_args& a, const nsc::search::prune_space_settings& ss,
                            const nsc::search::prune_space& space, bool gpu) {
   bool moe = false;
@@ -319,7 +319,7 @@ int run_generic(const prune_args& a) {
   ss.load.seq_len = a.seq_len;
   ss.load.context = a.context;
   ss.load.batch = a.batch;
-  // The GPU, the engine's overhead and the per-GPU budget (README "Budgets as people write them").
+  // The GPU, the engine's overhead and the per-GPU budget (docs/score.md "Budgets as people write them").
   const bool gpu = a.serving.any_gpu();
   // Without a GPU the overhead terms are what the user gives (default none: utilization 1, reserve 0).
   double utilization = a.serving.utilization ? nsc::io::parse_fraction(*a.serving.utilization, "nsc prune: --gpu-memory-utilization") : 1;
@@ -998,7 +998,7 @@ const nsc_cli::command prune_command{"prune", [](CLI::App& app) -> std::function
       ->check(CLI::Range(1.0, 1e15));
   sub->add_option("--criterion", args->criterion,
                   "generic: which heads / channels / experts survive: magnitude (default) or spectral (largest psi_W of "
-                  "the kept matrices, greedy; README \"Pruned checkpoints\")")
+                  "the kept matrices, greedy; docs/prune.md \"Pruned checkpoints\")")
       ->check(CLI::IsMember({"magnitude", "spectral"}));
   sub->add_option("--score", args->score,
                   "generic: value of each option: shapes (default: psi_MP of its shapes, or psi_FS with --estimator fs) or "

@@ -386,7 +386,7 @@ const nsc_cli::command score_command{"score", [](CLI::App& app) -> std::function
                "counted (wq_b per index head, wk and weights_proj whole in NSC), attention capped at index_topk "
                "keys in FLOPs while the indexer scores every key, and its fp8 key + fp32 scales cached per token");
   sub->add_option("config", args->config, "path to a Hugging Face config.json")->required();
-  sub->footer(std::string("Structures beyond attention + FFN (README \"Recurrent layers\"): Mamba-2 mixers (nemotron_h "
+  sub->footer(std::string("Structures beyond attention + FFN (docs/score.md \"Recurrent layers\"): Mamba-2 mixers (nemotron_h "
               "hybrid_override_pattern M; granitemoehybrid layer_types mamba, the layer keeping its FFN) and Gated DeltaNet linear attention (qwen3_next linear_attention): "
               "params counted exactly (in/out projections, depthwise conv1d, dt_bias, A_log, D, gated norm); "
               "NSC of the projections per head / per group, the depthwise conv not scored; a fixed-size state "

@@ -42,7 +42,7 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help / --version (CLI11's Success and CallForHelp family) print and exit 0; every other
     // parse error (unknown option, bad value, missing subcommand: CLI11's own codes 100+) is bad
-    // input, exit 2 like every other bad input (README "Exit codes").
+    // input, exit 2 like every other bad input (docs/reference.md "Exit codes").
     const int code = app.exit(e);
     return code == static_cast<int>(CLI::ExitCodes::Success) ? nsc_cli::exit_answer
                                                              : nsc_cli::exit_bad_input;

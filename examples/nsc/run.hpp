@@ -9,7 +9,7 @@
 namespace nsc_cli {
 
 /// Parses argv (argv[0] is the program name) and runs the subcommand; returns the exit code
-/// (0 an answer, 1 no answer, 2 bad input: README "Exit codes"). Writes to stdout / stderr.
+/// (0 an answer, 1 no answer, 2 bad input: docs/reference.md "Exit codes"). Writes to stdout / stderr.
 int run(int argc, char** argv);
 
 /// run() with the arguments after the program name, writing what the command prints to its

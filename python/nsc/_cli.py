@@ -506,7 +506,7 @@ def weights(checkpoint: Any, config: Any = None, **options: Any) -> Weights:
 
 def search(space: Any, budgets: Optional[Mapping[str, Any]] = None, **options: Any) -> Searched:
     """The exact optimum of a search space (``nsc search --space``): `space` is the SPACE.json
-    dict (or its path; examples/spaces/, README "search spaces"), `budgets` a dict of
+    dict (or its path; examples/spaces/, docs/search.md "search spaces"), `budgets` a dict of
     cost name -> upper bound. Keywords: front, top, min_distance.
 
     >>> space = {"groups": [{"name": "a", "options": [{"value": 1, "cost": 1}, {"value": 3, "cost": 2}]},

@@ -16,7 +16,7 @@ _SCALARS = (int, float)  # exact types: bool and numpy scalars take the array pa
 
 def psi_mp(rows: ArrayLike, cols: ArrayLike, variance: ArrayLike) -> Any:
     """psi_MP(m, n, v): the Marchenko-Pastur closed form of sum_i ln(1 + s_i^2) for a
-    rows x cols matrix of i.i.d. entries of variance v (README "psi_mp"). Broadcasts over numpy
+    rows x cols matrix of i.i.d. entries of variance v (docs/reference.md "psi_mp"). Broadcasts over numpy
     arrays (a float for scalar arguments, an ndarray otherwise).
 
     >>> round(nsc.psi_mp(4096, 4096, 1 / 4096), 6)

@@ -1,4 +1,4 @@
-# Exit codes of `nsc` (README "Hostile input"): 0 an answer, 1 no answer (an infeasible
+# Exit codes of `nsc` (docs/reference.md "Hostile input"): 0 an answer, 1 no answer (an infeasible
 # budget), 2 bad input (a parse error, a missing / unreadable file, a directory, a failed write,
 # any error the library reports). ctest alone only tells zero from non-zero, so each entry runs
 # this same file in script mode (cmake -P), which runs nsc and compares the exact exit code and,

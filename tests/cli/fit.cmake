@@ -1,5 +1,5 @@
 # `nsc fit` (examples/nsc/cmd_fit.cpp), the GPU / latency budgets of `nsc prune`, and budgets with
-# units in every command (nsc/io/units.hpp). Expected numbers are hand-computed (README "Serving on
+# units in every command (nsc/io/units.hpp). Expected numbers are hand-computed (docs/score.md, "Serving on
 # GPUs"): Qwen3-8B on an L4 at 32,000 tokens x 4, fp8 KV: weights 8,190,735,360 x 2 B, KV 32,000 x 4 x
 # 36 x 2 x 8 x 128 x 1 B, activations 2048 x 2 x (2 x 4096 + 2 x 12288) + 4 x 151936 x 8 B; budget
 # 0.9 x 24e9; largest batch 1, longest context at batch 4 15,403.
@@ -72,7 +72,7 @@ nsc_cli_test(prune_percent_and_floors
        --min-ffn-ratio 25% --memory 14GiB
   PASS "FFN [(]multiples of 256, >= 25% of the layer's own, or no-op[)].*budget   params +<= 6,552,588,288 params\nbudget   memory +<= 15,032,385,536 bytes\n.*defaults --ffn-multiple 256, --min-ffn 0, --head-step the GQA group, --no-noop not given [(]no-op sublayers offered[)], --tp 1, --weight-dtype bf16 [(]torch_dtype bfloat16[)], --kv-dtype bf16,"
   FAIL "defaults .*(--kv-heads-min|--min-ffn-ratio|--expert-step)")
-# Every default the answer rests on is printed as its flag (README "Defaults"): the FFN floor's 10%
+# Every default the answer rests on is printed as its flag (docs/prune.md "Defaults"): the FFN floor's 10%
 # included, and the MoE flags on a MoE model.
 nsc_cli_test(prune_defaults_listed
   ARGS prune examples/configs/deepseek-v2-lite.json --space generic --emit-format nsc --params 70%

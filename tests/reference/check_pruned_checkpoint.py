@@ -14,7 +14,7 @@ Nothing here comes from nsc but the files under test. The script
     families under their own names in OWN (starcoder2, gpt_neox, falcon, opt, internlm2: renamed to
     llama's, the fused query_key_value / wqkv split by KV group, LayerNorm and Linear biases));
  2. recomputes from the original weights which query heads, KV groups, FFN channels and
-    experts survive by the documented criterion nsc_prune.json names (README "Pruned checkpoints":
+    experts survive by the documented criterion nsc_prune.json names (docs/prune.md "Pruned checkpoints":
     magnitude: ||Q_i||_F ||O_i||_F per query head, ||gate_c|| ||up_c|| ||down_c|| per channel, the
     product of the Frobenius norms per expert; spectral: the greedy largest psi_W of the kept
     matrices, recomputed by brute force with numpy's slogdet; contiguous KV groups mean-pooled;

@@ -10,7 +10,7 @@ from that list alone derives
   params_total, params_active (MoE: top-k routed experts + shared experts), and, at the workload
   below, KV-cache bytes, weight bytes per dtype, FLOPs of decode and prefill,
 
-by the conventions stated in README "Conventions: params, FLOPs, KV cache, memory":
+by the conventions stated in docs/reference.md "Conventions: params, FLOPs, KV cache, memory":
   * FLOPs = 2 x MACs. Linear MACs per token = out x in of every matmul weight actually used by a
     token (MoE: top-k of the routed experts + shared experts + the router; a tied LM head counts);
     embedding lookups are free.

@@ -11,7 +11,7 @@
 ///     deploy(spec, w)          deployment { layers[], totals, convention() }
 ///     parse_dtype, parse_attention_convention, to_string(u128)
 ///
-/// Conventions (README "Conventions: params, FLOPs, KV cache, memory"):
+/// Conventions (docs/reference.md "Conventions: params, FLOPs, KV cache, memory"):
 ///  * FLOPs = 2 x MACs. The linear MACs of a token are out x in of every weight matrix it goes
 ///    through: MoE routed experts count top_k of n_experts, shared experts and the router count
 ///    whole, a tied LM head counts (it is a matmul), embedding lookups are free, BERT's pooler

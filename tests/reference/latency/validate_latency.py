@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The roofline of `nsc fit` against published measurements (README "Latency model: validation").
+"""The roofline of `nsc fit` against published measurements (docs/results.md "Latency model: validation").
 
 Data points: Qwen2.5 Speed Benchmark (QwenLM/Qwen2.5, docs/source/benchmark/speed_benchmark.rst):
 vLLM 0.6.3, NVIDIA A100 80GB, batch 1, BF16, the speed of generating 2048 tokens after an input
