@@ -358,3 +358,19 @@ nsc_exit_code_test(prune_generic_decilm_shared_norm CODE 2
 nsc_exit_code_test(prune_generic_decilm_shared_norm_falcon CODE 2
   ARGS prune examples/configs/falcon-7b-instruct.json --space generic --params 5e9 --emit-format decilm
   STDERR "What works: --uniform [(]FalconForCausalLM with one shape for every layer, which every engine loads with no remote code[)], or --emit-format nsc [(]heterogeneous")
+
+# --uniform on multimodal wrappers (the fields go into text_config), with per-layer lists cut to the
+# kept depth (llama4's moe_layers / no_rope_layers), and the families whose shared expert takes the
+# routed experts' width field refused by name unless the width is kept (stop 29).
+nsc_prune_round_trip(uniform_wrapper_gemma3
+  ARGS examples/configs/gemma-3-4b-it.json --space generic --params 3e9 --uniform
+  WORKLOAD --seq-len 256)
+nsc_prune_round_trip(uniform_wrapper_ministral3
+  ARGS examples/configs/ministral-3-3b-instruct-2512.json --space generic --params 2.5e9 --uniform
+  WORKLOAD --seq-len 256)
+nsc_prune_round_trip(uniform_llama4_keep_width
+  ARGS examples/configs/llama-4-scout-17b-16e.json --space generic --params 80e9 --uniform --keep-expert-width
+  WORKLOAD --seq-len 256)
+nsc_exit_code_test(prune_uniform_shared_expert_width CODE 2
+  ARGS prune examples/configs/ernie-4.5-21b-a3b-pt.json --space generic --params 15e9 --uniform
+  STDERR "model_type ernie4_5_moe derives its shared expert's width from the experts' [(]1536 -> shared 3072[)], so a uniform expert width of 1024 would resize the shared expert, which the search keeps; search with --keep-expert-width")

@@ -345,6 +345,11 @@ inline nlohmann::json prune_emit_uniform_config(const nlohmann::json& input, con
                              input[k].size());
   const std::string type = input.contains("model_type") && input["model_type"].is_string() ? input["model_type"].get<std::string>() : "";
   const detail::hf::family* fam = detail::hf::find_family(type);
+  if (input.contains("text_config") && input["text_config"].is_object()) {
+    json cfg = input; // a multimodal wrapper (llama4, mistral3, qwen3_5, gemma3, ...): its text decoder is the model
+    cfg["text_config"] = prune_emit_uniform_config(input["text_config"], space, c);
+    return cfg;
+  }
   if (!fam) throw_invalid_argument(fn, "the config's model_type is not one nsc reads", type);
   json cfg = input;
   std::size_t depth = 0;
@@ -392,17 +397,34 @@ inline nlohmann::json prune_emit_uniform_config(const nlohmann::json& input, con
     cfg[std::string(detail::hf::moe_width_key(fam->moe))] = moe->ffn_width;
   }
   cfg[fam->layers] = depth;
-  if (cfg.contains("layer_types") && cfg["layer_types"].is_array() && cfg["layer_types"].size() > depth) {
-    json lt = json::array();
-    for (std::size_t i = 0; i < depth; ++i) lt.push_back(cfg["layer_types"][i]);
-    cfg["layer_types"] = std::move(lt);
-  }
-  if (cfg.contains("mlp_only_layers") && cfg["mlp_only_layers"].is_array()) {
-    json kept = json::array();
-    for (const json& x : cfg["mlp_only_layers"])
-      if (!x.is_number_integer() || x.get<std::int64_t>() < std::int64_t(depth)) kept.push_back(x);
-    cfg["mlp_only_layers"] = std::move(kept);
-  }
+  for (const char* k : {"layer_types", "no_rope_layers"}) // one entry per layer: the kept layers' entries
+    if (cfg.contains(k) && cfg[k].is_array() && cfg[k].size() > depth) {
+      json lt = json::array();
+      for (std::size_t i = 0; i < depth; ++i) lt.push_back(cfg[k][i]);
+      cfg[k] = std::move(lt);
+    }
+  for (const char* k : {"mlp_only_layers", "moe_layers"}) // layer indices: those of kept layers
+    if (cfg.contains(k) && cfg[k].is_array()) {
+      json kept = json::array();
+      for (const json& x : cfg[k])
+        if (!x.is_number_integer() || x.get<std::int64_t>() < std::int64_t(depth)) kept.push_back(x);
+      cfg[k] = std::move(kept);
+    }
+  if (moe && depth > 0) // the family's shared expert may take its width from the routed experts' field
+    for (const block_spec& b : top.blocks)
+      if (b.ffn.kind == ffn_kind::standard && b.ffn.n_experts > 0) {
+        if (b.ffn.shared_d_ff == 0 || moe->ffn_width == b.ffn.d_ff) break;
+        for (const block_spec& w : expand(read_hf_config(cfg).spec).blocks)
+          if (w.ffn.kind == ffn_kind::standard && w.ffn.n_experts > 0 && w.ffn.shared_d_ff != b.ffn.shared_d_ff)
+            throw_invalid_argument(fn,
+                                   "model_type " + type + " derives its shared expert's width from the experts' (" +
+                                       std::to_string(b.ffn.d_ff) + " -> shared " + std::to_string(b.ffn.shared_d_ff) +
+                                       "), so a uniform expert width of " + std::to_string(moe->ffn_width) +
+                                       " would resize the shared expert, which the search keeps; search with "
+                                       "--keep-expert-width (experts are still dropped) or --emit-format nsc",
+                                   moe->ffn_width);
+        break;
+      }
   return cfg;
 }
 
