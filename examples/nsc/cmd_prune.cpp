@@ -467,9 +467,10 @@ int run_generic(const prune_args& a) {
     return nsc_cli::exit_no_answer;
   }
   const prune_candidate& b = *r.best;
-  // The chosen model's config (for --emit-config and --emit-checkpoint), built and read back once.
+  // The chosen model's config (for --emit-config and --emit-checkpoint; always with --uniform, whose
+  // answer says every engine loads it), built and read back once.
   nlohmann::json cfg;
-  if (!a.emit_config.empty() || !a.emit_checkpoint.empty()) {
+  if (!a.emit_config.empty() || !a.emit_checkpoint.empty() || a.uniform) {
     cfg = a.uniform ? nsc::prune_emit_uniform_config(raw, space, b) : nsc::prune_emit_config(raw, space, b);
     nsc::prune_verify_config(cfg, space, b, a.uniform ? own : std::string()); // reads back to exactly these numbers
   }
