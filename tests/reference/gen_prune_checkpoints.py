@@ -747,6 +747,16 @@ FUSED_CONFIGS = {
 }
 
 
+def write_seeded_models(configs, model):
+    """One tiny checkpoint per family of `configs`: model(name, cfg, rng) with rng seeded by the name (crc32), so a
+    family's draws do not depend on the others', written as one F32 model.safetensors beside its config."""
+    for name, cfg in configs.items():
+        d = family_dir(name, cfg)
+        t = model(name, cfg, np.random.default_rng(zlib.crc32(name.encode())))
+        write_safetensors(os.path.join(d, "model.safetensors"), t)
+        print(name, sum(a.size for _, a in t), "parameters")
+
+
 def main_fused():
     rng = np.random.default_rng(1919)
     for name, cfg in FUSED_CONFIGS.items():
@@ -915,11 +925,7 @@ def moe19l_model(cfg, rng):
 
 
 def main_moe19l():
-    for name, cfg in MOE19L_CONFIGS.items():
-        d = family_dir(name, cfg)
-        t = moe19l_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
-        write_safetensors(os.path.join(d, "model.safetensors"), t)
-        print(name, sum(a.size for _, a in t), "parameters")
+    write_seeded_models(MOE19L_CONFIGS, lambda name, cfg, rng: moe19l_model(cfg, rng))
 
 
 # ---- Issue 19k's families (each with its own generator, seeded by its name) ----
@@ -1048,11 +1054,7 @@ def k19_model(name, cfg, rng):
 
 
 def main_19k():
-    for name, cfg in K19_CONFIGS.items():
-        d = family_dir(name, cfg)
-        t = k19_model(name, cfg, np.random.default_rng(zlib.crc32(name.encode())))
-        write_safetensors(os.path.join(d, "model.safetensors"), t)
-        print(name, sum(a.size for _, a in t), "parameters")
+    write_seeded_models(K19_CONFIGS, k19_model)
 
 
 # ---- Issue 19j: parallel blocks with one shared norm, and phimoe (a generator per family, seeded by its name) ----
@@ -1143,11 +1145,7 @@ def parallel_model(cfg, rng):
 
 
 def main_parallel():
-    for name, cfg in PARALLEL_CONFIGS.items():
-        d = family_dir(name, cfg)
-        t = parallel_model(cfg, np.random.default_rng(zlib.crc32(name.encode())))
-        write_safetensors(os.path.join(d, "model.safetensors"), t)
-        print(name, sum(a.size for _, a in t), "parameters")
+    write_seeded_models(PARALLEL_CONFIGS, lambda name, cfg, rng: parallel_model(cfg, rng))
 
 
 if __name__ == "__main__":
