@@ -232,13 +232,12 @@ std::string instead(const nlohmann::json& raw) {
                                ? raw["architectures"][0].get<std::string>()
                                : "the family's architecture";
   // per-layer only where the family's modeling code reads per_layer_config (not falcon, llama4)
-  const nsc::detail::hf::family* fam = raw.contains("model_type") && raw["model_type"].is_string()
-                                           ? nsc::detail::hf::find_family(raw["model_type"].get<std::string>())
-                                           : nullptr;
+  const bool per_layer = !(raw.contains("model_type") && raw["model_type"].is_string()) ||
+                         nsc::hf_reads_per_layer_config(raw["model_type"].get<std::string>());
   return "What works: --uniform (" + arch +
          " with one shape for every layer, which every engine loads with no remote code), or --emit-format " +
-         (fam && !fam->per_layer_config ? "nsc (heterogeneous; nsc score reads it, no serving engine builds it)"
-                                        : "per-layer / nsc (heterogeneous; nsc score reads them, no serving engine builds them)");
+         (per_layer ? "per-layer / nsc (heterogeneous; nsc score reads them, no serving engine builds them)"
+                    : "nsc (heterogeneous; nsc score reads it, no serving engine builds it)");
 }
 
 /// The defaults line of the generic space: every setting the user did not give, as the flag that

@@ -2466,6 +2466,14 @@ inline std::int64_t qwen3_5_vision_params(const json& v) {
 /// The table of families read_hf_config understands (field names, defaults, structure).
 inline const std::vector<detail::hf::family>& hf_families() { return detail::hf::families(); }
 
+/// Whether model_type's modeling code reads transformers' per_layer_config (the per-layer
+/// format's output): false for the families whose table entry says so (falcon, llama4,
+/// deepseek, ...), true otherwise (an unknown type is not judged here).
+inline bool hf_reads_per_layer_config(std::string_view model_type) {
+  const detail::hf::family* f = detail::hf::find_family(model_type);
+  return !f || f->per_layer_config;
+}
+
 /// Reads a Hugging Face config (a parsed config.json) into a transformer_spec; the fields read
 /// per model_type and the nsc extensions are listed in the file comment. The spec's name is
 /// `_name_or_path` if given, else the model_type. Scoring layouts are the spec defaults

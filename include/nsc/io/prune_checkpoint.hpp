@@ -591,11 +591,19 @@ inline const std::vector<family>& layouts() {
     falcon_h1.ffn_norms = {"pre_ff_layernorm", ""};
     falcon_h1.renames = {{"mlp", "feed_forward"}};
     v.push_back(falcon_h1);
-    // granitemoehybrid without experts: Mamba-2 ("mamba.*") or attention layers, each with the fused gated
+    // granitemoehybrid: Mamba-2 ("mamba.*") or attention layers, each with the fused gated
     // shared_mlp narrowed (input_linear = [gate; up] rows, output_linear)
     family granite_h{.model_type = "granitemoehybrid", .fused_gate_up = true, .not_decilm = "no Mamba-2 layers",
                      .hybrid = true, .ssm = "mamba."};
     granite_h.renames = {{"mlp.gate_up_proj", "shared_mlp.input_linear"}, {"mlp.down_proj", "shared_mlp.output_linear"}};
+    // with experts (granite-4.0-h-small): block_sparse_moe's fused experts as granitemoe's, the shared_mlp (read as
+    // mlp.gate_up_proj / mlp.down_proj, as in the dense case) their shared expert, kept whole
+    granite_h.moe = "block_sparse_moe.";
+    granite_h.x3_gate_up = "block_sparse_moe.input_linear.weight";
+    granite_h.x3_down = "block_sparse_moe.output_linear.weight";
+    granite_h.router_weight = "block_sparse_moe.router.layer.weight";
+    granite_h.shared = "mlp.";
+    granite_h.shared_fused = true;
     v.push_back(granite_h);
     // Qwen3.5 (the text decoder of qwen3_5 / qwen3_5_moe): qwen3_next's layers under model.language_model.*
     // (the vision tower and MTP tensors copied), Gated DeltaNet's split in_proj_qkv / in_proj_z / in_proj_b / in_proj_a
@@ -633,17 +641,6 @@ inline const std::vector<family>& layouts() {
                      .router_bias = "mlp.moe_statics.e_score_correction_bias", .not_decilm = moe_why};
     ernie_moe.router_bias_row = true;
     v.push_back(ernie_moe);
-    // granitemoehybrid with experts (granite-4.0-h-small): block_sparse_moe's fused experts as granitemoe's, the
-    // shared_mlp (read as mlp.gate_up_proj / mlp.down_proj, as in the dense case) their shared expert, kept whole
-    for (family& g : v)
-      if (g.model_type == "granitemoehybrid") {
-        g.moe = "block_sparse_moe.";
-        g.x3_gate_up = "block_sparse_moe.input_linear.weight";
-        g.x3_down = "block_sparse_moe.output_linear.weight";
-        g.router_weight = "block_sparse_moe.router.layer.weight";
-        g.shared = "mlp.";
-        g.shared_fused = true;
-      }
     // llama4_text (Llama4ForCausalLM, and the llama4 wrapper's decoder under language_model.model.layers.): feed_forward.*
     // read as mlp.*; MoE layers: fused experts experts.gate_up_proj [E, d, 2F] ([gate | up] columns, x @ W) and
     // experts.down_proj [E, F, d], router (E, d), shared_expert kept whole; dense layers (intermediate_size_mlp)
@@ -1698,10 +1695,9 @@ inline std::vector<layer_keep> select_channels(const checkpoint& in, std::string
 inline void check_prune_checkpoint_family(std::string_view model_type, search::prune_format format) {
   const detail::pc::family fam = detail::pc::find_layout(model_type);
   if (!fam.not_decilm.empty() && format == search::prune_format::decilm) {
-    const ::nsc::detail::hf::family* hf = ::nsc::detail::hf::find_family(model_type); // per-layer where the family reads it
     detail::pc::fail("a " + std::string(model_type) + " checkpoint cannot be written in the decilm format (DeciLM's "
                      "blocks are llama's: " + std::string(fam.not_decilm) + "): use --emit-format " +
-                     (hf && !hf->per_layer_config ? "nsc" : "per-layer or nsc"));
+                     (hf_reads_per_layer_config(model_type) ? "per-layer or nsc" : "nsc"));
   }
 }
 
@@ -1924,7 +1920,7 @@ inline void check_prune_checkpoint_tensors(const checkpoint& in, std::string_vie
     }
   }
   for (const tensor_entry& t : in.tensors)
-    if (const auto lr = pc::layer_of(fam.canonical(t.name, space)); lr && !known.count(fam.canonical(t.name, space)))
+    if (const std::string cn = fam.canonical(t.name, space); pc::layer_of(cn) && !known.count(cn))
       pc::fail("tensor '" + t.name + "' (dtype " + t.dtype + ", shape " + pc::shape_text(t.shape) +
                ") is not one the " + std::string(model_type) + " layout with this config names: nsc cannot prune it");
 }
